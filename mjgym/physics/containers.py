@@ -1,0 +1,365 @@
+"""MjModel, MjData and MjOption: the Python face of the engine, shaped like the `mujoco` bindings.
+
+Each container keeps its fields as numpy arrays (read and written directly from Python) and, beside them, a
+numba structref over the very same arrays (``_struct``) that compiled kernels take. Field names and shapes
+come from the tables in ``types.py``.
+"""
+
+import numpy as np
+
+from mjgym.physics import _structs
+from mjgym.physics import types
+from mjgym.physics.types import ObjType
+
+_NUMPY_DTYPE = {"int": np.int32, "float": np.float64, "u8": np.uint8}
+
+# Object type -> (model field prefix, accessor names in the bindings).
+_OBJECTS = {
+    ObjType.BODY: ("body_", ("body",)),
+    ObjType.JOINT: ("jnt_", ("joint", "jnt")),
+    ObjType.GEOM: ("geom_", ("geom",)),
+    ObjType.SITE: ("site_", ("site",)),
+    ObjType.CAMERA: ("cam_", ("camera", "cam")),
+    ObjType.LIGHT: ("light_", ("light",)),
+    ObjType.MESH: ("mesh_", ("mesh",)),
+    ObjType.MATERIAL: ("mat_", ("material", "mat")),
+    ObjType.TEXTURE: ("tex_", ("texture", "tex")),
+    ObjType.TENDON: ("tendon_", ("tendon", "ten")),
+    ObjType.ACTUATOR: ("actuator_", ("actuator",)),
+    ObjType.EQUALITY: ("eq_", ("equality", "eq")),
+    ObjType.PAIR: ("pair_", ("pair",)),
+    ObjType.EXCLUDE: ("exclude_", ("exclude",)),
+    ObjType.KEY: ("key_", ("key", "keyframe")),
+    ObjType.SENSOR: ("sensor_", ("sensor",)),
+}
+
+# Object type -> {accessor attribute: data field}, for the per-object views of MjData.
+_DATA_VIEWS = {
+    ObjType.BODY: {f: f for f in ("xpos", "xquat", "xmat", "xipos", "ximat", "subtree_com", "cinert", "crb",
+                                  "cvel", "cacc", "cfrc_int", "cfrc_ext", "xfrc_applied")},
+    ObjType.GEOM: {"xpos": "geom_xpos", "xmat": "geom_xmat"},
+    ObjType.SITE: {"xpos": "site_xpos", "xmat": "site_xmat"},
+    ObjType.CAMERA: {"xpos": "cam_xpos", "xmat": "cam_xmat"},
+    ObjType.LIGHT: {"xpos": "light_xpos", "xdir": "light_xdir"},
+    ObjType.JOINT: {"xanchor": "xanchor", "xaxis": "xaxis"},
+    ObjType.TENDON: {"length": "ten_length", "velocity": "ten_velocity", "J": "ten_J"},
+    ObjType.ACTUATOR: {"ctrl": "ctrl", "length": "actuator_length", "velocity": "actuator_velocity",
+                       "force": "actuator_force", "moment": "actuator_moment"},
+}
+_JOINT_QPOS_FIELDS = ("qpos",)
+_JOINT_DOF_FIELDS = ("qvel", "qacc", "qacc_warmstart", "qfrc_applied", "qfrc_bias", "qfrc_passive",
+                     "qfrc_spring", "qfrc_damper", "qfrc_actuator", "qfrc_smooth", "qacc_smooth",
+                     "qfrc_constraint")
+_JOINT_NQ = {types.JointType.FREE: 7, types.JointType.BALL: 4, types.JointType.SLIDE: 1,
+             types.JointType.HINGE: 1}
+
+
+def data_sizes(m):
+  """Sizes that shape MjData's arrays: the model sizes plus those derived from them."""
+  sizes = {name: getattr(m, name) for name in types.MODEL_SIZES}
+  sizes["nv2na"] = 2 * m.nv + m.na
+  return sizes
+
+
+def field_shape(shape, sizes, lead=()):
+  return tuple(lead) + tuple(sizes[s] if isinstance(s, str) else s for s in shape)
+
+
+class MjOption:
+  """Simulation options (``mjOption``); each attribute reads and writes the model array compiled code sees.
+
+  Attributes: timestep (s), impratio, tolerance, ls_tolerance, noslip_tolerance, gravity (3,) m/s²,
+  wind (3,) m/s, magnetic (3,), density kg/m³, viscosity Pa·s, o_margin, o_solref (2,), o_solimp (5,),
+  o_friction (5,), integrator (mjtIntegrator), cone, jacobian, solver, iterations, ls_iterations,
+  noslip_iterations, disableflags (mjtDisableBit), enableflags (mjtEnableBit).
+  """
+
+  __slots__ = ("_m",)
+
+  def __init__(self, m):
+    object.__setattr__(self, "_m", m)
+
+  def _array(self, name):
+    try:
+      return self._m._fields["opt_" + name]
+    except KeyError:
+      raise AttributeError(f"MjOption has no attribute '{name}'") from None
+
+  def __getattr__(self, name):
+    arr = self._array(name)
+    if arr.shape == (1,):
+      return arr.dtype.type(arr[0]).item()
+    return arr
+
+  def __setattr__(self, name, value):
+    self._array(name)[:] = value
+
+  def __repr__(self):
+    names = sorted(n[4:] for n in self._m._fields if n.startswith("opt_"))
+    return "<MjOption\n" + "\n".join(f"  {n}: {getattr(self, n)!r}" for n in names) + "\n>"
+
+
+class _ObjectView:
+  """``m.body("torso")`` / ``d.joint("hip")``: the fields of one object, as views into the arrays."""
+
+  def __init__(self, owner, objtype, index, fields):
+    object.__setattr__(self, "id", index)
+    object.__setattr__(self, "name", owner._model.names_of(objtype)[index])
+    object.__setattr__(self, "_fields", fields)
+
+  def __getattr__(self, name):
+    try:
+      return self._fields[name]
+    except KeyError:
+      raise AttributeError(f"no field '{name}' here; fields: {sorted(self._fields)}") from None
+
+  def __setattr__(self, name, value):
+    self.__getattr__(name)[...] = value
+
+  def __repr__(self):
+    return f"<view of {self.name!r} (id {self.id}): {', '.join(sorted(self._fields))}>"
+
+
+def _lookup(owner, objtype, key):
+  m = owner._model
+  count = len(m.names_of(objtype))
+  if isinstance(key, str):
+    index = m.name2id(objtype, key)
+    if index < 0:
+      raise KeyError(f"no {objtype.name.lower()} named {key!r}")
+    return index
+  index = int(key)
+  if not 0 <= index < count:
+    raise IndexError(f"{objtype.name.lower()} id {index} out of range [0, {count})")
+  return index
+
+
+def _row_view(arr, index):
+  return arr[index:index + 1] if arr.ndim == 1 else arr[index]
+
+
+class MjModel:
+  """A compiled model (``mjModel``): sizes, options and per-object arrays, read-only while simulating.
+
+  Every field of ``types.MODEL_FIELDS`` is an attribute: sizes are ints, the rest numpy arrays of the shapes
+  in the table (``body_pos`` (nbody, 3) m, ``body_quat`` (nbody, 4), ``actuator_gear`` (nu, 6), ...);
+  ``opt`` holds the options. ``_struct`` is the same data as a numba struct for compiled kernels.
+  """
+
+  def __init__(self, fields, names, source=None):
+    """Internal: the compiler (and tests) build models with ``from_fields``."""
+    object.__setattr__(self, "_fields", fields)
+    object.__setattr__(self, "_names", names)
+    object.__setattr__(self, "_name2id", {t: {n: i for i, n in enumerate(ns) if n} for t, ns in names.items()})
+    object.__setattr__(self, "source", source)
+    object.__setattr__(self, "opt", MjOption(self))
+    object.__setattr__(self, "_struct", _structs.new_model(*[fields[n] for n, _, _ in types.MODEL_ROWS]))
+
+  @classmethod
+  def from_fields(cls, values, names=None, source=None):
+    """Builds a model from a dict of field values (missing arrays are zeros of the table's shape).
+
+    ``names`` maps ObjType to a list of names (``""`` for unnamed) per object of that type.
+    """
+    unknown = set(values) - {n for n, _, _ in types.MODEL_ROWS}
+    if unknown:
+      raise KeyError(f"unknown model fields: {sorted(unknown)}")
+    fields = {}
+    for name, _, shape in types.MODEL_ROWS:
+      if shape is None:
+        fields[name] = int(values.get(name, 0))
+    for name, dtype, shape in types.MODEL_ROWS:
+      if shape is None:
+        continue
+      want = field_shape(shape, fields)
+      value = values.get(name)
+      if value is None:
+        arr = np.zeros(want, _NUMPY_DTYPE[dtype])
+      else:
+        arr = np.ascontiguousarray(np.asarray(value, dtype=_NUMPY_DTYPE[dtype]).reshape(want))
+      fields[name] = arr
+    names = dict(names or {})
+    for objtype, (prefix, _) in _OBJECTS.items():
+      count = _object_count(fields, objtype)
+      names.setdefault(objtype, [""] * count)
+      if len(names[objtype]) != count:
+        raise ValueError(f"{len(names[objtype])} names given for {count} objects of type {objtype.name}")
+    return cls(fields, names, source)
+
+  @staticmethod
+  def from_xml_path(filename, assets=None):
+    """Compiles an MJCF file into a model."""
+    from mjgym.physics import mjcf
+    return mjcf.load_path(filename, assets=assets)
+
+  @staticmethod
+  def from_xml_string(xml, assets=None):
+    """Compiles an MJCF string into a model; ``assets`` maps file names to bytes for includes and meshes."""
+    from mjgym.physics import mjcf
+    return mjcf.load_string(xml, assets=assets)
+
+  def __getattr__(self, name):
+    try:
+      return self._fields[name]
+    except KeyError:
+      raise AttributeError(f"MjModel has no attribute '{name}'") from None
+
+  def __setattr__(self, name, value):
+    if name not in self._fields:
+      raise AttributeError(f"MjModel has no attribute '{name}'")
+    if isinstance(self._fields[name], int):
+      raise AttributeError(f"size '{name}' is fixed at compile time")
+    self._fields[name][...] = value
+
+  def __dir__(self):
+    return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")})
+
+  def names_of(self, objtype):
+    return self._names.get(ObjType(objtype), [])
+
+  def name2id(self, objtype, name):
+    return self._name2id.get(ObjType(objtype), {}).get(name, -1)
+
+  def _view(self, objtype, key):
+    index = _lookup(self, objtype, key)
+    prefix = _OBJECTS[objtype][0]
+    fields = {n[len(prefix):]: _row_view(v, index) for n, v in self._fields.items()
+              if n.startswith(prefix) and not isinstance(v, int)}
+    return _ObjectView(self, objtype, index, fields)
+
+  @property
+  def _model(self):
+    return self
+
+
+class MjData:
+  """Time-varying state and every quantity computed from it (``mjData``), preallocated for one model.
+
+  Every field of ``types.DATA_FIELDS`` is an attribute holding a numpy array: ``qpos`` (nq,), ``qvel`` (nv,)
+  m/s or rad/s, ``xpos`` (nbody, 3) m, ``xmat`` (nbody, 9) row-major, ``cinert`` (nbody, 10), ``qM`` (nM,)
+  in MuJoCo's legacy sparse layout (use ``mj_fullM``), ``actuator_moment`` (nu, nv) dense, ...;
+  ``time`` reads as a float (s). Construction resets to ``qpos0`` like ``mj_resetData``.
+  """
+
+  def __init__(self, m):
+    self._attach(m, allocate_data_arrays(m))
+    from mjgym.physics import forward
+    forward.reset_data(m._struct, self._struct)
+
+  @classmethod
+  def over_arrays(cls, m, arrays):
+    """A Data whose fields are the given arrays (views into a batch, say), left as they are."""
+    d = cls.__new__(cls)
+    d._attach(m, arrays)
+    return d
+
+  def _attach(self, m, arrays):
+    object.__setattr__(self, "model", m)
+    object.__setattr__(self, "_fields", arrays)
+    object.__setattr__(self, "_struct", _structs.new_data(*[arrays[n] for n, _, _ in types.DATA_ROWS]))
+
+  @property
+  def _model(self):
+    return self.model
+
+  @property
+  def time(self):
+    return float(self._fields["time"][0])
+
+  @time.setter
+  def time(self, value):
+    self._fields["time"][0] = value
+
+  @property
+  def warning(self):
+    """Per mjtWarning: ``number`` (how often it was raised) and ``lastinfo`` (last index involved)."""
+    return _WarningStats(self._fields["warning_number"], self._fields["warning_lastinfo"])
+
+  def __getattr__(self, name):
+    try:
+      return self._fields[name]
+    except KeyError:
+      raise AttributeError(f"MjData has no attribute '{name}'") from None
+
+  def __setattr__(self, name, value):
+    if name == "time":
+      self._fields["time"][0] = value
+      return
+    if name not in self._fields:
+      raise AttributeError(f"MjData has no attribute '{name}'")
+    self._fields[name][...] = value
+
+  def __dir__(self):
+    return sorted(set(super().__dir__()) | set(self._fields))
+
+  def _view(self, objtype, key):
+    m = self.model
+    index = _lookup(self, objtype, key)
+    fields = {attr: _row_view(self._fields[f], index) for attr, f in _DATA_VIEWS.get(objtype, {}).items()}
+    if objtype == ObjType.JOINT:
+      jtype = int(m.jnt_type[index])
+      qadr, dadr = int(m.jnt_qposadr[index]), int(m.jnt_dofadr[index])
+      nq = _JOINT_NQ[jtype]
+      nv = {7: 6, 4: 3}.get(nq, 1)
+      for f in _JOINT_QPOS_FIELDS:
+        fields[f] = self._fields[f][qadr:qadr + nq]
+      for f in _JOINT_DOF_FIELDS:
+        fields[f] = self._fields[f][dadr:dadr + nv]
+    if objtype == ObjType.ACTUATOR:
+      adr, num = int(m.actuator_actadr[index]), int(m.actuator_actnum[index])
+      fields["act"] = self._fields["act"][adr:adr + num] if adr >= 0 else self._fields["act"][:0]
+    return _ObjectView(self, objtype, index, fields)
+
+
+class _WarningStats:
+  def __init__(self, number, lastinfo):
+    self.number = number
+    self.lastinfo = lastinfo
+
+  def __repr__(self):
+    return f"<warnings number={self.number.tolist()} lastinfo={self.lastinfo.tolist()}>"
+
+
+def allocate_data_arrays(m, nworld=None):
+  """Zeroed arrays for every Data field; with ``nworld``, each gets a leading world axis."""
+  sizes = data_sizes(m)
+  lead = () if nworld is None else (nworld,)
+  return {name: np.zeros(field_shape(shape, sizes, lead), _NUMPY_DTYPE[dtype])
+          for name, dtype, shape in types.DATA_ROWS}
+
+
+def _object_count(fields, objtype):
+  counts = {ObjType.BODY: "nbody", ObjType.JOINT: "njnt", ObjType.GEOM: "ngeom", ObjType.SITE: "nsite",
+            ObjType.CAMERA: "ncam", ObjType.LIGHT: "nlight", ObjType.MESH: "nmesh",
+            ObjType.MATERIAL: "nmat", ObjType.TEXTURE: "ntex", ObjType.TENDON: "ntendon",
+            ObjType.ACTUATOR: "nu", ObjType.EQUALITY: "neq", ObjType.PAIR: "npair",
+            ObjType.EXCLUDE: "nexclude", ObjType.KEY: "nkey", ObjType.SENSOR: "nsensor"}
+  return fields[counts[objtype]]
+
+
+def _add_accessors():
+  for objtype, (_, accessors) in _OBJECTS.items():
+    def accessor(self, key, _t=objtype):
+      return self._view(_t, key)
+    accessor.__doc__ = f"Named access to one {objtype.name.lower()}: by name or id."
+    for attr in accessors:
+      setattr(MjModel, attr, accessor)
+      setattr(MjData, attr, accessor)
+
+
+_add_accessors()
+
+
+def dof_madr(dof_parentid):
+  """Addresses of the rows of MuJoCo's legacy sparse qM: row i holds M[i, i] then M[i, j] for each ancestor
+  dof j of i, nearest first. Returns (dof_Madr (nv,) int32, nM)."""
+  nv = len(dof_parentid)
+  madr = np.zeros(nv, np.int32)
+  adr = 0
+  for i in range(nv):
+    madr[i] = adr
+    j = i
+    while j >= 0:
+      adr += 1
+      j = dof_parentid[j]
+  return madr, adr

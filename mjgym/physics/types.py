@@ -1,0 +1,559 @@
+"""Enums, and the field tables of MjModel and MjData.
+
+Field names, shapes and meanings follow MuJoCo's ``mjModel`` / ``mjData`` (see the MuJoCo API reference).
+Each table row is ``name dtype shape...``: ``dtype`` is ``int`` (int32 arrays, int64 scalars), ``float``
+(float64) or ``u8`` (uint8); shape entries are size names (``nbody``) or integers; a row without a shape is a
+scalar size. The numba structref types, their constructors and the Python containers are generated from
+these tables (``tools/gen_structs.py`` writes ``_structs.py``), so a field is added in exactly one place.
+
+Options (``opt_*``) are one-element arrays so that ``m.opt.timestep = ...`` from Python reaches compiled code.
+"""
+
+import enum
+
+
+class JointType(enum.IntEnum):
+  """mjtJoint."""
+  FREE = 0
+  BALL = 1
+  SLIDE = 2
+  HINGE = 3
+
+
+class GeomType(enum.IntEnum):
+  """mjtGeom."""
+  PLANE = 0
+  HFIELD = 1
+  SPHERE = 2
+  CAPSULE = 3
+  ELLIPSOID = 4
+  CYLINDER = 5
+  BOX = 6
+  MESH = 7
+  SDF = 8
+
+
+class IntegratorType(enum.IntEnum):
+  """mjtIntegrator."""
+  EULER = 0
+  RK4 = 1
+  IMPLICIT = 2
+  IMPLICITFAST = 3
+
+
+class SolverType(enum.IntEnum):
+  """mjtSolver."""
+  PGS = 0
+  CG = 1
+  NEWTON = 2
+
+
+class ConeType(enum.IntEnum):
+  """mjtCone."""
+  PYRAMIDAL = 0
+  ELLIPTIC = 1
+
+
+class JacobianType(enum.IntEnum):
+  """mjtJacobian."""
+  DENSE = 0
+  SPARSE = 1
+  AUTO = 2
+
+
+class DisableBit(enum.IntFlag):
+  """mjtDisableBit."""
+  CONSTRAINT = 1
+  EQUALITY = 2
+  FRICTIONLOSS = 4
+  LIMIT = 8
+  CONTACT = 16
+  SPRING = 32
+  DAMPER = 64
+  GRAVITY = 128
+  CLAMPCTRL = 256
+  WARMSTART = 512
+  FILTERPARENT = 1024
+  ACTUATION = 2048
+  REFSAFE = 4096
+  SENSOR = 8192
+  MIDPHASE = 16384
+  EULERDAMP = 32768
+  AUTORESET = 65536
+  NATIVECCD = 131072
+  ISLAND = 262144
+  MULTICCD = 524288
+
+
+class EnableBit(enum.IntFlag):
+  """mjtEnableBit."""
+  OVERRIDE = 1
+  ENERGY = 2
+  FWDINV = 4
+  INVDISCRETE = 8
+  SLEEP = 16
+  DIAGEXACT = 32
+  IPC = 64
+  SPECULATIVE = 128
+
+
+class TrnType(enum.IntEnum):
+  """mjtTrn."""
+  JOINT = 0
+  JOINTINPARENT = 1
+  SLIDERCRANK = 2
+  TENDON = 3
+  SITE = 4
+  BODY = 5
+
+
+class DynType(enum.IntEnum):
+  """mjtDyn."""
+  NONE = 0
+  INTEGRATOR = 1
+  FILTER = 2
+  FILTEREXACT = 3
+  MUSCLE = 4
+
+
+class GainType(enum.IntEnum):
+  """mjtGain."""
+  FIXED = 0
+  AFFINE = 1
+  MUSCLE = 2
+
+
+class BiasType(enum.IntEnum):
+  """mjtBias."""
+  NONE = 0
+  AFFINE = 1
+  MUSCLE = 2
+
+
+class EqType(enum.IntEnum):
+  """mjtEq."""
+  CONNECT = 0
+  WELD = 1
+  JOINT = 2
+  TENDON = 3
+  DISTANCE = 7
+
+
+class WrapType(enum.IntEnum):
+  """mjtWrap."""
+  NONE = 0
+  JOINT = 1
+  PULLEY = 2
+  SITE = 3
+  SPHERE = 4
+  CYLINDER = 5
+
+
+class CamLightType(enum.IntEnum):
+  """mjtCamLight."""
+  FIXED = 0
+  TRACK = 1
+  TRACKCOM = 2
+  TARGETBODY = 3
+  TARGETBODYCOM = 4
+
+
+class LightType(enum.IntEnum):
+  """mjtLightType."""
+  SPOT = 0
+  DIRECTIONAL = 1
+  POINT = 2
+  IMAGE = 3
+
+
+class ObjType(enum.IntEnum):
+  """mjtObj."""
+  UNKNOWN = 0
+  BODY = 1
+  XBODY = 2
+  JOINT = 3
+  DOF = 4
+  GEOM = 5
+  SITE = 6
+  CAMERA = 7
+  LIGHT = 8
+  MESH = 10
+  HFIELD = 12
+  TEXTURE = 13
+  MATERIAL = 14
+  PAIR = 15
+  EXCLUDE = 16
+  EQUALITY = 17
+  TENDON = 18
+  ACTUATOR = 19
+  SENSOR = 20
+  NUMERIC = 21
+  TEXT = 22
+  TUPLE = 23
+  KEY = 24
+
+
+class Warning(enum.IntEnum):  # noqa: A001 - mirrors mjtWarning
+  """mjtWarning."""
+  INERTIA = 0
+  CONTACTFULL = 1
+  CNSTRFULL = 2
+  BADQPOS = 3
+  BADQVEL = 4
+  BADQACC = 5
+  BADCTRL = 6
+
+
+NWARNING = 7
+# Values whose magnitude exceeds this are treated as divergence (MuJoCo's mjMAXVAL).
+MAXVAL = 1e10
+# Smallest mass or inertia allowed where the compiler has to divide by it (MuJoCo's mjMINVAL).
+MINVAL = 1e-15
+
+
+# Model: sizes, options, then one block per object type.
+MODEL_FIELDS = """
+nq int
+nv int
+nu int
+na int
+nbody int
+njnt int
+ngeom int
+nsite int
+ncam int
+nlight int
+nmesh int
+nmeshvert int
+nmeshface int
+nmat int
+ntex int
+ntendon int
+nwrap int
+neq int
+npair int
+nexclude int
+nkey int
+nmocap int
+nM int
+nsensor int
+nsensordata int
+
+opt_timestep float 1
+opt_impratio float 1
+opt_tolerance float 1
+opt_ls_tolerance float 1
+opt_noslip_tolerance float 1
+opt_gravity float 3
+opt_wind float 3
+opt_magnetic float 3
+opt_density float 1
+opt_viscosity float 1
+opt_o_margin float 1
+opt_o_solref float 2
+opt_o_solimp float 5
+opt_o_friction float 5
+opt_integrator int 1
+opt_cone int 1
+opt_jacobian int 1
+opt_solver int 1
+opt_iterations int 1
+opt_ls_iterations int 1
+opt_noslip_iterations int 1
+opt_disableflags int 1
+opt_enableflags int 1
+
+qpos0 float nq
+qpos_spring float nq
+
+body_parentid int nbody
+body_rootid int nbody
+body_weldid int nbody
+body_mocapid int nbody
+body_jntnum int nbody
+body_jntadr int nbody
+body_dofnum int nbody
+body_dofadr int nbody
+body_geomnum int nbody
+body_geomadr int nbody
+body_pos float nbody 3
+body_quat float nbody 4
+body_ipos float nbody 3
+body_iquat float nbody 4
+body_mass float nbody
+body_subtreemass float nbody
+body_inertia float nbody 3
+body_gravcomp float nbody
+
+jnt_type int njnt
+jnt_qposadr int njnt
+jnt_dofadr int njnt
+jnt_bodyid int njnt
+jnt_group int njnt
+jnt_limited int njnt
+jnt_pos float njnt 3
+jnt_axis float njnt 3
+jnt_stiffness float njnt
+jnt_range float njnt 2
+jnt_margin float njnt
+jnt_solref float njnt 2
+jnt_solimp float njnt 5
+
+dof_bodyid int nv
+dof_jntid int nv
+dof_parentid int nv
+dof_Madr int nv
+dof_armature float nv
+dof_damping float nv
+dof_frictionloss float nv
+dof_solref float nv 2
+dof_solimp float nv 5
+
+geom_type int ngeom
+geom_contype int ngeom
+geom_conaffinity int ngeom
+geom_condim int ngeom
+geom_bodyid int ngeom
+geom_dataid int ngeom
+geom_matid int ngeom
+geom_group int ngeom
+geom_priority int ngeom
+geom_solmix float ngeom
+geom_solref float ngeom 2
+geom_solimp float ngeom 5
+geom_size float ngeom 3
+geom_rbound float ngeom
+geom_pos float ngeom 3
+geom_quat float ngeom 4
+geom_friction float ngeom 3
+geom_margin float ngeom
+geom_gap float ngeom
+geom_rgba float ngeom 4
+
+site_type int nsite
+site_bodyid int nsite
+site_group int nsite
+site_size float nsite 3
+site_pos float nsite 3
+site_quat float nsite 4
+site_rgba float nsite 4
+
+cam_mode int ncam
+cam_bodyid int ncam
+cam_targetbodyid int ncam
+cam_pos float ncam 3
+cam_quat float ncam 4
+cam_poscom0 float ncam 3
+cam_pos0 float ncam 3
+cam_mat0 float ncam 9
+cam_fovy float ncam
+cam_ipd float ncam
+
+light_mode int nlight
+light_bodyid int nlight
+light_targetbodyid int nlight
+light_type int nlight
+light_castshadow int nlight
+light_active int nlight
+light_pos float nlight 3
+light_dir float nlight 3
+light_poscom0 float nlight 3
+light_pos0 float nlight 3
+light_dir0 float nlight 3
+light_attenuation float nlight 3
+light_cutoff float nlight
+light_exponent float nlight
+light_ambient float nlight 3
+light_diffuse float nlight 3
+light_specular float nlight 3
+
+mesh_vertadr int nmesh
+mesh_vertnum int nmesh
+mesh_faceadr int nmesh
+mesh_facenum int nmesh
+mesh_vert float nmeshvert 3
+mesh_face int nmeshface 3
+
+mat_texid int nmat
+mat_texuniform int nmat
+mat_texrepeat float nmat 2
+mat_emission float nmat
+mat_specular float nmat
+mat_shininess float nmat
+mat_reflectance float nmat
+mat_rgba float nmat 4
+
+tex_type int ntex
+tex_height int ntex
+tex_width int ntex
+
+tendon_adr int ntendon
+tendon_num int ntendon
+tendon_limited int ntendon
+tendon_solref_lim float ntendon 2
+tendon_solimp_lim float ntendon 5
+tendon_solref_fri float ntendon 2
+tendon_solimp_fri float ntendon 5
+tendon_range float ntendon 2
+tendon_margin float ntendon
+tendon_stiffness float ntendon
+tendon_damping float ntendon
+tendon_frictionloss float ntendon
+tendon_lengthspring float ntendon 2
+tendon_length0 float ntendon
+
+wrap_type int nwrap
+wrap_objid int nwrap
+wrap_prm float nwrap
+
+actuator_trntype int nu
+actuator_dyntype int nu
+actuator_gaintype int nu
+actuator_biastype int nu
+actuator_trnid int nu 2
+actuator_actadr int nu
+actuator_actnum int nu
+actuator_group int nu
+actuator_ctrllimited int nu
+actuator_forcelimited int nu
+actuator_actlimited int nu
+actuator_actearly int nu
+actuator_dynprm float nu 10
+actuator_gainprm float nu 10
+actuator_biasprm float nu 10
+actuator_ctrlrange float nu 2
+actuator_forcerange float nu 2
+actuator_actrange float nu 2
+actuator_gear float nu 6
+actuator_cranklength float nu
+actuator_length0 float nu
+actuator_lengthrange float nu 2
+
+eq_type int neq
+eq_obj1id int neq
+eq_obj2id int neq
+eq_objtype int neq
+eq_active0 int neq
+eq_solref float neq 2
+eq_solimp float neq 5
+eq_data float neq 11
+
+pair_dim int npair
+pair_geom1 int npair
+pair_geom2 int npair
+pair_signature int npair
+pair_solref float npair 2
+pair_solreffriction float npair 2
+pair_solimp float npair 5
+pair_margin float npair
+pair_gap float npair
+pair_friction float npair 5
+
+exclude_signature int nexclude
+
+key_time float nkey
+key_qpos float nkey nq
+key_qvel float nkey nv
+key_act float nkey na
+key_mpos float nkey nmocap 3
+key_mquat float nkey nmocap 4
+key_ctrl float nkey nu
+"""
+
+# Data: state, inputs, then the outputs of each stage, then scratch space owned by the step path.
+DATA_FIELDS = """
+time float 1
+qpos float nq
+qvel float nv
+act float na
+qacc_warmstart float nv
+ctrl float nu
+qfrc_applied float nv
+xfrc_applied float nbody 6
+mocap_pos float nmocap 3
+mocap_quat float nmocap 4
+qacc float nv
+act_dot float na
+sensordata float nsensordata
+warning_number int 7
+warning_lastinfo int 7
+
+xpos float nbody 3
+xquat float nbody 4
+xmat float nbody 9
+xipos float nbody 3
+ximat float nbody 9
+xanchor float njnt 3
+xaxis float njnt 3
+geom_xpos float ngeom 3
+geom_xmat float ngeom 9
+site_xpos float nsite 3
+site_xmat float nsite 9
+cam_xpos float ncam 3
+cam_xmat float ncam 9
+light_xpos float nlight 3
+light_xdir float nlight 3
+subtree_com float nbody 3
+cdof float nv 6
+cinert float nbody 10
+ten_length float ntendon
+ten_J float ntendon nv
+actuator_length float nu
+actuator_moment float nu nv
+crb float nbody 10
+qM float nM
+qLD float nM
+qLDiagInv float nv
+
+ten_velocity float ntendon
+actuator_velocity float nu
+cvel float nbody 6
+cdof_dot float nv 6
+qfrc_bias float nv
+qfrc_spring float nv
+qfrc_damper float nv
+qfrc_fluid float nv
+qfrc_passive float nv
+
+actuator_force float nu
+qfrc_actuator float nv
+qfrc_smooth float nv
+qacc_smooth float nv
+qfrc_constraint float nv
+cacc float nbody 6
+cfrc_int float nbody 6
+cfrc_ext float nbody 6
+
+qDeriv float nv nv
+qH float nM
+qHDiagInv float nv
+qLU float nv nv
+qLU_piv int nv
+deriv_cvel float nbody 6
+deriv_cdof_dot float nv 6
+deriv_cacc float nbody 6
+deriv_cfrc float nbody 6
+rk_qpos float nq
+rk_qvel float nv
+rk_act float na
+rk_F float 4 nv2na
+rk_dX float nv2na
+scratch_nv float 4 nv
+"""
+
+
+def parse_fields(table):
+  """Rows of a field table as ``(name, dtype, shape)``; ``shape`` is None for scalar sizes."""
+  rows = []
+  for line in table.strip().splitlines():
+    parts = line.split()
+    if not parts:
+      continue
+    name, dtype, *shape = parts
+    rows.append((name, dtype, tuple(int(s) if s.isdigit() else s for s in shape) if shape else None))
+  return rows
+
+
+MODEL_ROWS = parse_fields(MODEL_FIELDS)
+DATA_ROWS = parse_fields(DATA_FIELDS)
+MODEL_SIZES = tuple(name for name, _, shape in MODEL_ROWS if shape is None)
