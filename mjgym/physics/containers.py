@@ -363,3 +363,16 @@ def dof_madr(dof_parentid):
       adr += 1
       j = dof_parentid[j]
   return madr, adr
+
+
+def dof_treeid(dof_parentid):
+  """Kinematic tree of each dof (nv,) int32: trees are numbered by their first dof, in order."""
+  tree = np.zeros(len(dof_parentid), np.int32)
+  count = 0
+  for i, parent in enumerate(dof_parentid):
+    if parent < 0:
+      tree[i] = count
+      count += 1
+    else:
+      tree[i] = tree[parent]
+  return tree

@@ -302,6 +302,7 @@ jnt_solimp float njnt 5
 dof_bodyid int nv
 dof_jntid int nv
 dof_parentid int nv
+dof_treeid int nv
 dof_Madr int nv
 dof_armature float nv
 dof_damping float nv
@@ -539,6 +540,10 @@ rk_act float na
 rk_F float 4 nv2na
 rk_dX float nv2na
 scratch_nv float 4 nv
+jac_p float 3 nv
+jac_r float 3 nv
+rne_cacc float nbody 6
+rne_cfrc float nbody 6
 """
 
 

@@ -1,0 +1,128 @@
+"""Actuation: control clamping, activation dynamics, gain and bias -> actuator_force -> qfrc_actuator."""
+
+import math as pymath
+
+from numba import njit
+
+from mjgym.physics.types import BiasType
+from mjgym.physics.types import DisableBit
+from mjgym.physics.types import DynType
+from mjgym.physics.types import GainType
+from mjgym.physics.types import MINVAL
+
+# numba cannot apply & to IntFlag members; plain ints are compile-time constants.
+_DSBL_CLAMPCTRL = int(DisableBit.CLAMPCTRL)
+_DSBL_ACTUATION = int(DisableBit.ACTUATION)
+
+
+@njit(cache=True)
+def fwd_velocity_quantities(m, d):
+  """ten_velocity = ten_J qvel and actuator_velocity = actuator_moment qvel (zero if actuation is off)."""
+  for t in range(m.ntendon):
+    s = 0.0
+    for k in range(m.nv):
+      s += d.ten_J[t, k] * d.qvel[k]
+    d.ten_velocity[t] = s
+  if (m.opt_disableflags[0] & _DSBL_ACTUATION) != 0:
+    d.actuator_velocity[:] = 0.0
+    return
+  for i in range(m.nu):
+    s = 0.0
+    for k in range(m.nv):
+      s += d.actuator_moment[i, k] * d.qvel[k]
+    d.actuator_velocity[i] = s
+
+
+@njit(cache=True)
+def _ctrl(m, d, i):
+  """Control of actuator i, clamped to its ctrlrange (d.ctrl itself is left alone)."""
+  c = d.ctrl[i]
+  if m.actuator_ctrllimited[i] and (m.opt_disableflags[0] & _DSBL_CLAMPCTRL) == 0:
+    c = min(max(c, m.actuator_ctrlrange[i, 0]), m.actuator_ctrlrange[i, 1])
+  return c
+
+
+@njit(cache=True)
+def next_activation(m, d, i, act, act_dot):
+  """Activation of actuator i one timestep after ``act`` at rate ``act_dot``, clamped to actrange."""
+  h = m.opt_timestep[0]
+  if m.actuator_dyntype[i] == DynType.FILTEREXACT:
+    # exact integration of the first-order filter over the step
+    tau = max(MINVAL, m.actuator_dynprm[i, 0])
+    act = act + act_dot * tau * (1.0 - pymath.exp(-h / tau))
+  else:
+    act = act + act_dot * h
+  if m.actuator_actlimited[i]:
+    act = min(max(act, m.actuator_actrange[i, 0]), m.actuator_actrange[i, 1])
+  return act
+
+
+@njit(cache=True)
+def _input(m, d, i, ctrl):
+  """What the gain multiplies: ctrl, or the (last) activation, or the next one for actearly actuators."""
+  if m.actuator_dyntype[i] == DynType.NONE:
+    return ctrl
+  k = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+  if m.actuator_actearly[i]:
+    return next_activation(m, d, i, d.act[k], d.act_dot[k])
+  return d.act[k]
+
+
+@njit(cache=True)
+def fwd_actuation(m, d):
+  """act_dot, actuator_force and qfrc_actuator from ctrl, act and the transmission."""
+  d.qfrc_actuator[:] = 0.0
+  d.act_dot[:] = 0.0
+  if (m.opt_disableflags[0] & _DSBL_ACTUATION) != 0:
+    d.actuator_force[:] = 0.0
+    return
+
+  for i in range(m.nu):
+    ctrl = _ctrl(m, d, i)
+    dyntype = m.actuator_dyntype[i]
+    if dyntype != DynType.NONE:
+      k = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+      if dyntype == DynType.INTEGRATOR:
+        d.act_dot[k] = ctrl
+      elif dyntype == DynType.FILTER or dyntype == DynType.FILTEREXACT:
+        d.act_dot[k] = (ctrl - d.act[k]) / max(m.actuator_dynprm[i, 0], MINVAL)
+
+  for i in range(m.nu):
+    length = d.actuator_length[i]
+    velocity = d.actuator_velocity[i]
+    gainprm = m.actuator_gainprm[i]
+    biasprm = m.actuator_biasprm[i]
+    gain = gainprm[0]
+    if m.actuator_gaintype[i] == GainType.AFFINE:
+      gain += gainprm[1] * length + gainprm[2] * velocity
+    bias = 0.0
+    if m.actuator_biastype[i] == BiasType.AFFINE:
+      bias = biasprm[0] + biasprm[1] * length + biasprm[2] * velocity
+    force = gain * _input(m, d, i, _ctrl(m, d, i)) + bias
+    if m.actuator_forcelimited[i]:
+      force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
+    d.actuator_force[i] = force
+    for k in range(m.nv):
+      d.qfrc_actuator[k] += d.actuator_moment[i, k] * force
+
+
+@njit(cache=True)
+def force_vel_derivative(m, d, qDeriv):
+  """qDeriv (nv, nv) += d(qfrc_actuator)/d(qvel) through the velocity terms of affine gains and biases."""
+  for i in range(m.nu):
+    # a force held at its limit does not respond to velocity
+    if m.actuator_forcelimited[i] and not (
+        m.actuator_forcerange[i, 0] < d.actuator_force[i] < m.actuator_forcerange[i, 1]):
+      continue
+    dfdv = 0.0
+    if m.actuator_gaintype[i] == GainType.AFFINE:
+      dfdv += m.actuator_gainprm[i, 2] * _input(m, d, i, _ctrl(m, d, i))
+    if m.actuator_biastype[i] == BiasType.AFFINE:
+      dfdv += m.actuator_biasprm[i, 2]
+    if dfdv == 0.0:
+      continue
+    for r in range(m.nv):
+      mr = d.actuator_moment[i, r]
+      if mr != 0.0:
+        for c in range(m.nv):
+          qDeriv[r, c] += mr * dfdv * d.actuator_moment[i, c]

@@ -1,0 +1,432 @@
+"""Forward dynamics and integration: the pipeline stages in MuJoCo's order, then the integrators.
+
+Reads like MuJoCo's engine_forward.c: ``fwd_position`` -> ``fwd_velocity`` -> ``fwd_actuation`` ->
+``fwd_acceleration`` -> ``fwd_constraint``; ``step`` checks the state, runs ``forward`` and advances the state
+with the selected integrator (semi-implicit Euler, RK4, implicit, implicitfast).
+"""
+
+import math as pymath
+
+import numpy as np
+from numba import njit
+
+from mjgym.physics import _structs
+from mjgym.physics import actuation
+from mjgym.physics import math
+from mjgym.physics import passive
+from mjgym.physics import smooth
+from mjgym.physics import support
+from mjgym.physics.types import DisableBit
+from mjgym.physics.types import IntegratorType
+from mjgym.physics.types import JointType
+from mjgym.physics.types import MAXVAL
+from mjgym.physics.types import Warning
+
+# Butcher tableau of the classic 4th-order Runge-Kutta method.
+_RK4_A = np.array([[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
+_RK4_B = np.array([1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0])
+_RK4_C = np.array([0.5, 0.5, 1.0])
+
+# numba reads IntFlag members poorly; plain ints it folds into constants.
+_DSBL_AUTORESET = int(DisableBit.AUTORESET)
+_DSBL_EULERDAMP = int(DisableBit.EULERDAMP)
+_DSBL_DAMPER = int(DisableBit.DAMPER)
+_DSBL_ACTUATION = int(DisableBit.ACTUATION)
+
+
+@njit(cache=True)
+def _disabled(m, flag):
+  return (m.opt_disableflags[0] & flag) != 0
+
+
+# ---------------------------------------------------------------- reset ----
+
+
+@njit(cache=True)
+def reset_data(m, d):
+  """Resets Data like mj_resetData: everything zero, qpos = qpos0, mocap bodies at their model pose."""
+  _structs.zero_data(d)
+  d.warning_number[:] = 0
+  d.warning_lastinfo[:] = 0
+  d.qpos[:] = m.qpos0
+  _reset_mocap(m, d)
+
+
+@njit(cache=True)
+def _reset_mocap(m, d):
+  for i in range(m.nbody):
+    mid = m.body_mocapid[i]
+    if mid >= 0:
+      d.mocap_pos[mid] = m.body_pos[i]
+      d.mocap_quat[mid] = m.body_quat[i]
+
+
+@njit(cache=True)
+def reset_data_keyframe(m, d, key):
+  """Resets Data to keyframe ``key`` like mj_resetDataKeyframe."""
+  reset_data(m, d)
+  d.time[0] = m.key_time[key]
+  d.qpos[:] = m.key_qpos[key]
+  d.qvel[:] = m.key_qvel[key]
+  d.act[:] = m.key_act[key]
+  d.ctrl[:] = m.key_ctrl[key]
+  d.mocap_pos[:] = m.key_mpos[key]
+  d.mocap_quat[:] = m.key_mquat[key]
+
+
+# ----------------------------------------------------------- divergence ----
+
+
+@njit(cache=True)
+def _is_bad(x):
+  return not (abs(x) <= MAXVAL)  # also true for NaN
+
+
+@njit(cache=True)
+def _warn_and_reset(m, d, warning, index):
+  """Raises a warning; unless autoreset is disabled the world is reset first, keeping the warning counts."""
+  if not _disabled(m, _DSBL_AUTORESET):
+    _structs.zero_data(d)
+    d.qpos[:] = m.qpos0
+    _reset_mocap(m, d)
+  d.warning_number[warning] += 1
+  d.warning_lastinfo[warning] = index
+
+
+@njit(cache=True)
+def _check(m, d, values, warning):
+  for i in range(values.shape[0]):
+    if _is_bad(values[i]):
+      _warn_and_reset(m, d, warning, i)
+      return True
+  return False
+
+
+# --------------------------------------------------------------- stages ----
+
+
+@njit(cache=True)
+def fwd_position(m, d):
+  """Position-dependent computations."""
+  smooth.kinematics(m, d)
+  smooth.com_pos(m, d)
+  smooth.camlight(m, d)
+  smooth.tendon(m, d)
+  smooth.crb(m, d)
+  smooth.factor_m(m, d)
+  smooth.transmission(m, d)
+
+
+@njit(cache=True)
+def fwd_velocity(m, d):
+  """Velocity-dependent computations."""
+  actuation.fwd_velocity_quantities(m, d)
+  smooth.com_vel(m, d)
+  passive.passive(m, d)
+  smooth.rne(m, d)
+
+
+@njit(cache=True)
+def fwd_acceleration(m, d):
+  """Sums the smooth forces and solves for the unconstrained acceleration qacc_smooth."""
+  for i in range(m.nv):
+    d.qfrc_smooth[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i]
+  support.xfrc_accumulate(m, d, d.qfrc_smooth)
+  smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
+
+
+@njit(cache=True)
+def fwd_constraint(m, d):
+  """Constraint forces; with no constraint rows (contacts and limits come later) qacc = qacc_smooth."""
+  d.qfrc_constraint[:] = 0.0
+  d.qacc[:] = d.qacc_smooth
+
+
+@njit(cache=True)
+def forward(m, d):
+  """Forward dynamics: every quantity of the current state, ending with qacc."""
+  fwd_position(m, d)
+  fwd_velocity(m, d)
+  actuation.fwd_actuation(m, d)
+  fwd_acceleration(m, d)
+  fwd_constraint(m, d)
+
+
+# ---------------------------------------------------------- integrators ----
+
+
+@njit(cache=True)
+def integrate_pos(m, qpos, qvel, h):
+  """qpos <- qpos integrated over time h at velocity qvel (quaternions rotate in the local frame)."""
+  for j in range(m.njnt):
+    qadr = m.jnt_qposadr[j]
+    dadr = m.jnt_dofadr[j]
+    jtype = m.jnt_type[j]
+    if jtype == JointType.FREE:
+      for k in range(3):
+        qpos[qadr + k] += h * qvel[dadr + k]
+      math.quat_integrate(qpos[qadr + 3:qadr + 7], qvel[dadr + 3:dadr + 6], h)
+    elif jtype == JointType.BALL:
+      math.quat_integrate(qpos[qadr:qadr + 4], qvel[dadr:dadr + 3], h)
+    else:
+      qpos[qadr] += h * qvel[dadr]
+
+
+@njit(cache=True)
+def _advance(m, d, act_dot, qacc, qvel):
+  """Advances activations, velocity, position (semi-implicitly with ``qvel``) and time by one step."""
+  h = m.opt_timestep[0]
+  for i in range(m.nu):
+    adr = m.actuator_actadr[i]
+    for k in range(adr, adr + m.actuator_actnum[i]):
+      d.act[k] = actuation.next_activation(m, d, i, d.act[k], act_dot[k])
+  for i in range(m.nv):
+    d.qvel[i] += h * qacc[i]
+  integrate_pos(m, d.qpos, qvel, h)
+  d.time[0] += h
+  d.qacc_warmstart[:] = d.qacc
+
+
+@njit(cache=True)
+def euler(m, d):
+  """Semi-implicit Euler; joint damping is integrated implicitly, as in MuJoCo, unless eulerdamp is off."""
+  damped = False
+  if not _disabled(m, _DSBL_EULERDAMP) and not _disabled(m, _DSBL_DAMPER):
+    for i in range(m.nv):
+      if m.dof_damping[i] > 0:
+        damped = True
+  if not damped:
+    _advance(m, d, d.act_dot, d.qacc, d.qvel)
+    return
+  # (M + h B) qacc = qfrc_smooth + qfrc_constraint, B = diag(dof_damping)
+  h = m.opt_timestep[0]
+  qfrc = d.scratch_nv[0]
+  qacc = d.scratch_nv[1]
+  d.qH[:] = d.qM
+  for i in range(m.nv):
+    d.qH[m.dof_Madr[i]] += h * m.dof_damping[i]
+    qfrc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
+  smooth.factor_sparse(m, d.qH, d.qH, d.qHDiagInv)
+  smooth.solve_sparse(m, d.qH, d.qHDiagInv, qacc, qfrc)
+  _advance(m, d, d.act_dot, qacc, d.qvel)
+
+
+@njit(cache=True)
+def _forward_skip_sensor(m, d):
+  forward(m, d)
+
+
+@njit(cache=True)
+def rungekutta4(m, d):
+  """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
+  nv, na = m.nv, m.na
+  h = m.opt_timestep[0]
+  time0 = d.time[0]
+  d.rk_qpos[:] = d.qpos
+  d.rk_qvel[:] = d.qvel
+  d.rk_act[:] = d.act
+  F = d.rk_F
+  dX = d.rk_dX
+  _store_derivative(d, F[0], nv, na)
+  for i in range(1, 4):
+    dX[:] = 0.0
+    for j in range(i):
+      a = _RK4_A[i - 1, j]
+      if a != 0.0:
+        for k in range(2 * nv + na):
+          dX[k] += a * F[j, k]
+    d.qpos[:] = d.rk_qpos
+    integrate_pos(m, d.qpos, dX[:nv], h)
+    for k in range(nv):
+      d.qvel[k] = d.rk_qvel[k] + h * dX[nv + k]
+    for k in range(na):
+      d.act[k] = d.rk_act[k] + h * dX[2 * nv + k]
+    d.time[0] = time0 + _RK4_C[i - 1] * h
+    _forward_skip_sensor(m, d)
+    _store_derivative(d, F[i], nv, na)
+    _rotation_stage_velocity(m, F[i], dX, h)
+  dX[:] = 0.0
+  for j in range(4):
+    for k in range(2 * nv + na):
+      dX[k] += _RK4_B[j] * F[j, k]
+  d.time[0] = time0
+  d.qpos[:] = d.rk_qpos
+  d.qvel[:] = d.rk_qvel
+  d.act[:] = d.rk_act
+  _advance(m, d, dX[2 * nv:], dX[nv:2 * nv], dX[:nv])
+
+
+@njit(cache=True)
+def _rotation_stage_velocity(m, f, dX, h):
+  """Maps the body-frame angular velocity of each ball/free joint at a stage into the tangent space of the
+  step's initial orientation, so that the quaternions are integrated to 4th order, as MuJoCo does.
+
+  The stage orientation is q0 * exp(theta), theta = h * dX (rotation part), and its body angular velocity
+  w relates to d(theta)/dt by the inverse differential of the exponential map on SO(3):
+  d(theta)/dt = w + theta x w / 2 + (1/t² - (1 + cos t) / (2 t sin t)) theta x (theta x w), t = |theta|.
+  Summing the stage velocities without this map is only 3rd order for rotations.
+  """
+  for j in range(m.njnt):
+    jtype = m.jnt_type[j]
+    if jtype == JointType.BALL:
+      adr = m.jnt_dofadr[j]
+    elif jtype == JointType.FREE:
+      adr = m.jnt_dofadr[j] + 3
+    else:
+      continue
+    theta = (h * dX[adr], h * dX[adr + 1], h * dX[adr + 2])
+    t = pymath.sqrt(theta[0] * theta[0] + theta[1] * theta[1] + theta[2] * theta[2])
+    if t < 1e-6:
+      coef = 1.0 / 12.0  # the limit; the closed form below loses all digits here
+    else:
+      coef = 1.0 / (t * t) - (1.0 + pymath.cos(t)) / (2.0 * t * pymath.sin(t))
+    w = (f[adr], f[adr + 1], f[adr + 2])
+    c1 = math.cross(theta, w)
+    c2 = math.cross(theta, c1)
+    for k in range(3):
+      f[adr + k] = w[k] + 0.5 * c1[k] + coef * c2[k]
+
+
+@njit(cache=True)
+def _store_derivative(d, f, nv, na):
+  f[:nv] = d.qvel
+  f[nv:2 * nv] = d.qacc
+  f[2 * nv:2 * nv + na] = d.act_dot
+
+
+@njit(cache=True)
+def _smooth_vel_derivative(m, d, full):
+  """qDeriv = d(qfrc_smooth)/d(qvel), dense (nv, nv): dampers, actuator velocity terms and the velocity
+  derivative of the bias force: all of it for the full implicit integrator; for implicitfast only the
+  gyroscopic block of free-floating single bodies (free joint, no children), as MuJoCo 4 does."""
+  nv = m.nv
+  qDeriv = d.qDeriv
+  qDeriv[:, :] = 0.0
+  if not _disabled(m, _DSBL_DAMPER):
+    for i in range(nv):
+      qDeriv[i, i] -= m.dof_damping[i]
+    for t in range(m.ntendon):
+      b = m.tendon_damping[t]
+      if b > 0:
+        for i in range(nv):
+          ji = d.ten_J[t, i]
+          if ji != 0.0:
+            for j in range(nv):
+              qDeriv[i, j] -= b * ji * d.ten_J[t, j]
+    passive.fluid_vel_derivative(m, d, qDeriv)
+  if not _disabled(m, _DSBL_ACTUATION):
+    actuation.force_vel_derivative(m, d, qDeriv)
+  # MuJoCo keeps qDeriv on the pairs of dofs of one kinematic tree: couplings across trees (a damped
+  # tendon spanning two trees) are left explicit.
+  for i in range(nv):
+    for j in range(nv):
+      if m.dof_treeid[i] != m.dof_treeid[j]:
+        qDeriv[i, j] = 0.0
+  if full:
+    _bias_vel_derivative(m, d, qDeriv, 0, nv, False)
+    return
+  for j in range(m.njnt):
+    if m.jnt_type[j] == JointType.FREE and _is_leaf(m, m.jnt_bodyid[j]):
+      adr = m.jnt_dofadr[j]
+      _bias_vel_derivative(m, d, qDeriv, adr, adr + 6, True)
+
+
+@njit(cache=True)
+def _is_leaf(m, body):
+  for i in range(body + 1, m.nbody):
+    if m.body_parentid[i] == body:
+      return False
+  return True
+
+
+@njit(cache=True)
+def _bias_vel_derivative(m, d, qDeriv, lo, hi, block_only):
+  """qDeriv[:, lo:hi] -= d(qfrc_bias)/d(qvel[lo:hi]) (only rows lo:hi if ``block_only``).
+
+  The velocity part of the bias force is a quadratic form Q(v) at fixed positions, so its directional
+  derivative along e is exactly (Q(v + s e) - Q(v - s e)) / (2 s) for any s: no truncation error, unlike
+  a finite difference. Gravity cancels in the difference.
+  """
+  nv = m.nv
+  vel = d.scratch_nv[2]
+  plus = d.scratch_nv[3]
+  minus = d.scratch_nv[0]
+  scale = 1.0
+  for i in range(nv):
+    scale = max(scale, abs(d.qvel[i]))
+  r0, r1 = (lo, hi) if block_only else (0, nv)
+  for k in range(lo, hi):
+    vel[:] = d.qvel
+    vel[k] += scale
+    smooth.bias_force(m, d, vel, d.deriv_cvel, d.deriv_cdof_dot, d.deriv_cacc, d.deriv_cfrc, plus)
+    vel[k] = d.qvel[k] - scale
+    smooth.bias_force(m, d, vel, d.deriv_cvel, d.deriv_cdof_dot, d.deriv_cacc, d.deriv_cfrc, minus)
+    for i in range(r0, r1):
+      qDeriv[i, k] -= (plus[i] - minus[i]) / (2.0 * scale)
+
+
+@njit(cache=True)
+def _lu_solve_inplace(a, piv, x):
+  """Factors a (n, n) in place by LU with partial pivoting, then overwrites x with a⁻¹ x."""
+  n = a.shape[0]
+  for k in range(n):
+    p = k
+    for i in range(k + 1, n):
+      if abs(a[i, k]) > abs(a[p, k]):
+        p = i
+    piv[k] = p
+    if p != k:
+      for j in range(n):
+        a[k, j], a[p, j] = a[p, j], a[k, j]
+      x[k], x[p] = x[p], x[k]
+    for i in range(k + 1, n):
+      f = a[i, k] / a[k, k]
+      a[i, k] = f
+      for j in range(k + 1, n):
+        a[i, j] -= f * a[k, j]
+      x[i] -= f * x[k]
+  for i in range(n - 1, -1, -1):
+    s = x[i]
+    for j in range(i + 1, n):
+      s -= a[i, j] * x[j]
+    x[i] = s / a[i, i]
+
+
+@njit(cache=True)
+def implicit(m, d):
+  """Implicit-in-velocity integrators: (M - h qDeriv) qacc = qfrc_smooth + qfrc_constraint.
+
+  implicit uses the full velocity derivative (Coriolis terms included); implicitfast drops the bias
+  term except the gyroscopic block of free-floating single bodies. Either matrix may be asymmetric,
+  so it is factored by LU.
+  """
+  nv = m.nv
+  h = m.opt_timestep[0]
+  _smooth_vel_derivative(m, d, m.opt_integrator[0] == IntegratorType.IMPLICIT)
+  qacc = d.scratch_nv[1]
+  for i in range(nv):
+    qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
+  smooth.full_m(m, d.qM, d.qLU)
+  for i in range(nv):
+    for j in range(nv):
+      d.qLU[i, j] -= h * d.qDeriv[i, j]
+  _lu_solve_inplace(d.qLU, d.qLU_piv, qacc)
+  _advance(m, d, d.act_dot, qacc, d.qvel)
+
+
+@njit(cache=True)
+def step(m, d, nstep):
+  """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate."""
+  for _ in range(nstep):
+    _check(m, d, d.qpos, Warning.BADQPOS)
+    _check(m, d, d.qvel, Warning.BADQVEL)
+    forward(m, d)
+    if _check(m, d, d.qacc, Warning.BADQACC):
+      forward(m, d)
+    integrator = m.opt_integrator[0]
+    if integrator == IntegratorType.RK4:
+      rungekutta4(m, d)
+    elif integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+      implicit(m, d)
+    else:
+      euler(m, d)
