@@ -1,0 +1,32 @@
+"""MJCF loading: ``load_path`` / ``load_string`` parse, check and compile a model into an MjModel."""
+
+import os
+
+from mjgym.physics.mjcf.errors import MJCFError
+
+
+def load_path(filename, assets=None):
+  """Compiles the MJCF file at ``filename``; ``assets`` maps file names to bytes (includes, meshes)."""
+  from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
+  filename = os.fspath(filename)
+  source = parser.Source(assets)
+  return _compile(source.read(filename), filename, source)
+
+
+def load_string(xml, assets=None):
+  """Compiles an MJCF string; relative file names resolve against the working directory or ``assets``."""
+  from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
+  text = xml.encode() if isinstance(xml, str) else xml
+  return _compile(text, "<string>", parser.Source(assets))
+
+
+def _compile(text, filename, source):
+  from mjgym.physics.containers import MjModel  # pylint: disable=import-outside-toplevel
+  from mjgym.physics.mjcf import compiler  # pylint: disable=import-outside-toplevel
+  from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
+  root, _ = parser.parse(text, filename, source)
+  values, names = compiler.compile_tree(root, filename, source)
+  return MjModel.from_fields(values, names, source=filename)
+
+
+__all__ = ["MJCFError", "load_path", "load_string"]

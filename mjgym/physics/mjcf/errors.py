@@ -1,0 +1,21 @@
+"""The one exception type of the MJCF loader."""
+
+
+class MJCFError(ValueError):
+  """A model problem, located: ``file:line: <element name="..."> attribute 'a': what was expected``."""
+
+  def __init__(self, message, file=None, line=None, element=None, name=None, attribute=None):
+    self.file, self.line, self.element, self.attribute = file, line, element, attribute
+    where = ""
+    if file is not None:
+      where = f"{file}:{line}: " if line is not None else f"{file}: "
+    if element is not None:
+      where += f'<{element} name="{name}">' if name else f"<{element}>"
+      where += f" attribute '{attribute}': " if attribute else ": "
+    super().__init__(where + message)
+
+
+def fail(node, message, attribute=None):
+  """Raises an MJCFError located at a parsed element (and attribute)."""
+  raise MJCFError(message, node.file, node.line, node.tag, node.attrs.get("name") if node.attrs else None,
+                  attribute)

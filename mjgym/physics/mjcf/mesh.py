@@ -1,0 +1,450 @@
+"""Mesh assets: STL and OBJ decoding, and MuJoCo's mesh compilation (frame, volume, inertia).
+
+The compiler re-expresses every mesh in its own frame: origin at the centroid of the mass model selected by the
+asset's `inertia` attribute, axes along the principal axes of inertia. `process_mesh` returns that frame relative to
+the file's coordinates (MuJoCo's `mesh_pos` / `mesh_quat`) together with the volume and the principal moments per
+unit density, so a geom's mass is `density * volume` and its inertia `density * inertia`.
+"""
+
+import dataclasses
+import itertools
+import os
+import struct
+
+import numpy as np
+
+INERTIA_MODES = ("convex", "exact", "legacy", "shell")
+DEFAULT_INERTIA = "legacy"  # MuJoCo's default, kept for backward compatibility in MuJoCo itself.
+
+# MuJoCo refuses meshes below this volume (measured against MuJoCo 4: it sits at 1e-14, not mjMINVAL).
+_MIN_VOLUME = 1e-14
+# MuJoCo's STL decoder rejects files with more faces than this.
+_STL_MAX_FACES = 200000
+_STL_HEADER = 84
+_STL_RECORD = np.dtype([("normal", "<f4", (3,)), ("vert", "<f4", (3, 3)), ("attr", "<u2")])
+
+
+class MeshError(ValueError):
+  """A mesh file or mesh data that cannot be compiled."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Mesh:
+  """A compiled mesh, in MuJoCo's mesh frame.
+
+  Attributes:
+    vert: (nvert, 3) vertices in the mesh frame, rounded to single precision like MuJoCo's `mesh_vert`.
+    face: (nface, 3) int32 vertex indices, counter-clockwise seen from outside.
+    pos: (3,) origin of the mesh frame in file coordinates (MuJoCo's `mesh_pos`).
+    quat: (4,) orientation (w, x, y, z) of the mesh frame in file coordinates (MuJoCo's `mesh_quat`).
+    volume: volume of the mass model; its surface area when `inertia` is "shell".
+    inertia: (3,) principal moments of inertia per unit density, descending.
+    aabb: (6,) center (3,) and half sizes (3,) of the vertices' bounding box in the mesh frame.
+    rbound: distance from the mesh-frame origin to the farthest corner of the aabb (MuJoCo's `geom_rbound`).
+    hull: (nhull, 3) int32 triangles of the convex hull, counter-clockwise seen from outside.
+  """
+  vert: np.ndarray
+  face: np.ndarray
+  pos: np.ndarray
+  quat: np.ndarray
+  volume: float
+  inertia: np.ndarray
+  aabb: np.ndarray
+  rbound: float
+  hull: np.ndarray
+
+
+def read_mesh(data: bytes, filename: str) -> tuple[np.ndarray, np.ndarray]:
+  """Decodes an STL (binary or ASCII) or OBJ file into (vert (n, 3) float64, face (m, 3) int32)."""
+  ext = os.path.splitext(filename)[1].lower()
+  if ext == ".stl":
+    return _read_stl(data)
+  if ext == ".obj":
+    return _read_obj(data)
+  raise MeshError(f"unsupported mesh file type '{ext}' (expected .stl or .obj)")
+
+
+def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERTIA) -> Mesh:
+  """Compiles raw vertices and faces the way MuJoCo does: scale, hull, mass model, principal frame."""
+  if inertia not in INERTIA_MODES:
+    raise MeshError(f"unknown mesh inertia '{inertia}' (expected one of {', '.join(INERTIA_MODES)})")
+  vert = np.asarray(vert, dtype=np.float64)
+  if vert.ndim != 2 or vert.shape[1] != 3 or not vert.shape[0]:
+    raise MeshError(f"mesh vertices must be a non-empty (n, 3) array, got shape {vert.shape}")
+  if not np.all(np.isfinite(vert)):
+    raise MeshError("mesh vertices are not all finite")
+  face = np.asarray(face, dtype=np.int64).reshape(-1, 3)
+  if face.size and (face.min() < 0 or face.max() >= len(vert)):
+    raise MeshError(f"mesh face index out of range [0, {len(vert) - 1}]")
+  scale = np.asarray(scale, dtype=np.float64).reshape(3)
+
+  # MuJoCo keeps asset vertices in single precision and scales them in double precision afterwards.
+  vert = vert.astype(np.float32).astype(np.float64) * scale
+  if np.prod(np.sign(scale)) < 0:
+    # A mirroring scale turns the faces inside out; swapping two corners restores outward winding.
+    face = face[:, [0, 2, 1]]
+  hull = convex_hull(vert)
+  if not face.size:
+    # A point cloud is meshed by its convex hull.
+    face = hull.astype(np.int64)
+  if inertia == "exact":
+    _check_orientation(face)
+
+  volume, com, tensor = _mass_properties(vert, hull if inertia == "convex" else face, inertia)
+  rot, moments = _principal_frame(tensor)
+  local = (vert - com) @ rot
+  lo, hi = local.min(axis=0), local.max(axis=0)
+  return Mesh(
+      vert=local.astype(np.float32).astype(np.float64),
+      face=face.astype(np.int32),
+      pos=com,
+      quat=_mat2quat(rot),
+      volume=float(volume),
+      inertia=moments,
+      aabb=np.concatenate([(hi + lo) / 2, (hi - lo) / 2]),
+      # Like MuJoCo, bound the box rather than the vertices: the farthest corner of the aabb from the origin.
+      rbound=float(np.linalg.norm(np.abs(hi + lo) / 2 + (hi - lo) / 2)),
+      hull=hull,
+  )
+
+
+def convex_hull(points) -> np.ndarray:
+  """Triangles (k, 3) int32 of the convex hull of `points` (n, 3), counter-clockwise seen from outside."""
+  pts = np.asarray(points, dtype=np.float64)
+  if len(pts) < 4:
+    raise MeshError(f"mesh has {len(pts)} vertices; at least 4 non-coplanar vertices are needed")
+  extent = float(np.max(np.abs(pts - pts.mean(axis=0))))
+  # Points closer than this to a hull plane count as on it; relative to the size so scale does not matter.
+  eps = 1e-10 * max(extent, 1e-300)
+  a, b, c, d = _initial_simplex(pts, eps)
+  if np.cross(pts[b] - pts[a], pts[c] - pts[a]) @ (pts[d] - pts[a]) > 0:
+    b, c = c, b
+  return _Quickhull(pts, eps, [(a, b, c), (a, c, d), (a, d, b), (b, d, c)]).faces()
+
+
+class _Quickhull:
+  """Quickhull state: faces in growing arrays (dead ones masked), directed edges mapped to their face."""
+
+  def __init__(self, pts, eps, simplex):
+    self.pts, self.eps = pts, eps
+    self.tri = np.zeros((64, 3), np.int64)
+    self.normal = np.zeros((64, 3))
+    self.offset = np.zeros(64)
+    self.alive = np.zeros(64, bool)
+    self.count = 0
+    self.edge = {}
+    self.outside = {}
+    first = [self.add(*f) for f in simplex]
+    rest = np.setdiff1d(np.arange(len(pts)), [i for f in simplex for i in f])
+    self.assign(rest, first)
+    while self.outside:
+      self.grow(*self.outside.popitem())
+
+  def add(self, i, j, k):
+    """Appends face (i, j, k) and returns its id."""
+    if self.count == len(self.tri):
+      grow = len(self.tri)
+      self.tri = np.concatenate([self.tri, np.zeros((grow, 3), np.int64)])
+      self.normal = np.concatenate([self.normal, np.zeros((grow, 3))])
+      self.offset = np.concatenate([self.offset, np.zeros(grow)])
+      self.alive = np.concatenate([self.alive, np.zeros(grow, bool)])
+    f, p = self.count, self.pts
+    n = np.cross(p[j] - p[i], p[k] - p[i])
+    self.tri[f], self.normal[f], self.alive[f] = (i, j, k), n / np.linalg.norm(n), True
+    self.offset[f] = self.normal[f] @ p[i]
+    self.edge.update({(i, j): f, (j, k): f, (k, i): f})
+    self.count += 1
+    return f
+
+  def assign(self, candidates, faces):
+    """Gives each candidate point above one of `faces` to the face it is farthest above."""
+    if not candidates.size:
+      return
+    faces = np.asarray(faces)
+    height = self.pts[candidates] @ self.normal[faces].T - self.offset[faces]
+    best = height.argmax(axis=1)
+    above = height[np.arange(len(candidates)), best] > self.eps
+    for k in np.unique(best[above]):
+      self.outside[int(faces[k])] = candidates[above & (best == k)]
+
+  def grow(self, seed, candidates):
+    """Adds the farthest point above face `seed`, replacing every face it sees."""
+    eye = int(candidates[np.argmax(self.pts[candidates] @ self.normal[seed])])
+    # The faces the eye sees form a connected patch around the seed: walk it across shared edges.
+    visible, stack, horizon = {seed}, [seed], []
+    while stack:
+      f = stack.pop()
+      i, j, k = self.tri[f]
+      for u, v in ((i, j), (j, k), (k, i)):
+        g = self.edge[(v, u)]
+        if g in visible:
+          continue
+        if self.normal[g] @ self.pts[eye] - self.offset[g] > self.eps:
+          visible.add(g)
+          stack.append(g)
+        else:
+          horizon.append((u, v))
+    orphans = [candidates] + [self.outside.pop(f) for f in visible if f in self.outside]
+    for f in visible:
+      self.alive[f] = False
+      i, j, k = self.tri[f]
+      for e in ((i, j), (j, k), (k, i)):
+        if self.edge.get(e) == f:
+          del self.edge[e]
+    new = [self.add(u, v, eye) for u, v in horizon]
+    pool = np.concatenate(orphans)
+    self.assign(pool[pool != eye], new)
+
+  def faces(self):
+    return self.tri[:self.count][self.alive[:self.count]].astype(np.int32)
+
+
+def _initial_simplex(pts, eps):
+  """Four extreme, non-coplanar points that start the hull."""
+  lo, hi = pts.argmin(axis=0), pts.argmax(axis=0)
+  axis = int(np.argmax(pts[hi, range(3)] - pts[lo, range(3)]))
+  a, b = int(lo[axis]), int(hi[axis])
+  ab = pts[b] - pts[a]
+  if np.linalg.norm(ab) <= eps:
+    raise MeshError("mesh vertices all coincide; cannot compute its convex hull")
+  line = np.linalg.norm(np.cross(pts - pts[a], ab), axis=1) / np.linalg.norm(ab)
+  c = int(np.argmax(line))
+  if line[c] <= eps:
+    raise MeshError("mesh vertices are collinear; cannot compute its convex hull")
+  n = np.cross(ab, pts[c] - pts[a])
+  plane = (pts - pts[a]) @ (n / np.linalg.norm(n))
+  d = int(np.argmax(np.abs(plane)))
+  if abs(plane[d]) <= eps:
+    raise MeshError("mesh has coplanar vertices, cannot compute its convex hull; "
+                    "use a primitive geom (plane or thin box) instead")
+  return [a, b, c, d]
+
+
+def _check_orientation(face):
+  """Raises unless every directed edge is used by one face at most, as the exact inertia requires."""
+  edges = np.concatenate([face[:, [0, 1]], face[:, [1, 2]], face[:, [2, 0]]])
+  uniq, counts = np.unique(edges, axis=0, return_counts=True)
+  if np.any(counts > 1):
+    i, j = uniq[np.argmax(counts > 1)]
+    # MuJoCo names the vertices 1-based in this message; we do the same so the two can be compared.
+    raise MeshError(f"faces of mesh have inconsistent orientation; check the faces containing the vertices "
+                    f"{i + 1} and {j + 1} (1-based)")
+
+
+def _mass_properties(vert, face, mode):
+  """Volume (area for shell), center and inertia tensor about that center per unit density."""
+  a, b, c = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
+  area = np.linalg.norm(np.cross(b - a, c - a), axis=1) / 2
+  total_area = area.sum()
+  if total_area <= 0:
+    raise MeshError("mesh faces have zero total area")
+  center = (area @ (a + b + c)) / (3 * total_area)
+  if mode == "shell":
+    return total_area, center, _second_moment(a - center, b - center, c - center, area, 12.0)
+
+  def pyramids(origin):
+    """Volumes of the pyramids from `origin` to every face; legacy counts them all as positive."""
+    vol = np.einsum("ij,ij->i", a - origin, np.cross(b - origin, c - origin)) / 6
+    return np.abs(vol) if mode == "legacy" else vol
+
+  # MuJoCo builds the pyramids twice: around the face centroid to find the center, then around that center.
+  # Legacy's absolute volumes make the two passes disagree; its inertia stays about the first-pass center.
+  vol = pyramids(center)
+  if mode == "exact" and vol.sum() < 0:
+    raise MeshError("mesh volume is negative (misoriented triangles)")
+  if vol.sum() < _MIN_VOLUME:
+    raise MeshError(f"mesh volume {vol.sum():.3g} is too small; try inertia='shell'")
+  com = center + (vol @ (a + b + c - 3 * center)) / (4 * vol.sum())
+  vol = pyramids(com)
+  if vol.sum() < _MIN_VOLUME:
+    raise MeshError(f"mesh volume {vol.sum():.3g} is too small; try inertia='shell'")
+  return vol.sum(), com, _second_moment(a - com, b - com, c - com, vol, 20.0)
+
+
+def _second_moment(a, b, c, weight, denom):
+  """Inertia tensor of triangles (denom 12) or origin pyramids (denom 20) with the given areas or volumes."""
+  s = a + b + c
+  cov = np.einsum("n,ni,nj->ij", weight, a, a) + np.einsum("n,ni,nj->ij", weight, b, b)
+  cov += np.einsum("n,ni,nj->ij", weight, c, c) + np.einsum("n,ni,nj->ij", weight, s, s)
+  cov /= denom
+  return np.trace(cov) * np.eye(3) - cov
+
+
+def _principal_frame(tensor):
+  """Rotation (columns = principal axes) and descending principal moments, in MuJoCo's axis convention.
+
+  MuJoCo diagonalizes by Jacobi rotations started at the identity, which lands on the diagonalizing rotation
+  nearest the identity, then sorts the moments descending by pairwise swaps that negate the column moved back.
+  """
+  values, vec = np.linalg.eigh(tensor)
+  candidates = [(list(perm), vec[:, perm] * signs) for perm in itertools.permutations(range(3))
+                for signs in itertools.product((1.0, -1.0), repeat=3)]
+  # The largest trace is the smallest rotation angle among the proper rotations.
+  perm, rot = max(((p, r) for p, r in candidates if np.linalg.det(r) > 0), key=lambda c: np.trace(c[1]))
+  moments = values[perm]
+  for i, j in ((0, 1), (1, 2), (0, 1)):
+    if moments[i] < moments[j]:
+      moments[[i, j]] = moments[[j, i]]
+      rot[:, [i, j]] = rot[:, [j, i]]
+      rot[:, j] *= -1
+  return rot, moments
+
+
+def _mat2quat(rot):
+  """Unit quaternion (w, x, y, z), w >= 0, of a rotation matrix."""
+  trace = np.trace(rot)
+  if trace > 0:
+    s = 2 * np.sqrt(1 + trace)
+    q = np.array([s / 4, (rot[2, 1] - rot[1, 2]) / s, (rot[0, 2] - rot[2, 0]) / s, (rot[1, 0] - rot[0, 1]) / s])
+  else:
+    i = int(np.argmax(np.diag(rot)))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = 2 * np.sqrt(1 + rot[i, i] - rot[j, j] - rot[k, k])
+    q = np.empty(4)
+    q[0] = (rot[k, j] - rot[j, k]) / s
+    q[1 + i] = s / 4
+    q[1 + j] = (rot[j, i] + rot[i, j]) / s
+    q[1 + k] = (rot[k, i] + rot[i, k]) / s
+  q /= np.linalg.norm(q)
+  return -q if q[0] < 0 else q
+
+
+def _read_stl(data):
+  """Binary STL (any header, even one starting with "solid") or ASCII STL, with repeated corners merged."""
+  if not data:
+    raise MeshError("STL file is empty")
+  count = struct.unpack_from("<I", data, 80)[0] if len(data) >= _STL_HEADER else -1
+  if count >= 0 and len(data) == _STL_HEADER + _STL_RECORD.itemsize * count:
+    if not 1 <= count <= _STL_MAX_FACES:
+      raise MeshError(f"STL file has {count} faces; the number of faces must be between 1 and {_STL_MAX_FACES}")
+    corners = np.frombuffer(data, dtype=_STL_RECORD, count=count, offset=_STL_HEADER)["vert"].reshape(-1, 3)
+  elif data.lstrip()[:5].lower() == b"solid":
+    corners = _read_ascii_stl(data)
+  elif count < 0:
+    raise MeshError(f"invalid STL file: {len(data)} bytes, shorter than the {_STL_HEADER}-byte binary header")
+  else:
+    raise MeshError(f"binary STL file has wrong size: {count} faces need "
+                    f"{_STL_HEADER + _STL_RECORD.itemsize * count} bytes, the file has {len(data)} (truncated?)")
+  if not np.all(np.isfinite(corners)):
+    raise MeshError("STL file has non-finite vertex coordinates")
+  # STL repeats every shared corner; MuJoCo merges bitwise-identical ones, keeping first-occurrence order
+  # (so 0.0 and -0.0 stay distinct).
+  bits = np.ascontiguousarray(corners.astype("<f4")).view("<u4")
+  _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
+  order = np.argsort(first)
+  rank = np.empty_like(order)
+  rank[order] = np.arange(len(order))
+  vert = corners[first[order]].astype(np.float64)
+  return vert, rank[inverse.reshape(-1)].reshape(-1, 3).astype(np.int32)
+
+
+def _read_ascii_stl(data):
+  """Corner coordinates (3 * nface, 3) float32 of an ASCII STL file."""
+  corners, loop = [], 0
+  for lineno, line in enumerate(data.decode("ascii", errors="replace").splitlines(), 1):
+    tok = line.split()
+    if not tok:
+      continue
+    key = tok[0].lower()
+    if key == "vertex":
+      try:
+        if len(tok) != 4:
+          raise ValueError
+        corners.append([float(x) for x in tok[1:]])
+      except ValueError:
+        raise MeshError(f"ASCII STL line {lineno}: expected 'vertex x y z', got '{line.strip()}'") from None
+      loop += 1
+    elif key == "endloop":
+      if loop != 3:
+        raise MeshError(f"ASCII STL line {lineno}: a facet has {loop} vertices, expected 3")
+      loop = 0
+  if not corners:
+    raise MeshError("ASCII STL file has no facets")
+  if loop:
+    raise MeshError("ASCII STL file ends inside a facet (truncated?)")
+  return np.array(corners, dtype=np.float32)
+
+
+def _read_obj(data):
+  """Vertices and triangulated faces of an OBJ file; texture, normal, group and material lines are ignored."""
+  vert, polys = [], []
+  for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+    tok = line.split("#", 1)[0].split()
+    if not tok:
+      continue
+    if tok[0] == "v":
+      try:
+        if len(tok) < 4:
+          raise ValueError
+        vert.append([float(x) for x in tok[1:4]])
+      except ValueError:
+        raise MeshError(f"OBJ line {lineno}: expected 'v x y z', got '{line.strip()}'") from None
+    elif tok[0] == "f":
+      if len(tok) < 4:
+        raise MeshError(f"OBJ line {lineno}: a face needs at least 3 vertices, got '{line.strip()}'")
+      poly = []
+      for ref in tok[1:]:
+        try:
+          idx = int(ref.split("/", 1)[0])
+        except ValueError:
+          raise MeshError(f"OBJ line {lineno}: bad vertex reference '{ref}'") from None
+        # Negative indices count back from the last vertex defined so far.
+        poly.append(idx - 1 if idx > 0 else len(vert) + idx if idx < 0 else -1)
+        if idx == 0 or poly[-1] < 0:
+          raise MeshError(f"OBJ line {lineno}: vertex index {idx} out of range")
+      polys.append((lineno, poly))
+  if not vert:
+    raise MeshError("OBJ file has no vertices")
+  # MuJoCo stores asset vertices in single precision.
+  vert = np.array(vert, dtype=np.float32).astype(np.float64)
+  face = []
+  for lineno, poly in polys:
+    if max(poly) >= len(vert):
+      raise MeshError(f"OBJ line {lineno}: vertex index {max(poly) + 1} out of range (file has {len(vert)} vertices)")
+    face.extend(_triangulate(poly, vert))
+  return vert, np.array(face, dtype=np.int32).reshape(-1, 3)
+
+
+def _triangulate(poly, vert):
+  """Triangles of one OBJ polygon, split the way MuJoCo's OBJ reader splits them."""
+  n = len(poly)
+  if n == 3:
+    return [poly]
+  p = vert[poly]
+  if n == 4:
+    # Quads are cut along their shorter diagonal (the 1-3 one on ties), compared in single precision as MuJoCo
+    # does: near-ties are common (rotated rectangles) and decide which triangles a non-planar quad gets.
+    q = p.astype(np.float32)
+    d02, d13 = q[0] - q[2], q[1] - q[3]
+    if d02[0] * d02[0] + d02[1] * d02[1] + d02[2] * d02[2] < d13[0] * d13[0] + d13[1] * d13[1] + d13[2] * d13[2]:
+      return [[poly[0], poly[1], poly[2]], [poly[0], poly[2], poly[3]]]
+    return [[poly[0], poly[1], poly[3]], [poly[1], poly[2], poly[3]]]
+  # Larger polygons: ear clipping in the coordinate plane the polygon faces most.
+  normal = np.sum(np.cross(p, np.roll(p, -1, axis=0)), axis=0)
+  drop = int(np.argmax(np.abs(normal)))
+  xy = np.delete(p, drop, axis=1)
+  sense = np.sign(np.sum(xy[:, 0] * np.roll(xy[:, 1], -1) - np.roll(xy[:, 0], -1) * xy[:, 1]))
+  left, tris, guess, misses = list(range(n)), [], 0, 0
+  while len(left) > 3 and misses < len(left):
+    guess %= len(left)
+    i, j, k = (left[(guess + t) % len(left)] for t in range(3))
+    e0, e1 = xy[j] - xy[i], xy[k] - xy[j]
+    convex = (e0[0] * e1[1] - e0[1] * e1[0]) * sense > 0
+    if convex and not any(_in_triangle(xy[m], xy[i], xy[j], xy[k]) for m in left if m not in (i, j, k)):
+      tris.append([poly[i], poly[j], poly[k]])
+      left.remove(j)
+      misses = 0
+    else:
+      guess += 1
+      misses += 1
+  # A degenerate remainder (no ear found) is closed as a fan so no vertex is dropped.
+  tris.extend([poly[left[0]], poly[left[t]], poly[left[t + 1]]] for t in range(1, len(left) - 1))
+  return tris
+
+
+def _in_triangle(q, a, b, c):
+  """True if 2-D point q lies inside or on triangle abc (either winding)."""
+  d = [(b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]),
+       (c[0] - b[0]) * (q[1] - b[1]) - (c[1] - b[1]) * (q[0] - b[0]),
+       (a[0] - c[0]) * (q[1] - c[1]) - (a[1] - c[1]) * (q[0] - c[0])]
+  return min(d) >= 0 or max(d) <= 0

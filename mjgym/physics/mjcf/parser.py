@@ -1,0 +1,302 @@
+"""MJCF text -> a checked tree of elements with typed attributes, includes spliced in and defaults applied."""
+
+import os
+
+from lxml import etree
+
+from mjgym.physics.mjcf import schema
+from mjgym.physics.mjcf.errors import MJCFError
+from mjgym.physics.mjcf.errors import fail
+
+_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
+# Attributes that may be given with fewer values than they hold: the missing tail keeps the value
+# inherited from the default class, or else the built-in default here (keyed by attribute, then element).
+_PARTIAL_BASE = {
+    "size": {"geom": (0.0, 0.0, 0.0), "site": (0.005, 0.005, 0.005)},
+    "friction": {"geom": (1.0, 0.005, 0.0001), "pair": (1.0, 1.0, 0.005, 0.0001, 0.0001)},
+    "solimp": _SOLIMP, "solimplimit": _SOLIMP, "solimpfriction": _SOLIMP,
+    "gear": (1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "dynprm": (1.0,) + (0.0,) * 9, "gainprm": (1.0,) + (0.0,) * 9, "biasprm": (0.0,) * 10,
+    "polycoef": (0.0, 1.0, 0.0, 0.0, 0.0),
+}
+_ACTUATOR_KINDS = tuple(schema.ACTUATORS)
+
+
+class Node:
+  """One MJCF element: tag, typed attributes (after defaults), where it came from, and its children."""
+
+  __slots__ = ("tag", "attrs", "given", "line", "file", "children", "parent", "actuator_chain")
+
+  def __init__(self, tag, attrs, line, file, parent):
+    self.tag, self.attrs, self.line, self.file, self.parent = tag, attrs, line, file, parent
+    self.given = frozenset(attrs)  # attributes written on the element itself
+    self.children = []
+    self.actuator_chain = ()
+
+  def child(self, tag):
+    """First child with this tag, or None."""
+    return next((c for c in self.children if c.tag == tag), None)
+
+  def all(self, tag):
+    """Children with this tag."""
+    return [c for c in self.children if c.tag == tag]
+
+  def get(self, attr, default=None):
+    return self.attrs.get(attr, default)
+
+  def has(self, attr):
+    """Whether the attribute was specified, on the element or by its default class."""
+    return attr in self.attrs
+
+  @property
+  def name(self):
+    return self.attrs.get("name", "")
+
+
+class DefaultClass:
+  """A default class: attribute values per element kind, inherited from the parent class."""
+
+  def __init__(self, name, parent):
+    self.name = name
+    self.values = {k: dict(v) for k, v in parent.values.items()} if parent else {}
+    # Actuator defaults of every kind feed one actuator record, applied in order (see compiler).
+    self.actuators = list(parent.actuators) if parent else []
+
+
+class Source:
+  """Where files come from: the asset dict first (like the bindings), then the file system."""
+
+  def __init__(self, assets):
+    self.assets = dict(assets or {})
+
+  def read(self, path, node=None, attribute=None):
+    for key in (path, os.path.basename(path)):
+      if key in self.assets:
+        data = self.assets[key]
+        return data.encode() if isinstance(data, str) else bytes(data)
+    try:
+      with open(path, "rb") as f:
+        return f.read()
+    except OSError as e:
+      if node is None:
+        raise MJCFError(f"cannot read file: {e.strerror}", path) from None
+      fail(node, f"cannot read file '{path}': {e.strerror}", attribute)
+
+
+def parse(text, filename, source):
+  """Parses MJCF bytes into a Node tree with includes spliced in and default classes applied."""
+  root_elem = _xml(text, filename)
+  if root_elem.tag != "mujoco":
+    raise MJCFError(f"root element must be <mujoco>, got <{root_elem.tag}>", filename, root_elem.sourceline)
+  root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)])
+  classes = _collect_defaults(root)
+  _apply_defaults(root, classes, None)
+  return root, classes
+
+
+def _xml(text, filename):
+  parser = etree.XMLParser(remove_comments=True, remove_pis=True, resolve_entities=False)
+  try:
+    return etree.fromstring(text, parser)
+  except etree.XMLSyntaxError as e:
+    raise MJCFError(f"XML syntax error: {e.msg}", filename, e.lineno) from None
+
+
+def _spec_key(parent_tag, tag):
+  key = f"{parent_tag}/{tag}"
+  return key if key in schema.ELEMENTS else None
+
+
+def _convert(elem, file, parent, parent_tag, source, stack):
+  tag = elem.tag
+  line = elem.sourceline
+  if parent is None:
+    specs = schema.ELEMENTS["mujoco"]
+  else:
+    key = _spec_key(parent_tag, tag)
+    if key is None:
+      if tag in schema.UNSUPPORTED_ELEMENTS.get(parent_tag, ()):
+        raise MJCFError(f"<{tag}> inside <{parent_tag}> is not supported (unsupported feature)", file, line,
+                        tag)
+      raise MJCFError(f"unknown element <{tag}> inside <{parent_tag}>", file, line, tag)
+    specs = schema.ELEMENTS[key]
+  attrs = {}
+  node = Node(tag, attrs, line, file, parent)
+  for attr, text in elem.attrib.items():
+    spec = specs.get(attr)
+    if spec is None:
+      node.attrs = {"name": elem.get("name")} if elem.get("name") else {}
+      fail(node, f"unknown attribute (known: {', '.join(sorted(specs))})", attr)
+    attrs[attr] = _value(node, attr, spec, text, elem)
+  node.attrs = attrs
+  node.given = frozenset(attrs)
+  for child in elem:
+    if not isinstance(child.tag, str):
+      continue
+    if child.tag == "include":
+      node.children.extend(_include(child, file, node, tag, source, stack))
+    else:
+      node.children.append(_convert(child, file, node, tag, source, stack))
+  return node
+
+
+def _include(elem, file, parent, parent_tag, source, stack):
+  inc = Node("include", {}, elem.sourceline, file, parent)
+  unknown = set(elem.attrib) - {"file"}
+  if unknown:
+    fail(inc, "unknown attribute (known: file)", sorted(unknown)[0])
+  name = elem.get("file")
+  if not name:
+    fail(inc, "required attribute missing", "file")
+  path = name if os.path.isabs(name) else os.path.join(os.path.dirname(file), name)
+  if os.path.abspath(path) in stack:
+    fail(inc, f"file '{name}' includes itself", "file")
+  text = source.read(path, inc, "file")
+  root = _xml(text, path)
+  children = []
+  for child in root:
+    if not isinstance(child.tag, str):
+      continue
+    if child.tag == "include":
+      children.extend(_include(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)]))
+    else:
+      children.append(_convert(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)]))
+  return children
+
+
+def _value(node, attr, spec, text, elem):
+  """Parses one attribute's text according to its spec."""
+  name = elem.get("name")
+  if name:
+    node.attrs = {"name": name}
+  if spec == "x":
+    fail(node, "not supported (unsupported feature)", attr)
+  if spec in ("s", "v"):
+    return text
+  if spec == "b":
+    if text not in ("true", "false"):
+      fail(node, f"expected 'true' or 'false', got '{text}'", attr)
+    return text == "true"
+  if spec == "auto":
+    if text not in ("true", "false", "auto"):
+      fail(node, f"expected 'true', 'false' or 'auto', got '{text}'", attr)
+    return text
+  if spec.startswith("e:"):
+    choices = spec[2:].split("|")
+    if text not in choices:
+      fail(node, f"expected one of {', '.join(choices)}; got '{text}'", attr)
+    return text
+  kind, count = spec[0], spec[1:]
+  words = text.split()
+  convert = float if kind == "f" else int
+  values = []
+  for w in words:
+    try:
+      values.append(convert(w))
+    except ValueError:
+      what = "a number" if kind == "f" else "an integer"
+      fail(node, f"expected {what}, got '{w}'", attr)
+  if count == "*":
+    return values
+  lo, hi = (int(c) for c in count.split("-")) if "-" in count else (int(count or 1),) * 2
+  if not lo <= len(values) <= hi:
+    want = f"{lo}" if lo == hi else f"{lo} to {hi}"
+    noun = "number" if lo == hi == 1 else "numbers"
+    fail(node, f"expected {want} {noun}, got {len(values)}", attr)
+  return values[0] if (lo == hi == 1) else values
+
+
+def _collect_defaults(root):
+  """Builds the default classes: 'main' is the top one; nested classes inherit from their parents."""
+  classes = {"main": DefaultClass("main", None)}
+  tops = root.all("default")
+  for top in tops:
+    name = top.get("class", "main")
+    if name != "main":
+      classes[name] = DefaultClass(name, classes["main"])
+    _fill_class(top, classes[name], classes)
+  return classes
+
+
+def _fill_class(node, cls, classes):
+  for child in node.children:
+    if child.tag == "default":
+      name = child.get("class")
+      if name is None:
+        fail(child, "nested default class needs a name", "class")
+      if name in classes:
+        fail(child, f"repeated default class name '{name}'", "class")
+      classes[name] = DefaultClass(name, cls)
+      _fill_class(child, classes[name], classes)
+    elif child.tag in _ACTUATOR_KINDS:
+      cls.actuators.append((child.tag, dict(child.attrs), child))
+    else:
+      base = cls.values.setdefault(child.tag, {})
+      for attr, value in child.attrs.items():
+        base[attr] = _merge(child.tag, attr, base.get(attr), value)
+
+
+def _merge(tag, attr, base, value):
+  """The value of an attribute given ``value`` over an inherited ``base`` (partial arrays keep the tail)."""
+  partial = _PARTIAL_BASE.get(attr)
+  if partial is None or not isinstance(value, list):
+    return value
+  if isinstance(partial, dict):
+    partial = partial.get(tag)
+    if partial is None:
+      return value
+  full = list(base) if base is not None else list(partial)
+  full[:len(value)] = value
+  return full
+
+
+def _defaultable_tag(node):
+  if node.parent is not None and node.parent.tag == "equality":
+    return "equality"
+  if node.tag == "fixed":
+    return "tendon"
+  return node.tag
+
+
+def _apply_defaults(node, classes, childclass):
+  for child in node.children:
+    if child.tag == "default":
+      continue
+    cls = childclass
+    if child.tag == "body":
+      if child.has("childclass"):
+        cls = _lookup_class(child, child.get("childclass"), classes, "childclass")
+    else:
+      tag = _defaultable_tag(child)
+      if tag in schema.DEFAULTABLE or tag in _ACTUATOR_KINDS:
+        use = cls
+        if child.has("class"):
+          use = _lookup_class(child, child.get("class"), classes, "class")
+        elif use is None or child.parent.tag in ("actuator", "tendon", "equality", "contact", "asset"):
+          use = classes["main"]
+        if tag in _ACTUATOR_KINDS:
+          child.actuator_chain = tuple(use.actuators)
+          values = {}
+          for _, attrs, _ in use.actuators:
+            for attr, value in attrs.items():
+              if attr in schema.ACTUATORS[child.tag]:
+                values[attr] = _merge(child.tag, attr, values.get(attr), value)
+        else:
+          values = use.values.get(tag, {})
+        merged = dict(values)
+        for attr, value in child.attrs.items():
+          merged[attr] = _merge(tag, attr, merged.get(attr), value)
+        for attr, value in list(merged.items()):
+          partial = _PARTIAL_BASE.get(attr)
+          if isinstance(partial, dict):
+            partial = partial.get(tag)
+          if partial is not None and isinstance(value, list) and len(value) < len(partial):
+            merged[attr] = _merge(tag, attr, None, value)
+        child.attrs = merged
+    _apply_defaults(child, classes, cls)
+
+
+def _lookup_class(node, name, classes, attr):
+  if name not in classes:
+    fail(node, f"unknown default class '{name}'", attr)
+  return classes[name]

@@ -1,0 +1,218 @@
+"""The MJCF elements and attributes we read, with the type and count of every attribute's values.
+
+Each attribute spec is a short string:
+  ``s``            a string
+  ``f`` / ``i``    one float / int; ``f3`` exactly three; ``f1-3`` one to three (missing ones keep defaults);
+                   ``f*`` any number
+  ``b``            ``true`` / ``false``;  ``auto`` is ``false`` / ``true`` / ``auto``
+  ``e:a|b``        one of the listed words
+  ``x``            MuJoCo has it, we do not: loading fails naming the feature
+  ``v``            visual-only, accepted and not interpreted
+
+Elements MuJoCo knows that we do not support are listed in ``UNSUPPORTED_ELEMENTS``; anything else unknown
+is an error too, so no input is silently dropped.
+"""
+
+_ORIENT = {"quat": "f4", "axisangle": "f4", "euler": "f3", "xyaxes": "f6", "zaxis": "f3"}
+_SOLIMP = "f3-5"
+
+JOINT = {
+    "name": "s", "class": "s", "type": "e:free|ball|slide|hinge", "group": "i", "pos": "f3", "axis": "f3",
+    "limited": "auto", "range": "f2", "ref": "f", "springref": "f", "stiffness": "f", "damping": "f",
+    "armature": "f", "frictionloss": "f", "margin": "f", "solreflimit": "f2", "solimplimit": _SOLIMP,
+    "solreffriction": "f2", "solimpfriction": _SOLIMP, "user": "v",
+    "springdamper": "x", "actuatorfrclimited": "x", "actuatorfrcrange": "x", "actuatorgravcomp": "x",
+}
+
+GEOM = {
+    "name": "s", "class": "s", "type": "e:plane|hfield|sphere|capsule|ellipsoid|cylinder|box|mesh|sdf",
+    "contype": "i", "conaffinity": "i", "condim": "i", "group": "i", "priority": "i", "size": "f1-3",
+    "material": "s", "rgba": "f4", "friction": "f1-3", "mass": "f", "density": "f", "solmix": "f",
+    "solref": "f2", "solimp": _SOLIMP, "margin": "f", "gap": "f", "fromto": "f6", "pos": "f3", "mesh": "s",
+    "user": "v", "hfield": "x", "shellinertia": "x", "fitscale": "x", "fluidshape": "x", "fluidcoef": "x",
+    **_ORIENT,
+}
+
+SITE = {
+    "name": "s", "class": "s", "type": "e:sphere|capsule|ellipsoid|cylinder|box", "group": "i",
+    "pos": "f3", "material": "s", "rgba": "f4", "size": "f1-3", "fromto": "f6", "user": "v", **_ORIENT,
+}
+
+CAMERA = {
+    "name": "s", "class": "s", "mode": "e:fixed|track|trackcom|targetbody|targetbodycom", "target": "s",
+    "pos": "f3", "fovy": "f", "ipd": "f", "resolution": "v", "focal": "v", "focalpixel": "v",
+    "principal": "v", "principalpixel": "v", "sensorsize": "v", "orthographic": "v", "user": "v", **_ORIENT,
+}
+
+LIGHT = {
+    "name": "s", "class": "s", "mode": "e:fixed|track|trackcom|targetbody|targetbodycom", "target": "s",
+    "directional": "b", "type": "e:spot|directional|point|image", "castshadow": "b", "active": "b",
+    "pos": "f3", "dir": "f3", "attenuation": "f3", "cutoff": "f", "exponent": "f", "ambient": "f3",
+    "diffuse": "f3", "specular": "f3", "bulbradius": "v", "intensity": "v", "range": "v", "texture": "v",
+}
+
+_ACTUATOR_COMMON = {
+    "name": "s", "class": "s", "group": "i", "ctrllimited": "auto", "forcelimited": "auto",
+    "actlimited": "auto", "ctrlrange": "f2", "forcerange": "f2", "actrange": "f2", "lengthrange": "f2",
+    "gear": "f1-6", "cranklength": "f", "joint": "s", "tendon": "s", "user": "v", "actdim": "i",
+    "jointinparent": "s", "site": "x", "refsite": "x", "body": "x", "cranksite": "x", "slidersite": "x",
+    "nsample": "x", "interp": "x", "delay": "x", "damping": "x", "armature": "x",
+}
+
+GENERAL = {**_ACTUATOR_COMMON, "dyntype": "e:none|integrator|filter|filterexact|muscle|user",
+           "gaintype": "e:fixed|affine|muscle|user", "biastype": "e:none|affine|muscle|user",
+           "dynprm": "f1-10", "gainprm": "f1-10", "biasprm": "f1-10", "actearly": "b"}
+MOTOR = dict(_ACTUATOR_COMMON)
+POSITION = {**_ACTUATOR_COMMON, "kp": "f", "kv": "f", "timeconst": "f", "dampratio": "x",
+            "inheritrange": "x"}
+VELOCITY = {**_ACTUATOR_COMMON, "kv": "f"}
+ACTUATORS = {"general": GENERAL, "motor": MOTOR, "position": POSITION, "velocity": VELOCITY}
+
+FIXED_TENDON = {
+    "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": "f2",
+    "solimplimit": _SOLIMP, "solreffriction": "f2", "solimpfriction": _SOLIMP, "frictionloss": "f",
+    "springlength": "f1-2", "stiffness": "f", "damping": "f", "margin": "f", "material": "s", "rgba": "f4",
+    "width": "f", "user": "v", "armature": "x", "actuatorfrclimited": "x", "actuatorfrcrange": "x",
+}
+
+MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
+        "maxhullvert": "v", "vertex": "x", "face": "x", "normal": "x", "texcoord": "x", "refpos": "x",
+        "refquat": "x", "inertia": "e:convex|exact|legacy|shell", "builtin": "x", "params": "x", "material": "v"}
+MATERIAL = {"name": "s", "class": "s", "texture": "s", "texrepeat": "f2", "texuniform": "b",
+            "emission": "f", "specular": "f", "shininess": "f", "reflectance": "f", "metallic": "v",
+            "roughness": "v", "rgba": "f4"}
+TEXTURE = {"name": "s", "type": "e:2d|cube|skybox", "file": "s", "gridsize": "v", "gridlayout": "v",
+           "builtin": "e:none|gradient|checker|flat", "rgb1": "v", "rgb2": "v", "mark": "v", "markrgb": "v",
+           "random": "v", "width": "i", "height": "i", "hflip": "v", "vflip": "v", "content_type": "v",
+           "fileright": "v", "fileleft": "v", "fileup": "v", "filedown": "v", "filefront": "v",
+           "fileback": "v", "nchannel": "v", "colorspace": "v"}
+
+PAIR = {"name": "s", "class": "s", "geom1": "s", "geom2": "s", "condim": "i", "friction": "f1-5",
+        "solref": "f2", "solreffriction": "f2", "solimp": _SOLIMP, "margin": "f", "gap": "f"}
+EXCLUDE = {"name": "s", "body1": "s", "body2": "s"}
+_EQ_COMMON = {"name": "s", "class": "s", "active": "b", "solref": "f2", "solimp": _SOLIMP}
+EQUALITY = {
+    "connect": {**_EQ_COMMON, "body1": "s", "body2": "s", "site1": "s", "site2": "s", "anchor": "f3"},
+    "weld": {**_EQ_COMMON, "body1": "s", "body2": "s", "site1": "s", "site2": "s", "anchor": "f3",
+             "relpose": "f7", "torquescale": "f"},
+    "joint": {**_EQ_COMMON, "joint1": "s", "joint2": "s", "polycoef": "f1-5"},
+    "tendon": {**_EQ_COMMON, "tendon1": "s", "tendon2": "s", "polycoef": "f1-5"},
+}
+# What a default class may hold: element name -> attributes (``class`` itself is not allowed inside).
+DEFAULTABLE = {"joint": JOINT, "geom": GEOM, "site": SITE, "camera": CAMERA, "light": LIGHT, "mesh": MESH,
+               "material": MATERIAL, "pair": PAIR, "equality": _EQ_COMMON, "tendon": FIXED_TENDON,
+               **ACTUATORS}
+
+_COMPILER = {
+    "angle": "e:degree|radian", "coordinate": "e:local|global", "eulerseq": "s",
+    "inertiafromgeom": "e:false|true|auto", "autolimits": "b", "boundmass": "f", "boundinertia": "f",
+    "settotalmass": "f", "meshdir": "s", "texturedir": "s", "assetdir": "s", "balanceinertia": "b",
+    "inertiagrouprange": "i2", "strippath": "v", "usethread": "v", "convexhull": "v", "fitaabb": "x",
+    "discardvisual": "b", "fusestatic": "b", "alignfree": "b", "exactmeshinertia": "x", "saveinertial": "v",
+}
+_OPTION = {
+    "timestep": "f", "impratio": "f", "tolerance": "f", "ls_tolerance": "f", "noslip_tolerance": "f",
+    "gravity": "f3", "wind": "f3", "magnetic": "f3", "density": "f", "viscosity": "f", "o_margin": "f",
+    "o_solref": "f2", "o_solimp": "f5", "o_friction": "f5",
+    "integrator": "e:Euler|RK4|implicit|implicitfast", "cone": "e:pyramidal|elliptic",
+    "jacobian": "e:dense|sparse|auto", "solver": "e:PGS|CG|Newton", "iterations": "i",
+    "ls_iterations": "i", "noslip_iterations": "i",
+    # Collision-algorithm tuning of convex/SDF narrow phases: accepted, they do not change model numbers.
+    "ccd_tolerance": "v", "ccd_iterations": "v", "sdf_iterations": "v", "sdf_initpoints": "v",
+    "sleep_tolerance": "v", "apirate": "v", "actuatorgroupdisable": "x",
+}
+DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
+                 "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
+                 "eulerdamp", "autoreset", "nativeccd", "island", "multiccd")
+ENABLE_FLAGS = ("override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact", "ipc", "speculative")
+_FLAG = {name: "e:enable|disable" for name in DISABLE_FLAGS + ENABLE_FLAGS}
+_SIZE = {name: "v" for name in ("memory", "njmax", "nconmax", "nstack", "nuserdata", "nuser_body",
+                                "nuser_jnt", "nuser_geom", "nuser_site", "nuser_cam", "nuser_tendon",
+                                "nuser_actuator", "nuser_sensor")}
+_SIZE["nkey"] = "i"
+_STATISTIC = {name: "v" for name in ("meaninertia", "meanmass", "meansize", "extent", "center")}
+_VISUAL = {
+    "global": ("cameraid", "orthographic", "fovy", "ipd", "azimuth", "elevation", "linewidth", "glow",
+               "realtime", "offwidth", "offheight", "ellipsoidinertia", "bvactive"),
+    "quality": ("shadowsize", "offsamples", "numslices", "numstacks", "numquads"),
+    "headlight": ("ambient", "diffuse", "specular", "active"),
+    "map": ("stiffness", "stiffnessrot", "force", "torque", "alpha", "fogstart", "fogend", "znear", "zfar",
+            "haze", "shadowclip", "shadowscale", "actuatortendon"),
+    "scale": ("forcewidth", "contactwidth", "contactheight", "connect", "com", "camera", "light",
+              "selectpoint", "jointlength", "jointwidth", "actuatorlength", "actuatorwidth", "framelength",
+              "framewidth", "constraint", "slidercrank", "frustum"),
+    "rgba": ("fog", "haze", "force", "inertia", "joint", "actuator", "actuatornegative", "actuatorpositive",
+             "com", "camera", "light", "selectpoint", "connect", "contactpoint", "contactforce",
+             "contactfriction", "contacttorque", "contactgap", "rangefinder", "constraint", "slidercrank",
+             "crankbroken", "frustum", "bv", "bvactive"),
+}
+
+# Element path (parent/child, or a bare name matched anywhere) -> attribute specs. Children allowed are
+# those whose spec exists under the parent's name.
+ELEMENTS = {
+    "mujoco": {"model": "s"},
+    "mujoco/compiler": _COMPILER,
+    "compiler/lengthrange": {n: "v" for n in ("mode", "useexisting", "uselimit", "accel", "maxforce",
+                                              "timeconst", "timestep", "inttotal", "interval", "tolrange")},
+    "mujoco/option": _OPTION,
+    "option/flag": _FLAG,
+    "mujoco/size": _SIZE,
+    "mujoco/statistic": _STATISTIC,
+    "mujoco/visual": {},
+    **{f"visual/{k}": {a: "v" for a in v} for k, v in _VISUAL.items()},
+    "mujoco/asset": {},
+    "asset/mesh": MESH,
+    "asset/texture": TEXTURE,
+    "asset/material": MATERIAL,
+    "material/layer": {"texture": "v", "role": "v"},
+    "mujoco/default": {"class": "s"},
+    "default/default": {"class": "s"},
+    **{f"default/{k}": v for k, v in DEFAULTABLE.items()},
+    "mujoco/worldbody": {},
+    "body": {"name": "s", "childclass": "s", "pos": "f3", "mocap": "b", "gravcomp": "f", "user": "v",
+             **_ORIENT},
+    "worldbody/body": None,  # same as "body"
+    "body/body": None,
+    "body/inertial": {"pos": "f3", "mass": "f", "diaginertia": "f3", "fullinertia": "f6", **_ORIENT},
+    "body/joint": JOINT,
+    "body/freejoint": {"name": "s", "group": "i", "align": "x"},
+    "body/geom": GEOM,
+    "body/site": SITE,
+    "body/camera": CAMERA,
+    "body/light": LIGHT,
+    "mujoco/contact": {},
+    "contact/pair": PAIR,
+    "contact/exclude": EXCLUDE,
+    "mujoco/equality": {},
+    **{f"equality/{k}": v for k, v in EQUALITY.items()},
+    "mujoco/tendon": {},
+    "tendon/fixed": FIXED_TENDON,
+    "fixed/joint": {"joint": "s", "coef": "f"},
+    "mujoco/actuator": {},
+    **{f"actuator/{k}": v for k, v in ACTUATORS.items()},
+    "mujoco/keyframe": {},
+    "keyframe/key": {"name": "s", "time": "f", "qpos": "f*", "qvel": "f*", "act": "f*", "ctrl": "f*",
+                     "mpos": "f*", "mquat": "f*"},
+    "mujoco/custom": {},
+    "custom/numeric": {"name": "s", "size": "v", "data": "v"},
+    "custom/text": {"name": "s", "data": "v"},
+    "custom/tuple": {"name": "s"},
+    "tuple/element": {"objtype": "v", "objname": "v", "prm": "v"},
+}
+# The worldbody holds what a body holds, except a body's own frame and inertial/joints.
+for _child in ("geom", "site", "camera", "light"):
+  ELEMENTS[f"worldbody/{_child}"] = ELEMENTS[f"body/{_child}"]
+ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
+
+# Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
+UNSUPPORTED_ELEMENTS = {
+    "mujoco": ("sensor", "extension", "deformable", "plugin"),
+    "asset": ("hfield", "skin", "model"),
+    "worldbody": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
+    "body": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
+    "actuator": ("intvelocity", "damper", "cylinder", "muscle", "adhesion", "plugin", "dcmotor"),
+    "default": ("intvelocity", "damper", "cylinder", "muscle", "adhesion", "dcmotor"),
+    "tendon": ("spatial",),
+    "equality": ("flex", "flexvert", "flexstrain", "distance"),
+    "contact": (),
+}

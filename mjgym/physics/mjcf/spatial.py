@@ -1,0 +1,120 @@
+"""Small frame and inertia helpers of the compiler (plain numpy; the compiler runs once per model)."""
+
+import math
+
+import numpy as np
+
+IDENTITY_QUAT = np.array([1.0, 0.0, 0.0, 0.0])
+
+
+def quat_mul(a, b):
+  """Hamilton product a * b of (w, x, y, z) quaternions."""
+  aw, ax, ay, az = a
+  bw, bx, by, bz = b
+  return np.array([aw * bw - ax * bx - ay * by - az * bz,
+                   aw * bx + ax * bw + ay * bz - az * by,
+                   aw * by - ax * bz + ay * bw + az * bx,
+                   aw * bz + ax * by - ay * bx + az * bw])
+
+
+def quat_conj(q):
+  return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def axis_angle_quat(axis, angle):
+  """Rotation by ``angle`` about the unit vector ``axis``."""
+  s = math.sin(0.5 * angle)
+  return np.array([math.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s])
+
+
+def quat_to_mat(q):
+  """3x3 rotation matrix of a unit quaternion."""
+  w, x, y, z = q
+  return np.array([
+      [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+      [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+      [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+
+
+def mat_to_quat(r):
+  """Unit quaternion of a rotation matrix (branch on the largest component for accuracy)."""
+  tr = r[0, 0] + r[1, 1] + r[2, 2]
+  if tr > 0:
+    s = 2.0 * math.sqrt(tr + 1.0)
+    q = [0.25 * s, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s]
+  elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
+    s = 2.0 * math.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
+    q = [(r[2, 1] - r[1, 2]) / s, 0.25 * s, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s]
+  elif r[1, 1] > r[2, 2]:
+    s = 2.0 * math.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
+    q = [(r[0, 2] - r[2, 0]) / s, (r[0, 1] + r[1, 0]) / s, 0.25 * s, (r[1, 2] + r[2, 1]) / s]
+  else:
+    s = 2.0 * math.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
+    q = [(r[1, 0] - r[0, 1]) / s, (r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s]
+  q = np.array(q)
+  return q / np.linalg.norm(q)
+
+
+def rotate(q, v):
+  return quat_to_mat(q) @ np.asarray(v, float)
+
+
+def quat_z_to_vec(vec):
+  """The minimal rotation taking +z to the direction of ``vec`` (half a turn about x when opposite)."""
+  v = np.asarray(vec, float) / np.linalg.norm(vec)
+  axis = np.cross([0.0, 0.0, 1.0], v)
+  s = np.linalg.norm(axis)
+  if s < 1e-14:
+    return IDENTITY_QUAT.copy() if v[2] > 0 else np.array([0.0, 1.0, 0.0, 0.0])
+  return axis_angle_quat(axis / s, math.atan2(s, v[2]))
+
+
+def principal_frame(tensor):
+  """Eigenvalues and a right-handed rotation (as a quaternion) diagonalizing a symmetric 3x3 tensor."""
+  values, vectors = np.linalg.eigh(tensor)
+  if np.linalg.det(vectors) < 0:
+    vectors[:, 2] = -vectors[:, 2]
+  return values, mat_to_quat(vectors)
+
+
+def primitive_inertia(gtype, size):
+  """(volume, principal inertia per unit mass) of a primitive geom of the given half-sizes."""
+  r = size[0]
+  if gtype == "sphere":
+    return 4.0 / 3.0 * math.pi * r ** 3, np.full(3, 0.4 * r * r)
+  if gtype == "capsule":
+    h = size[1]
+    vcyl = math.pi * r * r * 2.0 * h
+    vsph = 4.0 / 3.0 * math.pi * r ** 3
+    vol = vcyl + vsph
+    # Cylinder plus two hemispheres, each hemisphere's own inertia moved to the end caps (Steiner).
+    mc, ms = vcyl / vol, vsph / vol
+    izz = mc * 0.5 * r * r + ms * 0.4 * r * r
+    ixx = mc * (3.0 * r * r + 4.0 * h * h) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r)
+    return vol, np.array([ixx, ixx, izz])
+  if gtype == "cylinder":
+    h = size[1]
+    ixx = (3.0 * r * r + 4.0 * h * h) / 12.0
+    return math.pi * r * r * 2.0 * h, np.array([ixx, ixx, 0.5 * r * r])
+  if gtype == "ellipsoid":
+    a, b, c = size
+    return 4.0 / 3.0 * math.pi * a * b * c, np.array([b * b + c * c, a * a + c * c, a * a + b * b]) / 5.0
+  if gtype == "box":
+    a, b, c = size
+    return 8.0 * a * b * c, np.array([b * b + c * c, a * a + c * c, a * a + b * b]) / 3.0
+  raise ValueError(gtype)
+
+
+def rbound(gtype, size):
+  """Radius of the sphere around the geom center that bounds a primitive."""
+  if gtype == "sphere":
+    return size[0]
+  if gtype == "capsule":
+    return size[0] + size[1]
+  if gtype == "cylinder":
+    return math.hypot(size[0], size[1])
+  if gtype == "ellipsoid":
+    return max(size)
+  if gtype == "box":
+    return float(np.linalg.norm(size))
+  return 0.0

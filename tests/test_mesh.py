@@ -1,0 +1,374 @@
+"""Mesh decoding and compilation against MuJoCo: mass, inertia, frame and vertices of single-mesh bodies."""
+
+import struct
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjgym.physics.mjcf import mesh
+
+DENSITY = 1000.0
+GEOM_POS = np.array([0.1, -0.2, 0.3])
+GEOM_QUAT = np.array([0.9, 0.1, -0.3, 0.2]) / np.linalg.norm([0.9, 0.1, -0.3, 0.2])
+
+
+def quat2mat(quat):
+  mat = np.zeros(9)
+  mujoco.mju_quat2Mat(mat, np.asarray(quat, dtype=float))
+  return mat.reshape(3, 3)
+
+
+# ---- mesh files written in the test ----
+
+
+def binary_stl(vert, tris, header=b"mjgym test mesh"):
+  out = [header.ljust(80, b" "), struct.pack("<I", len(tris))]
+  for tri in tris:
+    out.append(np.zeros(3, "<f4").tobytes() + np.asarray(vert, "<f4")[list(tri)].tobytes() + b"\0\0")
+  return b"".join(out)
+
+
+def ascii_stl(vert, tris):
+  # Single-precision round-trip digits, so the ASCII file holds exactly the binary file's numbers.
+  num = lambda x: repr(float(np.float32(x)))
+  lines = ["solid mjgym"]
+  for tri in tris:
+    lines += ["  facet normal 0 0 0", "    outer loop"]
+    lines += [f"      vertex {num(x)} {num(y)} {num(z)}" for x, y, z in np.asarray(vert)[list(tri)]]
+    lines += ["    endloop", "  endfacet"]
+  return ("\n".join(lines + ["endsolid mjgym"]) + "\n").encode()
+
+
+def obj_file(vert, polys, attributes=False):
+  lines = ["# mjgym test mesh", "o part", "g group", "usemtl none", "s off"]
+  lines += [f"v {x!r} {y!r} {z!r}" for x, y, z in np.asarray(vert, float).tolist()]
+  # MuJoCo wants texture and normal references on every face or on none.
+  suffix = "/1/1" if attributes else ""
+  if attributes:
+    lines += ["vt 0 0", "vn 0 0 1"]
+  # Alternate absolute and negative (relative to the last vertex) references.
+  for k, poly in enumerate(polys):
+    refs = [str(i + 1 if k % 2 else i - len(vert)) + suffix for i in poly]
+    lines.append("f " + " ".join(refs))
+  return ("\n".join(lines) + "\n").encode()
+
+
+def fan(polys):
+  return [(p[0], p[k], p[k + 1]) for p in polys for k in range(1, len(p) - 1)]
+
+
+# ---- shapes: vertices and outward counter-clockwise polygons ----
+
+
+def box_shape(lo=(0.0, 0.0, 0.0), hi=(0.2, 0.3, 0.5)):
+  vert = np.array([[(lo, hi)[(i >> k) & 1][k] for k in range(3)] for i in range(8)], float)
+  quads = [(0, 2, 3, 1), (4, 5, 7, 6), (0, 1, 5, 4), (2, 6, 7, 3), (0, 4, 6, 2), (1, 3, 7, 5)]
+  return vert, quads
+
+
+def tetrahedron_shape():
+  vert = np.array([[0.0, 0.0, 0.0], [0.3, 0.0, 0.0], [0.0, 0.4, 0.0], [0.05, 0.1, 0.25]])
+  return vert, [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+
+
+def icosphere_shape(radius=0.15, subdivisions=1):
+  t = (1 + 5 ** 0.5) / 2
+  vert = [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t), (0, 1, -t),
+          (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]
+  vert = [np.array(v) / np.linalg.norm(v) for v in vert]
+  tris = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2),
+          (10, 7, 6), (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11),
+          (6, 2, 10), (8, 6, 7), (9, 8, 1)]
+  for _ in range(subdivisions):
+    mid, finer = {}, []
+
+    def midpoint(i, j):
+      key = (min(i, j), max(i, j))
+      if key not in mid:
+        m = vert[i] + vert[j]
+        vert.append(m / np.linalg.norm(m))
+        mid[key] = len(vert) - 1
+      return mid[key]
+
+    for a, b, c in tris:
+      ab, bc, ca = midpoint(a, b), midpoint(b, c), midpoint(c, a)
+      finer += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
+    tris = finer
+  return radius * np.array(vert), tris
+
+
+def prism_shape(outline, height=0.4):
+  """A prism over a counter-clockwise outline: caps as single polygons, sides as quads."""
+  n = len(outline)
+  vert = np.array([(x, y, 0.0) for x, y in outline] + [(x, y, height) for x, y in outline])
+  polys = [tuple(range(n))[::-1], tuple(range(n, 2 * n))]
+  polys += [(i, (i + 1) % n, n + (i + 1) % n, n + i) for i in range(n)]
+  return vert, polys
+
+
+L_OUTLINE = [(0.0, 0.0), (0.4, 0.0), (0.4, 0.2), (0.2, 0.2), (0.2, 0.4), (0.0, 0.4)]
+U_OUTLINE = [(0.0, 0.0), (0.3, 0.0), (0.3, 0.3), (0.2, 0.3), (0.2, 0.1), (0.1, 0.1), (0.1, 0.3), (0.0, 0.3)]
+
+
+def l_prism_caps_split():
+  """The L prism with caps split into convex pieces, for formats without polygons (STL)."""
+  vert, polys = prism_shape(L_OUTLINE)
+  bottom = [(5, 4, 3), (3, 2, 1), (3, 1, 0), (5, 3, 0)]
+  top = [(6, 7, 8), (6, 8, 9), (6, 9, 10), (6, 10, 11)]
+  return vert, bottom + top + fan(polys[2:])
+
+
+def u_prism_triangles():
+  vert, polys = prism_shape(U_OUTLINE)
+  # Ears of the U outline, valid for both caps (the bottom cap reverses them).
+  ears = [(1, 2, 3), (1, 3, 4), (0, 1, 4), (0, 4, 5), (0, 5, 6), (0, 6, 7)]
+  tris = [(c, b, a) for a, b, c in ears] + [(8 + a, 8 + b, 8 + c) for a, b, c in ears]
+  return vert, tris + fan(polys[2:])
+
+
+def moved(vert, seed=3):
+  """Vertices under an arbitrary rotation and offset."""
+  rng = np.random.default_rng(seed)
+  quat = rng.normal(size=4)
+  return vert @ quat2mat(quat / np.linalg.norm(quat)).T + rng.uniform(-2, 2, 3)
+
+
+def shape_files(name):
+  """(label, file name, file bytes, file name and bytes MuJoCo reads) for every format of one shape."""
+  if name == "box":
+    vert, polys = box_shape()
+  elif name == "tetrahedron":
+    vert, polys = tetrahedron_shape()
+  elif name == "icosphere":
+    vert, polys = icosphere_shape()
+  elif name == "l_prism":
+    vert, polys = prism_shape(L_OUTLINE)
+  elif name == "moved_u_prism":
+    vert, tris = u_prism_triangles()
+    vert, polys = moved(vert), tris
+  else:
+    vert, polys = box_shape((-0.1, -0.2, -0.3), (0.15, 0.25, 0.05))
+    vert = moved(vert, seed=5)
+  tris = l_prism_caps_split()[1] if name == "l_prism" else fan(polys)
+  stl = binary_stl(vert, tris)
+  obj = obj_file(vert, polys, attributes=name in ("box", "moved_box"))
+  return [("obj", f"{name}.obj", obj, f"{name}.obj", obj),
+          ("binary_stl", f"{name}.stl", stl, f"{name}.stl", stl),
+          ("binary_stl_solid_header", f"{name}.stl", binary_stl(vert, tris, b"solid but binary"), f"{name}.stl", stl),
+          # MuJoCo reads binary STL only; it gets the binary twin of the ASCII file.
+          ("ascii_stl", f"{name}.stl", ascii_stl(vert, tris), f"{name}.stl", stl)]
+
+
+# ---- the oracle ----
+
+
+def mujoco_model(filename, data, inertia=None, scale=None, mass=None):
+  mesh_attr = (f' inertia="{inertia}"' if inertia else "") + (f' scale="{" ".join(map(str, scale))}"' if scale else "")
+  geom_mass = f'mass="{mass}"' if mass is not None else f'density="{DENSITY}"'
+  xml = f"""
+  <mujoco>
+    <asset><mesh name="part" file="{filename}"{mesh_attr}/></asset>
+    <worldbody>
+      <body name="body">
+        <freejoint/>
+        <geom type="mesh" mesh="part" {geom_mass} pos="{' '.join(map(str, GEOM_POS))}"
+              quat="{' '.join(map(str, GEOM_QUAT))}"/>
+      </body>
+    </worldbody>
+  </mujoco>"""
+  return mujoco.MjModel.from_xml_string(xml, assets={filename: data})
+
+
+def check_against_mujoco(m, compiled, mass=None, tensor_rtol=1e-8, vert_rtol=1e-6):
+  """Compares one compiled mesh, placed in a body by a posed geom, with MuJoCo's model of the same body."""
+  size = np.max(np.abs(m.mesh_vert))
+  geom_rot = quat2mat(GEOM_QUAT)
+  rot = geom_rot @ quat2mat(compiled.quat)
+  pos = GEOM_POS + geom_rot @ compiled.pos
+
+  expected_mass = DENSITY * compiled.volume if mass is None else mass
+  assert abs(expected_mass - m.body_mass[1]) <= 1e-9 * m.body_mass[1], "body mass"
+  np.testing.assert_allclose(pos, m.body_ipos[1], rtol=0, atol=1e-9 * size, err_msg="body_ipos")
+  np.testing.assert_allclose(pos, m.geom_pos[0], rtol=0, atol=1e-9 * size, err_msg="geom_pos")
+
+  moments = compiled.inertia * expected_mass / compiled.volume
+  np.testing.assert_allclose(np.sort(moments), np.sort(m.body_inertia[1]), rtol=1e-9, err_msg="principal moments")
+  # The inertia tensor in the body frame does not depend on how either side orders or signs the principal axes.
+  # MuJoCo's mesh frame is principal only to ~1e-9 (~1e-7 for arbitrary rotations): its moments are the diagonal
+  # of the tensor in that frame, the small off-diagonal dropped. Ours is principal to rounding.
+  tensor = rot @ np.diag(moments) @ rot.T
+  body_rot = quat2mat(m.body_iquat[1])
+  expected = body_rot @ np.diag(m.body_inertia[1]) @ body_rot.T
+  err = np.max(np.abs(tensor - expected)) / np.max(np.abs(expected))
+  assert err <= tensor_rtol, f"body inertia tensor: relative error {err:.2e} > {tensor_rtol:.0e}"
+
+  assert len(compiled.vert) == m.nmeshvert, "vertex count"
+  # MuJoCo keeps mesh vertices in single precision, so positions agree to float32 resolution.
+  ours = compiled.vert @ rot.T + pos
+  theirs = m.mesh_vert.astype(float) @ quat2mat(m.geom_quat[0]).T + m.geom_pos[0]
+  np.testing.assert_allclose(ours, theirs, rtol=0, atol=vert_rtol * size, err_msg="vertex positions")
+  np.testing.assert_allclose(compiled.aabb[3:] * 2, np.ptp(compiled.vert, axis=0), rtol=0, atol=1e-6 * size)
+
+
+SHAPES = ("box", "tetrahedron", "icosphere", "l_prism", "moved_u_prism", "moved_box")
+# Arbitrarily rotated meshes: MuJoCo's frame error reaches ~1e-7 in the tensor and ~1e-6 in vertex positions.
+TENSOR_RTOL = {"moved_u_prism": 1e-6, "moved_box": 1e-6}
+VERT_RTOL = {"moved_u_prism": 1e-5, "moved_box": 1e-5}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_shapes_match_mujoco(shape, tmp_path):
+  for label, filename, data, mj_filename, mj_data in shape_files(shape):
+    (tmp_path / f"{label}_{filename}").write_bytes(data)
+    vert, face = mesh.read_mesh((tmp_path / f"{label}_{filename}").read_bytes(), filename)
+    compiled = mesh.process_mesh(vert, face)
+    m = mujoco_model(mj_filename, mj_data)
+    check_against_mujoco(m, compiled, tensor_rtol=TENSOR_RTOL.get(shape, 1e-8),
+                         vert_rtol=VERT_RTOL.get(shape, 1e-6))
+    np.testing.assert_array_equal(compiled.face, m.mesh_face, err_msg=f"{shape} {label} faces")
+
+
+@pytest.mark.parametrize("inertia", mesh.INERTIA_MODES)
+@pytest.mark.parametrize("scale", [None, (2.0, -1.0, 0.5)])
+def test_inertia_modes_match_mujoco(inertia, scale):
+  # The U prism is non-convex with its face centroid outside the solid: the four modes all differ.
+  vert, tris = u_prism_triangles()
+  data = binary_stl(vert, tris)
+  m = mujoco_model("u.stl", data, inertia=inertia, scale=scale)
+  compiled = mesh.process_mesh(*mesh.read_mesh(data, "u.stl"), scale=scale or (1, 1, 1), inertia=inertia)
+  check_against_mujoco(m, compiled)
+  np.testing.assert_array_equal(compiled.face, m.mesh_face)
+
+
+def test_default_inertia_is_legacy():
+  vert, tris = u_prism_triangles()
+  legacy = mesh.process_mesh(vert, tris, inertia="legacy")
+  exact = mesh.process_mesh(vert, tris, inertia="exact")
+  assert mesh.process_mesh(vert, tris).volume == legacy.volume
+  # Legacy counts pyramids from a center outside the solid as positive, so it overestimates.
+  assert legacy.volume > exact.volume * 1.1
+  np.testing.assert_allclose(exact.volume, 0.4 * (0.09 - 0.02), rtol=1e-7)
+
+
+def test_explicit_mass():
+  vert, polys = box_shape()
+  data = obj_file(moved(vert), polys)
+  m = mujoco_model("box.obj", data, mass=2.5)
+  compiled = mesh.process_mesh(*mesh.read_mesh(data, "box.obj"))
+  check_against_mujoco(m, compiled, mass=2.5, tensor_rtol=1e-6, vert_rtol=1e-5)
+
+
+def test_stl_corners_are_merged_bitwise():
+  vert, tris = tetrahedron_shape()
+  data = bytearray(binary_stl(vert, tris))
+  # Write one copy of the corner (0, 0, 0) as (-0.0, 0, 0): a different bit pattern, so a separate vertex.
+  offset = 84 + 50 + 12
+  data[offset:offset + 4] = struct.pack("<f", -0.0)
+  read_vert, face = mesh.read_mesh(bytes(data), "t.stl")
+  m = mujoco_model("t.stl", bytes(data))
+  assert len(read_vert) == m.nmeshvert == 5
+  np.testing.assert_array_equal(face, m.mesh_face)
+
+
+def test_obj_vertices_are_kept_as_given():
+  vert, polys = box_shape()
+  # A duplicate of every vertex and one unused vertex: OBJ vertices are not merged or pruned.
+  vert = np.vstack([vert, vert, [[1.0, 1.0, 1.0]]])
+  polys = [tuple(i + 8 * (k % 2) for i in p) for k, p in enumerate(polys)]
+  data = obj_file(vert, polys)
+  m = mujoco_model("dup.obj", data)
+  compiled = mesh.process_mesh(*mesh.read_mesh(data, "dup.obj"))
+  assert len(compiled.vert) == m.nmeshvert == 17
+  check_against_mujoco(m, compiled)
+
+
+def test_point_cloud_obj_is_meshed_by_its_hull():
+  rng = np.random.default_rng(0)
+  corners, _ = box_shape()
+  points = np.vstack([corners, rng.uniform(0.05, 0.15, (6, 3))])
+  data = obj_file(points, [])
+  m = mujoco_model("cloud.obj", data)
+  compiled = mesh.process_mesh(*mesh.read_mesh(data, "cloud.obj"))
+  check_against_mujoco(m, compiled)
+  assert len(compiled.face) == m.nmeshface == 12
+
+
+def test_convex_hull_of_icosphere():
+  vert, tris = icosphere_shape(subdivisions=2)
+  hull = mesh.convex_hull(vert)
+  assert len(hull) == len(tris)
+  normals = np.cross(vert[hull[:, 1]] - vert[hull[:, 0]], vert[hull[:, 2]] - vert[hull[:, 0]])
+  # Outward: every hull plane has all points on or behind it.
+  heights = (vert @ normals.T) - np.einsum("ij,ij->i", normals, vert[hull[:, 0]])
+  assert np.all(heights <= 1e-12)
+
+
+# ---- malformed input: we and MuJoCo both refuse ----
+
+
+def flipped_face_box():
+  vert, polys = box_shape()
+  tris = fan(polys)
+  tris[0] = tris[0][::-1]
+  return vert, tris
+
+
+@pytest.mark.parametrize("filename, data, message", [
+    ("empty.stl", b"", "empty"),
+    ("empty.obj", b"", "no vertices"),
+    ("short.stl", b"solid", "no facets"),
+    ("short.stl", b"\0" * 50, "shorter than the 84-byte binary header"),
+    ("truncated.stl", binary_stl(*tetrahedron_shape())[:-7], "wrong size"),
+    ("nofaces.stl", b"\0" * 80 + struct.pack("<I", 0), "number of faces"),
+    ("range.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 5\n", "line 5: vertex index 5 out of range"),
+    ("range.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", "line 4: vertex index -4 out of range"),
+    ("zero.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", "vertex index 0 out of range"),
+    ("flat.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n", "coplanar"),
+    ("tiny.obj", obj_file(box_shape(hi=(2e-5, 2e-5, 2e-5))[0], box_shape()[1]), "too small"),
+])
+def test_malformed_files(filename, data, message):
+  with pytest.raises(mesh.MeshError, match=message):
+    mesh.process_mesh(*mesh.read_mesh(data, filename))
+  if not filename.startswith("short"):
+    with pytest.raises(ValueError):
+      mujoco_model(filename, data)
+
+
+def test_ascii_stl_errors():
+  with pytest.raises(mesh.MeshError, match="line 4: expected 'vertex x y z'"):
+    mesh.read_mesh(b"solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0\n", "a.stl")
+  with pytest.raises(mesh.MeshError, match="ends inside a facet"):
+    mesh.read_mesh(b"solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\n", "a.stl")
+
+
+def test_exact_inertia_needs_consistent_orientation():
+  vert, tris = flipped_face_box()
+  with pytest.raises(mesh.MeshError, match="inconsistent orientation"):
+    mesh.process_mesh(vert, tris, inertia="exact")
+  with pytest.raises(ValueError, match="inconsistent orientation"):
+    mujoco_model("flip.stl", binary_stl(vert, tris), inertia="exact")
+  # The other modes accept it, like MuJoCo.
+  data = binary_stl(vert, tris)
+  for inertia in ("legacy", "shell", "convex"):
+    compiled = mesh.process_mesh(*mesh.read_mesh(data, "flip.stl"), inertia=inertia)
+    check_against_mujoco(mujoco_model("flip.stl", data, inertia=inertia), compiled)
+
+
+def test_exact_inertia_rejects_inside_out_mesh():
+  vert, polys = box_shape()
+  tris = [t[::-1] for t in fan(polys)]
+  with pytest.raises(mesh.MeshError, match="negative"):
+    mesh.process_mesh(vert, tris, inertia="exact")
+  with pytest.raises(ValueError, match="negative"):
+    mujoco_model("inv.stl", binary_stl(vert, tris), inertia="exact")
+
+
+def test_bad_arguments():
+  vert, polys = box_shape()
+  with pytest.raises(mesh.MeshError, match="unknown mesh inertia"):
+    mesh.process_mesh(vert, fan(polys), inertia="solid")
+  with pytest.raises(mesh.MeshError, match="unsupported mesh file type"):
+    mesh.read_mesh(b"", "part.ply")
+  with pytest.raises(mesh.MeshError, match="face index out of range"):
+    mesh.process_mesh(vert, [(0, 1, 8)])

@@ -1,0 +1,139 @@
+"""Our MJCF compiler against MuJoCo's: every Gymnasium model and every tests/models/*.xml, field by field."""
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjgym import physics
+from mjgym.physics import types
+from tests import oracle
+
+RTOL = 1e-9
+MODEL_PATHS = [oracle.gym_asset(n) for n in oracle.GYM_MODELS] + sorted(oracle.MODELS_DIR.glob("*.xml"))
+
+SIZES = ("nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "ntendon", "nkey", "ncam", "nlight",
+         "nmocap", "nwrap", "neq", "npair", "nexclude", "nmesh", "nmat", "ntex", "nmeshvert", "nmeshface")
+# Fields compared value by value (quaternion fields up to sign, below).
+FIELDS = (
+    "qpos0", "qpos_spring",
+    "body_parentid", "body_rootid", "body_weldid", "body_mocapid", "body_jntnum", "body_jntadr", "body_dofnum",
+    "body_dofadr", "body_geomnum", "body_geomadr", "body_pos", "body_ipos", "body_mass", "body_subtreemass",
+    "body_gravcomp",
+    "jnt_type", "jnt_qposadr", "jnt_dofadr", "jnt_bodyid", "jnt_group", "jnt_limited", "jnt_pos", "jnt_axis",
+    "jnt_stiffness", "jnt_range", "jnt_margin", "jnt_solref", "jnt_solimp",
+    "dof_bodyid", "dof_jntid", "dof_parentid", "dof_Madr", "dof_armature", "dof_damping", "dof_frictionloss",
+    "dof_solref", "dof_solimp",
+    "geom_type", "geom_contype", "geom_conaffinity", "geom_condim", "geom_bodyid", "geom_dataid", "geom_matid",
+    "geom_group", "geom_priority", "geom_solmix", "geom_solref", "geom_solimp", "geom_size", "geom_rbound",
+    "geom_pos", "geom_friction", "geom_margin", "geom_gap", "geom_rgba",
+    "site_type", "site_bodyid", "site_group", "site_size", "site_pos", "site_rgba",
+    "cam_mode", "cam_bodyid", "cam_targetbodyid", "cam_pos", "cam_poscom0", "cam_pos0", "cam_mat0", "cam_fovy",
+    "cam_ipd",
+    "light_mode", "light_bodyid", "light_targetbodyid", "light_type", "light_castshadow", "light_active",
+    "light_pos", "light_dir", "light_poscom0", "light_pos0", "light_dir0", "light_attenuation", "light_cutoff",
+    "light_exponent", "light_ambient", "light_diffuse", "light_specular",
+    "mesh_vertadr", "mesh_vertnum", "mesh_faceadr", "mesh_facenum",
+    "mat_texid", "mat_texuniform", "mat_texrepeat", "mat_emission", "mat_specular", "mat_shininess",
+    "mat_reflectance", "mat_rgba", "tex_type", "tex_height", "tex_width",
+    "tendon_adr", "tendon_num", "tendon_limited", "tendon_solref_lim", "tendon_solimp_lim", "tendon_solref_fri",
+    "tendon_solimp_fri", "tendon_range", "tendon_margin", "tendon_stiffness", "tendon_damping",
+    "tendon_frictionloss", "tendon_lengthspring", "tendon_length0", "wrap_type", "wrap_objid", "wrap_prm",
+    "actuator_trntype", "actuator_dyntype", "actuator_gaintype", "actuator_biastype", "actuator_trnid",
+    "actuator_actadr", "actuator_actnum", "actuator_group", "actuator_ctrllimited", "actuator_forcelimited",
+    "actuator_actlimited", "actuator_actearly", "actuator_dynprm", "actuator_gainprm", "actuator_biasprm",
+    "actuator_ctrlrange", "actuator_forcerange", "actuator_actrange", "actuator_gear", "actuator_cranklength",
+    "actuator_length0", "actuator_lengthrange",
+    "eq_type", "eq_obj1id", "eq_obj2id", "eq_objtype", "eq_active0", "eq_solref", "eq_solimp",
+    "pair_dim", "pair_geom1", "pair_geom2", "pair_signature", "pair_solref", "pair_solreffriction",
+    "pair_solimp", "pair_margin", "pair_gap", "pair_friction", "exclude_signature",
+    "key_time", "key_qpos", "key_qvel", "key_act", "key_mpos", "key_ctrl",
+)
+QUAT_FIELDS = ("body_quat", "geom_quat", "site_quat", "cam_quat", "key_mquat")
+OPTIONS = ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance", "gravity", "wind", "magnetic",
+           "density", "viscosity", "o_margin", "o_solref", "o_solimp", "o_friction", "integrator", "cone",
+           "jacobian", "solver", "iterations", "ls_iterations", "noslip_iterations", "disableflags",
+           "enableflags")
+NAMED = (types.ObjType.BODY, types.ObjType.JOINT, types.ObjType.GEOM, types.ObjType.SITE, types.ObjType.CAMERA,
+         types.ObjType.LIGHT, types.ObjType.MESH, types.ObjType.MATERIAL, types.ObjType.TEXTURE,
+         types.ObjType.TENDON, types.ObjType.ACTUATOR, types.ObjType.EQUALITY, types.ObjType.PAIR,
+         types.ObjType.EXCLUDE, types.ObjType.KEY)
+
+
+def _rotation(q):
+  w, x, y, z = q
+  return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                   [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                   [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def _inertia_tensors(m):
+  """Each body's inertia tensor about its com in the body frame: R diag(I) R^T (eigen order-independent)."""
+  return np.array([_rotation(q) @ np.diag(i) @ _rotation(q).T for q, i in zip(m.body_iquat, m.body_inertia)])
+
+
+def _same_quats(ours, theirs, name):
+  ours, theirs = np.asarray(ours, float), np.asarray(theirs, float)
+  assert ours.shape == theirs.shape, f"{name}: shape {ours.shape} != {theirs.shape}"
+  if ours.size == 0:
+    return
+  flat_o, flat_t = ours.reshape(-1, 4), theirs.reshape(-1, 4)
+  sign = np.where(np.sum(flat_o * flat_t, axis=1) < 0, -1.0, 1.0)
+  oracle.assert_close(flat_o * sign[:, None], flat_t, RTOL, name)
+
+
+@pytest.fixture(scope="module", params=MODEL_PATHS, ids=lambda p: p.stem)
+def models(request):
+  path = request.param
+  return physics.MjModel.from_xml_path(str(path)), mujoco.MjModel.from_xml_path(str(path))
+
+
+def test_sizes(models):
+  ours, ref = models
+  for size in SIZES:
+    assert getattr(ours, size) == getattr(ref, size), size
+
+
+def test_fields(models):
+  ours, ref = models
+  for name in FIELDS:
+    theirs = np.asarray(getattr(ref, name))
+    mine = np.asarray(getattr(ours, name))
+    if name == "mat_texid":
+      # MuJoCo 4 keeps one texture per role; ours is the color (RGB) role's.
+      theirs = theirs[:, mujoco.mjtTextureRole.mjTEXROLE_RGB]
+    # MuJoCo keeps colors and material properties in float32.
+    rtol = 1e-7 if theirs.dtype == np.float32 else RTOL
+    oracle.assert_close(mine, theirs.reshape(mine.shape) if theirs.size == mine.size else theirs, rtol, name)
+  for name in QUAT_FIELDS:
+    theirs = np.asarray(getattr(ref, name))
+    _same_quats(getattr(ours, name), theirs.reshape(np.shape(getattr(ours, name))), name)
+  oracle.assert_close(ours.eq_data, ref.eq_data[:, :ours.eq_data.shape[1]], RTOL, "eq_data")
+
+
+def test_inertia(models):
+  ours, ref = models
+  oracle.assert_close(_inertia_tensors(ours), _inertia_tensors(ref), RTOL, "inertia tensor")
+  oracle.assert_close(ours.body_mass, ref.body_mass, RTOL, "body_mass")
+
+
+def test_options(models):
+  ours, ref = models
+  for name in OPTIONS:
+    oracle.assert_close(getattr(ours.opt, name), getattr(ref.opt, name), RTOL, f"opt.{name}")
+
+
+def test_mesh_data(models):
+  ours, ref = models
+  oracle.assert_close(ours.mesh_face, ref.mesh_face, 0, "mesh_face")
+  oracle.assert_close(ours.mesh_vert, ref.mesh_vert, 1e-6, "mesh_vert")
+
+
+def test_names(models):
+  ours, ref = models
+  for objtype in NAMED:
+    count = len(ours.names_of(objtype))
+    for i in range(count):
+      name = mujoco.mj_id2name(ref, int(objtype), i)
+      assert physics.mj_id2name(ours, objtype, i) == name, (objtype.name, i)
+      if name:
+        assert physics.mj_name2id(ours, objtype, name) == i, (objtype.name, name)

@@ -1,0 +1,135 @@
+"""Malformed models: each must fail with an MJCFError naming the file, the line, the element and attribute."""
+
+import pytest
+
+from mjgym import physics
+from mjgym.physics import MJCFError
+
+_BODY = '<body name="b"><joint name="j"/><geom size="0.1"/></body>'
+
+# (id, model text, line of the problem, element, attribute or None, a fragment of the explanation).
+CASES = [
+    ("broken_xml", "<mujoco>\n<worldbody>\n<body>\n</worldbody>\n</mujoco>", 4, None, None, "XML syntax error"),
+    ("unknown_element", "<mujoco>\n<worldbody>\n<thing/>\n</worldbody>\n</mujoco>", 3, "thing", None,
+     "unknown element"),
+    ("unknown_attribute", '<mujoco>\n<worldbody>\n<geom sise="1"/>\n</worldbody>\n</mujoco>', 3, "geom", "sise",
+     "unknown attribute"),
+    ("range_count", '<mujoco>\n<worldbody>\n<body>\n<joint name="foot" range="0 1 2"/>\n<geom size="1"/>\n'
+     "</body>\n</worldbody>\n</mujoco>", 4, 'joint name="foot"', "range", "expected 2 numbers, got 3"),
+    ("bad_number", '<mujoco>\n<worldbody>\n<body pos="1 a 3"/>\n</worldbody>\n</mujoco>', 3, "body", "pos",
+     "expected a number, got 'a'"),
+    ("bad_int", '<mujoco>\n<worldbody>\n<geom size="1" condim="3.5"/>\n</worldbody>\n</mujoco>', 3, "geom",
+     "condim", "expected an integer"),
+    ("bad_enum", '<mujoco>\n<worldbody>\n<body>\n<joint type="hinged"/>\n</body>\n</worldbody>\n</mujoco>', 4,
+     "joint", "type", "expected one of"),
+    ("bad_bool", '<mujoco>\n<worldbody>\n<body mocap="yes"/>\n</worldbody>\n</mujoco>', 3, "body", "mocap",
+     "expected 'true' or 'false'"),
+    ("unknown_joint", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n<motor joint="nope"/>\n'
+     "</actuator>\n</mujoco>", 6, "motor", "joint", "unknown joint 'nope'"),
+    ("unknown_class", '<mujoco>\n<worldbody>\n<geom class="nope" size="1"/>\n</worldbody>\n</mujoco>', 3, "geom",
+     "class", "unknown default class 'nope'"),
+    ("unknown_childclass", '<mujoco>\n<worldbody>\n<body childclass="nope"/>\n</worldbody>\n</mujoco>', 3,
+     "body", "childclass", "unknown default class"),
+    ("unknown_mesh", '<mujoco>\n<worldbody>\n<geom type="mesh" mesh="nope"/>\n</worldbody>\n</mujoco>', 3, "geom",
+     "mesh", "unknown mesh 'nope'"),
+    ("unknown_body", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<contact>\n<exclude body1="b" body2="x"/>\n'
+     "</contact>\n</mujoco>", 6, "exclude", "body2", "unknown body 'x'"),
+    ("negative_mass", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size="1" mass="-1"/>\n</body>\n'
+     "</worldbody>\n</mujoco>", 5, "geom", "mass", "non-negative"),
+    ("negative_inertial_mass", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n'
+     '<inertial pos="0 0 0" mass="-2" diaginertia="1 1 1"/>\n</body>\n</worldbody>\n</mujoco>', 5, "inertial",
+     "mass", "non-negative"),
+    ("zero_size", '<mujoco>\n<worldbody>\n<geom name="g" type="box" size="1 0 1"/>\n</worldbody>\n</mujoco>', 3,
+     'geom name="g"', "size", "size 1 must be positive"),
+    ("zero_quat", '<mujoco>\n<worldbody>\n<body quat="0 0 0 0"/>\n</worldbody>\n</mujoco>', 3, "body", "quat",
+     "zero norm"),
+    ("zero_axis", '<mujoco>\n<worldbody>\n<body>\n<joint axis="0 0 0"/>\n<geom size="1"/>\n</body>\n'
+     "</worldbody>\n</mujoco>", 4, "joint", "axis", "zero length"),
+    ("nested_free", '<mujoco>\n<worldbody>\n<body>\n<geom size="1"/>\n<body>\n<freejoint/>\n<geom size="1"/>\n'
+     "</body>\n</body>\n</worldbody>\n</mujoco>", 6, "freejoint", None, "top-level body"),
+    ("duplicate_name", '<mujoco>\n<worldbody>\n<geom name="g" size="1"/>\n<geom name="g" size="1"/>\n'
+     "</worldbody>\n</mujoco>", 4, 'geom name="g"', "name", "repeated name 'g'"),
+    ("muscle", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n<muscle joint="j"/>\n</actuator>\n'
+     "</mujoco>", 6, "muscle", None, "unsupported"),
+    ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<jointpos joint="j"/>\n</sensor>\n'
+     "</mujoco>", 5, "sensor", None, "unsupported"),
+    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="1 1"/>\n<geom size="1"/>\n'
+     "</body>\n</worldbody>\n</mujoco>", 4, "joint", "springdamper", "unsupported"),
+    ("limited_without_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true"/>\n<geom size="1"/>\n'
+     "</body>\n</worldbody>\n</mujoco>", 4, "joint", "limited", "needs 'range'"),
+    ("range_without_autolimits", '<mujoco>\n<compiler autolimits="false"/>\n<worldbody>\n<body>\n'
+     '<joint range="0 1"/>\n<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 5, "joint", "range",
+     "autolimits"),
+    ("empty_range", '<mujoco>\n<worldbody>\n<body>\n<joint range="2 1"/>\n<geom size="1"/>\n</body>\n'
+     "</worldbody>\n</mujoco>", 4, "joint", "range", "range[0] <= range[1]"),
+    ("bad_ctrlrange", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n'
+     '<motor joint="j" ctrllimited="true" ctrlrange="1 -1"/>\n</actuator>\n</mujoco>', 6, "motor", "ctrlrange",
+     "invalid ctrlrange"),
+    ("no_transmission", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n<motor/>\n</actuator>\n'
+     "</mujoco>", 6, "motor", "joint", "exactly one transmission"),
+    ("massless_moving_body", '<mujoco>\n<worldbody>\n<body name="empty">\n<joint/>\n</body>\n</worldbody>\n'
+     "</mujoco>", 3, 'body name="empty"', None, "mass and inertia of moving bodies"),
+    ("inertial_missing_mass", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<inertial pos="0 0 0" '
+     'diaginertia="1 1 1"/>\n</body>\n</worldbody>\n</mujoco>', 5, "inertial", "mass", "required attribute"),
+    ("two_orientations", '<mujoco>\n<worldbody>\n<body quat="1 0 0 0" euler="0 0 1"/>\n</worldbody>\n'
+     "</mujoco>", 3, "body", "euler", "more than one orientation"),
+    ("key_size", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<keyframe>\n<key qpos="1 2"/>\n</keyframe>\n'
+     "</mujoco>", 6, "key", "qpos", "expected 1 number, got 2"),
+    ("global_coordinates", '<mujoco>\n<compiler coordinate="global"/>\n</mujoco>', 2, "compiler", "coordinate",
+     "unsupported"),
+    ("spatial_tendon", "<mujoco>\n<tendon>\n<spatial/>\n</tendon>\n</mujoco>", 3, "spatial", None, "unsupported"),
+    ("bad_condim", '<mujoco>\n<worldbody>\n<geom size="1" condim="2"/>\n</worldbody>\n</mujoco>', 3, "geom",
+     "condim", "condim must be 1, 3, 4 or 6"),
+    ("plane_on_joint", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom type="plane" size="1 1 1"/>\n'
+     "</body>\n</worldbody>\n</mujoco>", 5, "geom", "type", "static bodies"),
+]
+
+
+@pytest.mark.parametrize("text,line,element,attribute,fragment", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_error_is_located(tmp_path, text, line, element, attribute, fragment):
+  path = tmp_path / "model.xml"
+  path.write_text(text)
+  with pytest.raises(MJCFError) as info:
+    physics.MjModel.from_xml_path(str(path))
+  message = str(info.value)
+  assert isinstance(info.value, ValueError)
+  assert message.startswith(f"{path}:{line}: "), message
+  if element is not None:
+    assert f"<{element}>" in message, message
+  if attribute is not None:
+    assert f"attribute '{attribute}'" in message, message
+  assert fragment in message, message
+
+
+def test_missing_include(tmp_path):
+  path = tmp_path / "main.xml"
+  path.write_text('<mujoco>\n<worldbody>\n<include file="parts/missing.xml"/>\n</worldbody>\n</mujoco>')
+  with pytest.raises(MJCFError) as info:
+    physics.MjModel.from_xml_path(str(path))
+  message = str(info.value)
+  assert message.startswith(f"{path}:3: <include> attribute 'file': cannot read file"), message
+  assert "parts/missing.xml" in message
+
+
+def test_error_inside_include_names_included_file(tmp_path):
+  (tmp_path / "parts").mkdir()
+  part = tmp_path / "parts" / "arm.xml"
+  part.write_text('<mujoco>\n<body name="arm">\n<joint range="1 2 3"/>\n</body>\n</mujoco>')
+  path = tmp_path / "main.xml"
+  path.write_text('<mujoco>\n<worldbody>\n<include file="parts/arm.xml"/>\n</worldbody>\n</mujoco>')
+  with pytest.raises(MJCFError) as info:
+    physics.MjModel.from_xml_path(str(path))
+  assert str(info.value).startswith(f"{part}:3: <joint> attribute 'range': expected 2 numbers, got 3")
+
+
+def test_include_from_assets():
+  assets = {"arm.xml": b'<mujoco><body name="arm"><joint/><geom size="0.1"/></body></mujoco>'}
+  m = physics.MjModel.from_xml_string('<mujoco><worldbody><include file="arm.xml"/></worldbody></mujoco>',
+                                      assets=assets)
+  assert m.nbody == 2 and m.njnt == 1
+
+
+def test_string_errors_name_the_string():
+  with pytest.raises(MJCFError, match=r"^<string>:1: <geom> attribute 'size'"):
+    physics.MjModel.from_xml_string('<mujoco><worldbody><geom size="a"/></worldbody></mujoco>')
