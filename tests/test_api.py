@@ -110,3 +110,16 @@ def test_unsolved_constraints_are_reported(model):
   with warnings.catch_warnings():
     warnings.simplefilter("error")
     physics.mj_step(m, d)
+
+
+def test_bindings_spellings_work():
+  """Code written for the `mujoco` bindings runs unchanged: enum spellings and warning access."""
+  assert physics.mjtJoint.mjJNT_HINGE == physics.mjtJoint.HINGE == 3
+  assert physics.mjtObj.mjOBJ_BODY == 1 and physics.mjtIntegrator.mjINT_RK4 == 1
+  flags = physics.mjtDisableBit.mjDSBL_CONTACT | physics.mjtDisableBit.mjDSBL_CONSTRAINT
+  assert int(flags) == 17
+  m = physics.MjModel.from_xml_string(XML)
+  d = physics.MjData(m)
+  d.qvel[0] = np.inf
+  physics.mj_step(m, d)
+  assert d.warning[physics.mjtWarning.mjWARN_BADQVEL].number == 1

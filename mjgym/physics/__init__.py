@@ -20,19 +20,21 @@ from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
 from mjgym.physics.api import mj_step
-from mjgym.physics.types import BiasType as mjtBias
-from mjgym.physics.types import CamLightType as mjtCamLight
-from mjgym.physics.types import ConeType as mjtCone
-from mjgym.physics.types import DisableBit as mjtDisableBit
-from mjgym.physics.types import DynType as mjtDyn
-from mjgym.physics.types import EnableBit as mjtEnableBit
-from mjgym.physics.types import EqType as mjtEq
-from mjgym.physics.types import GainType as mjtGain
-from mjgym.physics.types import GeomType as mjtGeom
-from mjgym.physics.types import IntegratorType as mjtIntegrator
-from mjgym.physics.types import JointType as mjtJoint
-from mjgym.physics.types import ObjType as mjtObj
-from mjgym.physics.types import SolverType as mjtSolver
-from mjgym.physics.types import TrnType as mjtTrn
-from mjgym.physics.types import Warning as mjtWarning
-from mjgym.physics.types import WrapType as mjtWrap
+from mjgym.physics import types as _types
+
+mjtBias = _types.bindings_enum("mjtBias", "mjBIAS_", _types.BiasType)
+mjtCamLight = _types.bindings_enum("mjtCamLight", "mjCAMLIGHT_", _types.CamLightType)
+mjtCone = _types.bindings_enum("mjtCone", "mjCONE_", _types.ConeType)
+mjtDisableBit = _types.bindings_enum("mjtDisableBit", "mjDSBL_", _types.DisableBit)
+mjtDyn = _types.bindings_enum("mjtDyn", "mjDYN_", _types.DynType)
+mjtEnableBit = _types.bindings_enum("mjtEnableBit", "mjENBL_", _types.EnableBit)
+mjtEq = _types.bindings_enum("mjtEq", "mjEQ_", _types.EqType)
+mjtGain = _types.bindings_enum("mjtGain", "mjGAIN_", _types.GainType)
+mjtGeom = _types.bindings_enum("mjtGeom", "mjGEOM_", _types.GeomType)
+mjtIntegrator = _types.bindings_enum("mjtIntegrator", "mjINT_", _types.IntegratorType)
+mjtJoint = _types.bindings_enum("mjtJoint", "mjJNT_", _types.JointType)
+mjtObj = _types.bindings_enum("mjtObj", "mjOBJ_", _types.ObjType)
+mjtSolver = _types.bindings_enum("mjtSolver", "mjSOL_", _types.SolverType)
+mjtTrn = _types.bindings_enum("mjtTrn", "mjTRN_", _types.TrnType)
+mjtWarning = _types.bindings_enum("mjtWarning", "mjWARN_", _types.Warning)
+mjtWrap = _types.bindings_enum("mjtWrap", "mjWRAP_", _types.WrapType)

@@ -153,7 +153,11 @@ class MjModel:
     object.__setattr__(self, "_name2id", {t: {n: i for i, n in enumerate(ns) if n} for t, ns in names.items()})
     object.__setattr__(self, "source", source)
     object.__setattr__(self, "opt", MjOption(self))
-    object.__setattr__(self, "_struct", _structs.new_model(*[fields[n] for n, _, _ in types.MODEL_ROWS]))
+    object.__setattr__(self, "_struct", self.new_struct())
+
+  def new_struct(self):
+    """A fresh numba struct over this model's arrays (same memory, its own reference counts)."""
+    return _structs.new_model(*[self._fields[n] for n, _, _ in types.MODEL_ROWS])
 
   @classmethod
   def from_fields(cls, values, names=None, source=None):
@@ -312,9 +316,17 @@ class MjData:
 
 
 class _WarningStats:
+  """``d.warning.number[i]`` or, as in the bindings, ``d.warning[i].number`` (i an mjtWarning)."""
+
   def __init__(self, number, lastinfo):
     self.number = number
     self.lastinfo = lastinfo
+
+  def __getitem__(self, i):
+    return _WarningStats(self.number[i:i + 1], self.lastinfo[i:i + 1])
+
+  def __len__(self):
+    return len(self.number)
 
   def __repr__(self):
     return f"<warnings number={self.number.tolist()} lastinfo={self.lastinfo.tolist()}>"

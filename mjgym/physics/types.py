@@ -547,6 +547,17 @@ rne_cfrc float nbody 6
 """
 
 
+def bindings_enum(name, prefix, enum_cls):
+  """``enum_cls`` under the `mujoco` bindings' name, whose members answer to both spellings: ``HINGE``
+  and ``mjJNT_HINGE``, so that code written for the bindings runs unchanged."""
+  members = {}
+  for member in enum_cls:
+    members[member.name] = member.value
+    members[prefix + member.name] = member.value
+  base = enum.IntFlag if issubclass(enum_cls, enum.IntFlag) else enum.IntEnum
+  return base(name, members)
+
+
 def parse_fields(table):
   """Rows of a field table as ``(name, dtype, shape)``; ``shape`` is None for scalar sizes."""
   rows = []
