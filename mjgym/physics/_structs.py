@@ -45,6 +45,8 @@ model_type = ModelType([
     ("nM", nt.int64),
     ("nsensor", nt.int64),
     ("nsensordata", nt.int64),
+    ("nconmax", nt.int64),
+    ("njmax", nt.int64),
     ("opt_timestep", nt.float64[::1]),
     ("opt_impratio", nt.float64[::1]),
     ("opt_tolerance", nt.float64[::1]),
@@ -251,7 +253,7 @@ model_type = ModelType([
 
 
 @njit(cache=True)
-def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmat, ntex, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmat, ntex, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -279,6 +281,8 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.nM = nM
   s.nsensor = nsensor
   s.nsensordata = nsensordata
+  s.nconmax = nconmax
+  s.njmax = njmax
   s.opt_timestep = opt_timestep
   s.opt_impratio = opt_impratio
   s.opt_tolerance = opt_tolerance
@@ -514,6 +518,21 @@ data_type = DataType([
     ("sensordata", nt.float64[::1]),
     ("warning_number", nt.int32[::1]),
     ("warning_lastinfo", nt.int32[::1]),
+    ("ncon", nt.int32[::1]),
+    ("contact_dist", nt.float64[::1]),
+    ("contact_pos", nt.float64[:, ::1]),
+    ("contact_frame", nt.float64[:, ::1]),
+    ("contact_includemargin", nt.float64[::1]),
+    ("contact_friction", nt.float64[:, ::1]),
+    ("contact_solref", nt.float64[:, ::1]),
+    ("contact_solreffriction", nt.float64[:, ::1]),
+    ("contact_solimp", nt.float64[:, ::1]),
+    ("contact_mu", nt.float64[::1]),
+    ("contact_dim", nt.int32[::1]),
+    ("contact_geom1", nt.int32[::1]),
+    ("contact_geom2", nt.int32[::1]),
+    ("contact_exclude", nt.int32[::1]),
+    ("contact_efc_address", nt.int32[::1]),
     ("xpos", nt.float64[:, ::1]),
     ("xquat", nt.float64[:, ::1]),
     ("xmat", nt.float64[:, ::1]),
@@ -580,7 +599,7 @@ data_type = DataType([
 
 
 @njit(cache=True)
-def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, warning_number, warning_lastinfo, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc):
+def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, warning_number, warning_lastinfo, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.time = time
@@ -598,6 +617,21 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.sensordata = sensordata
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
+  s.ncon = ncon
+  s.contact_dist = contact_dist
+  s.contact_pos = contact_pos
+  s.contact_frame = contact_frame
+  s.contact_includemargin = contact_includemargin
+  s.contact_friction = contact_friction
+  s.contact_solref = contact_solref
+  s.contact_solreffriction = contact_solreffriction
+  s.contact_solimp = contact_solimp
+  s.contact_mu = contact_mu
+  s.contact_dim = contact_dim
+  s.contact_geom1 = contact_geom1
+  s.contact_geom2 = contact_geom2
+  s.contact_exclude = contact_exclude
+  s.contact_efc_address = contact_efc_address
   s.xpos = xpos
   s.xquat = xquat
   s.xmat = xmat
@@ -679,6 +713,21 @@ def zero_data(d):
   d.qacc[...] = 0
   d.act_dot[...] = 0
   d.sensordata[...] = 0
+  d.ncon[...] = 0
+  d.contact_dist[...] = 0
+  d.contact_pos[...] = 0
+  d.contact_frame[...] = 0
+  d.contact_includemargin[...] = 0
+  d.contact_friction[...] = 0
+  d.contact_solref[...] = 0
+  d.contact_solreffriction[...] = 0
+  d.contact_solimp[...] = 0
+  d.contact_mu[...] = 0
+  d.contact_dim[...] = 0
+  d.contact_geom1[...] = 0
+  d.contact_geom2[...] = 0
+  d.contact_exclude[...] = 0
+  d.contact_efc_address[...] = 0
   d.xpos[...] = 0
   d.xquat[...] = 0
   d.xmat[...] = 0

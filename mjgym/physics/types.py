@@ -238,6 +238,8 @@ nmocap int
 nM int
 nsensor int
 nsensordata int
+nconmax int
+njmax int
 
 opt_timestep float 1
 opt_impratio float 1
@@ -478,6 +480,22 @@ act_dot float na
 sensordata float nsensordata
 warning_number int 7
 warning_lastinfo int 7
+
+ncon int 1
+contact_dist float nconmax
+contact_pos float nconmax 3
+contact_frame float nconmax 9
+contact_includemargin float nconmax
+contact_friction float nconmax 5
+contact_solref float nconmax 2
+contact_solreffriction float nconmax 2
+contact_solimp float nconmax 5
+contact_mu float nconmax
+contact_dim int nconmax
+contact_geom1 int nconmax
+contact_geom2 int nconmax
+contact_exclude int nconmax
+contact_efc_address int nconmax
 
 xpos float nbody 3
 xquat float nbody 4
