@@ -37,6 +37,11 @@ def model_from_mujoco(mjm):
   # MuJoCo 4 keeps one texture per material role; the colour (RGB) role is the one we model.
   values["mat_texid"] = mjm.mat_texid[:, int(mujoco.mjtTextureRole.mjTEXROLE_RGB)] if mjm.nmat else []
   values["nu"] = mjm.nu
+  # MuJoCo 4 sizes its contact and constraint buffers dynamically (-1); ours are fixed capacities.
+  if mjm.nconmax < 0:
+    values["nconmax"] = 8 * mjm.ngeom + 64
+  if mjm.njmax < 0:
+    values["njmax"] = 3 * mjm.nv + 6 * mjm.neq + 2 * mjm.ntendon + 6 * values.get("nconmax", mjm.nconmax)
   values["dof_Madr"], values["nM"] = dof_madr(mjm.dof_parentid)
   counts = {types.ObjType.BODY: mjm.nbody, types.ObjType.JOINT: mjm.njnt, types.ObjType.GEOM: mjm.ngeom,
             types.ObjType.SITE: mjm.nsite, types.ObjType.ACTUATOR: mjm.nu, types.ObjType.TENDON: mjm.ntendon,

@@ -1,7 +1,5 @@
 """The bindings-shaped API: names, named views, options, reset, keyframes, divergence handling."""
 
-import warnings
-
 import numpy as np
 import pytest
 
@@ -99,17 +97,6 @@ def test_huge_force_gives_badqacc_warning(model):
   physics.mj_step(model, d)
   assert d.warning.number[physics.mjtWarning.BADQACC] == 1
   assert np.all(np.isfinite(d.qacc))
-
-
-def test_unsolved_constraints_are_reported(model):
-  m = physics.MjModel.from_xml_path(str(oracle.gym_asset("hopper")))
-  d = physics.MjData(m)
-  with pytest.warns(RuntimeWarning, match="does not solve constraints yet.*limits.*contacts"):
-    physics.mj_step(m, d)
-  m.opt.disableflags = int(physics.mjtDisableBit.CONSTRAINT)
-  with warnings.catch_warnings():
-    warnings.simplefilter("error")
-    physics.mj_step(m, d)
 
 
 def test_bindings_spellings_work():

@@ -51,8 +51,8 @@ CASES = [
      "</worldbody>\n</mujoco>", 4, 'geom name="g"', "name", "repeated name 'g'"),
     ("muscle", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n<muscle joint="j"/>\n</actuator>\n'
      "</mujoco>", 6, "muscle", None, "unsupported"),
-    ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<jointpos joint="j"/>\n</sensor>\n'
-     "</mujoco>", 5, "sensor", None, "unsupported"),
+    ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<tactile/>\n</sensor>\n'
+     "</mujoco>", 6, "tactile", None, "unsupported"),
     ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="1 1"/>\n<geom size="1"/>\n'
      "</body>\n</worldbody>\n</mujoco>", 4, "joint", "springdamper", "unsupported"),
     ("limited_without_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true"/>\n<geom size="1"/>\n'
@@ -77,7 +77,8 @@ CASES = [
      "</mujoco>", 6, "key", "qpos", "expected 1 number, got 2"),
     ("global_coordinates", '<mujoco>\n<compiler coordinate="global"/>\n</mujoco>', 2, "compiler", "coordinate",
      "unsupported"),
-    ("spatial_tendon", "<mujoco>\n<tendon>\n<spatial/>\n</tendon>\n</mujoco>", 3, "spatial", None, "unsupported"),
+    ("spatial_tendon", "<mujoco>\n<tendon>\n<spatial/>\n</tendon>\n</mujoco>", 3, "spatial", None,
+     "at least two path elements"),
     ("bad_condim", '<mujoco>\n<worldbody>\n<geom size="1" condim="2"/>\n</worldbody>\n</mujoco>', 3, "geom",
      "condim", "condim must be 1, 3, 4 or 6"),
     ("plane_on_joint", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom type="plane" size="1 1 1"/>\n'

@@ -184,6 +184,26 @@ model_type = ModelType([
     ("tex_type", nt.int32[::1]),
     ("tex_height", nt.int32[::1]),
     ("tex_width", nt.int32[::1]),
+    ("tex_builtin", nt.int32[::1]),
+    ("tex_mark", nt.int32[::1]),
+    ("tex_rgb1", nt.float64[:, ::1]),
+    ("tex_rgb2", nt.float64[:, ::1]),
+    ("tex_markrgb", nt.float64[:, ::1]),
+    ("tex_random", nt.float64[::1]),
+    ("vis_global_fovy", nt.float64[::1]),
+    ("vis_global_azimuth", nt.float64[::1]),
+    ("vis_global_elevation", nt.float64[::1]),
+    ("vis_headlight_ambient", nt.float64[::1]),
+    ("vis_headlight_diffuse", nt.float64[::1]),
+    ("vis_headlight_specular", nt.float64[::1]),
+    ("vis_headlight_active", nt.int32[::1]),
+    ("vis_map_znear", nt.float64[::1]),
+    ("vis_map_zfar", nt.float64[::1]),
+    ("vis_map_haze", nt.float64[::1]),
+    ("vis_map_shadowclip", nt.float64[::1]),
+    ("vis_rgba_haze", nt.float64[::1]),
+    ("vis_quality_offsamples", nt.int32[::1]),
+    ("vis_quality_shadowsize", nt.int32[::1]),
     ("tendon_adr", nt.int32[::1]),
     ("tendon_num", nt.int32[::1]),
     ("tendon_limited", nt.int32[::1]),
@@ -223,6 +243,18 @@ model_type = ModelType([
     ("actuator_cranklength", nt.float64[::1]),
     ("actuator_length0", nt.float64[::1]),
     ("actuator_lengthrange", nt.float64[:, ::1]),
+    ("sensor_type", nt.int32[::1]),
+    ("sensor_datatype", nt.int32[::1]),
+    ("sensor_needstage", nt.int32[::1]),
+    ("sensor_objtype", nt.int32[::1]),
+    ("sensor_objid", nt.int32[::1]),
+    ("sensor_reftype", nt.int32[::1]),
+    ("sensor_refid", nt.int32[::1]),
+    ("sensor_dim", nt.int32[::1]),
+    ("sensor_adr", nt.int32[::1]),
+    ("sensor_cutoff", nt.float64[::1]),
+    ("sensor_noise", nt.float64[::1]),
+    ("actuator_acc0", nt.float64[::1]),
     ("eq_type", nt.int32[::1]),
     ("eq_obj1id", nt.int32[::1]),
     ("eq_obj2id", nt.int32[::1]),
@@ -242,6 +274,11 @@ model_type = ModelType([
     ("pair_gap", nt.float64[::1]),
     ("pair_friction", nt.float64[:, ::1]),
     ("exclude_signature", nt.int32[::1]),
+    ("geom_aabb", nt.float64[:, ::1]),
+    ("nmeshhull", nt.int64),
+    ("mesh_hulladr", nt.int32[::1]),
+    ("mesh_hullnum", nt.int32[::1]),
+    ("mesh_hullvert", nt.float64[:, ::1]),
     ("key_time", nt.float64[::1]),
     ("key_qpos", nt.float64[:, ::1]),
     ("key_qvel", nt.float64[:, ::1]),
@@ -249,11 +286,15 @@ model_type = ModelType([
     ("key_mpos", nt.float64[:, :, ::1]),
     ("key_mquat", nt.float64[:, :, ::1]),
     ("key_ctrl", nt.float64[:, ::1]),
+    ("dof_invweight0", nt.float64[::1]),
+    ("body_invweight0", nt.float64[:, ::1]),
+    ("tendon_invweight0", nt.float64[::1]),
+    ("stat_meaninertia", nt.float64[::1]),
 ])
 
 
 @njit(cache=True)
-def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmat, ntex, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmat, ntex, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, vis_quality_offsamples, vis_quality_shadowsize, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, actuator_acc0, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, geom_aabb, nmeshhull, mesh_hulladr, mesh_hullnum, mesh_hullvert, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, dof_invweight0, body_invweight0, tendon_invweight0, stat_meaninertia):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -420,6 +461,26 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.tex_type = tex_type
   s.tex_height = tex_height
   s.tex_width = tex_width
+  s.tex_builtin = tex_builtin
+  s.tex_mark = tex_mark
+  s.tex_rgb1 = tex_rgb1
+  s.tex_rgb2 = tex_rgb2
+  s.tex_markrgb = tex_markrgb
+  s.tex_random = tex_random
+  s.vis_global_fovy = vis_global_fovy
+  s.vis_global_azimuth = vis_global_azimuth
+  s.vis_global_elevation = vis_global_elevation
+  s.vis_headlight_ambient = vis_headlight_ambient
+  s.vis_headlight_diffuse = vis_headlight_diffuse
+  s.vis_headlight_specular = vis_headlight_specular
+  s.vis_headlight_active = vis_headlight_active
+  s.vis_map_znear = vis_map_znear
+  s.vis_map_zfar = vis_map_zfar
+  s.vis_map_haze = vis_map_haze
+  s.vis_map_shadowclip = vis_map_shadowclip
+  s.vis_rgba_haze = vis_rgba_haze
+  s.vis_quality_offsamples = vis_quality_offsamples
+  s.vis_quality_shadowsize = vis_quality_shadowsize
   s.tendon_adr = tendon_adr
   s.tendon_num = tendon_num
   s.tendon_limited = tendon_limited
@@ -459,6 +520,18 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.actuator_cranklength = actuator_cranklength
   s.actuator_length0 = actuator_length0
   s.actuator_lengthrange = actuator_lengthrange
+  s.sensor_type = sensor_type
+  s.sensor_datatype = sensor_datatype
+  s.sensor_needstage = sensor_needstage
+  s.sensor_objtype = sensor_objtype
+  s.sensor_objid = sensor_objid
+  s.sensor_reftype = sensor_reftype
+  s.sensor_refid = sensor_refid
+  s.sensor_dim = sensor_dim
+  s.sensor_adr = sensor_adr
+  s.sensor_cutoff = sensor_cutoff
+  s.sensor_noise = sensor_noise
+  s.actuator_acc0 = actuator_acc0
   s.eq_type = eq_type
   s.eq_obj1id = eq_obj1id
   s.eq_obj2id = eq_obj2id
@@ -478,6 +551,11 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.pair_gap = pair_gap
   s.pair_friction = pair_friction
   s.exclude_signature = exclude_signature
+  s.geom_aabb = geom_aabb
+  s.nmeshhull = nmeshhull
+  s.mesh_hulladr = mesh_hulladr
+  s.mesh_hullnum = mesh_hullnum
+  s.mesh_hullvert = mesh_hullvert
   s.key_time = key_time
   s.key_qpos = key_qpos
   s.key_qvel = key_qvel
@@ -485,6 +563,10 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.key_mpos = key_mpos
   s.key_mquat = key_mquat
   s.key_ctrl = key_ctrl
+  s.dof_invweight0 = dof_invweight0
+  s.body_invweight0 = body_invweight0
+  s.tendon_invweight0 = tendon_invweight0
+  s.stat_meaninertia = stat_meaninertia
   return s
 
 
@@ -576,6 +658,12 @@ data_type = DataType([
     ("cacc", nt.float64[:, ::1]),
     ("cfrc_int", nt.float64[:, ::1]),
     ("cfrc_ext", nt.float64[:, ::1]),
+    ("subtree_linvel", nt.float64[:, ::1]),
+    ("subtree_angmom", nt.float64[:, ::1]),
+    ("ten_wrapadr", nt.int32[::1]),
+    ("ten_wrapnum", nt.int32[::1]),
+    ("wrap_obj", nt.int32[:, ::1]),
+    ("wrap_xpos", nt.float64[:, ::1]),
     ("qDeriv", nt.float64[:, ::1]),
     ("qH", nt.float64[::1]),
     ("qHDiagInv", nt.float64[::1]),
@@ -595,11 +683,52 @@ data_type = DataType([
     ("jac_r", nt.float64[:, ::1]),
     ("rne_cacc", nt.float64[:, ::1]),
     ("rne_cfrc", nt.float64[:, ::1]),
+    ("col_aabb", nt.float64[:, ::1]),
+    ("col_order", nt.int32[::1]),
+    ("col_buf", nt.int32[::1]),
+    ("col_vert", nt.float64[:, :, ::1]),
+    ("col_face", nt.int32[:, ::1]),
+    ("col_plane", nt.float64[:, ::1]),
+    ("col_edge", nt.int32[:, ::1]),
+    ("eq_active", nt.uint8[::1]),
+    ("ne", nt.int32[::1]),
+    ("nf", nt.int32[::1]),
+    ("nl", nt.int32[::1]),
+    ("nefc", nt.int32[::1]),
+    ("efc_type", nt.int32[::1]),
+    ("efc_id", nt.int32[::1]),
+    ("efc_J", nt.float64[:, ::1]),
+    ("efc_pos", nt.float64[::1]),
+    ("efc_margin", nt.float64[::1]),
+    ("efc_frictionloss", nt.float64[::1]),
+    ("efc_diagA", nt.float64[::1]),
+    ("efc_KBIP", nt.float64[:, ::1]),
+    ("efc_D", nt.float64[::1]),
+    ("efc_R", nt.float64[::1]),
+    ("efc_vel", nt.float64[::1]),
+    ("efc_aref", nt.float64[::1]),
+    ("efc_b", nt.float64[::1]),
+    ("efc_state", nt.int32[::1]),
+    ("efc_force", nt.float64[::1]),
+    ("solver_niter", nt.int32[::1]),
+    ("solver_improvement", nt.float64[::1]),
+    ("solver_gradient", nt.float64[::1]),
+    ("solver_lineslope", nt.float64[::1]),
+    ("solver_nactive", nt.int32[::1]),
+    ("solver_nchange", nt.int32[::1]),
+    ("solver_neval", nt.int32[::1]),
+    ("efc_jar", nt.float64[::1]),
+    ("efc_jv", nt.float64[::1]),
+    ("efc_quad", nt.float64[:, ::1]),
+    ("efc_MinvJT", nt.float64[:, ::1]),
+    ("solver_H", nt.float64[:, ::1]),
+    ("solver_vec", nt.float64[:, ::1]),
+    ("solver_block", nt.float64[:, ::1]),
 ])
 
 
 @njit(cache=True)
-def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, warning_number, warning_lastinfo, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc):
+def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, warning_number, warning_lastinfo, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, subtree_linvel, subtree_angmom, ten_wrapadr, ten_wrapnum, wrap_obj, wrap_xpos, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_state, efc_force, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, efc_jar, efc_jv, efc_quad, efc_MinvJT, solver_H, solver_vec, solver_block):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.time = time
@@ -675,6 +804,12 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.cacc = cacc
   s.cfrc_int = cfrc_int
   s.cfrc_ext = cfrc_ext
+  s.subtree_linvel = subtree_linvel
+  s.subtree_angmom = subtree_angmom
+  s.ten_wrapadr = ten_wrapadr
+  s.ten_wrapnum = ten_wrapnum
+  s.wrap_obj = wrap_obj
+  s.wrap_xpos = wrap_xpos
   s.qDeriv = qDeriv
   s.qH = qH
   s.qHDiagInv = qHDiagInv
@@ -694,6 +829,47 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.jac_r = jac_r
   s.rne_cacc = rne_cacc
   s.rne_cfrc = rne_cfrc
+  s.col_aabb = col_aabb
+  s.col_order = col_order
+  s.col_buf = col_buf
+  s.col_vert = col_vert
+  s.col_face = col_face
+  s.col_plane = col_plane
+  s.col_edge = col_edge
+  s.eq_active = eq_active
+  s.ne = ne
+  s.nf = nf
+  s.nl = nl
+  s.nefc = nefc
+  s.efc_type = efc_type
+  s.efc_id = efc_id
+  s.efc_J = efc_J
+  s.efc_pos = efc_pos
+  s.efc_margin = efc_margin
+  s.efc_frictionloss = efc_frictionloss
+  s.efc_diagA = efc_diagA
+  s.efc_KBIP = efc_KBIP
+  s.efc_D = efc_D
+  s.efc_R = efc_R
+  s.efc_vel = efc_vel
+  s.efc_aref = efc_aref
+  s.efc_b = efc_b
+  s.efc_state = efc_state
+  s.efc_force = efc_force
+  s.solver_niter = solver_niter
+  s.solver_improvement = solver_improvement
+  s.solver_gradient = solver_gradient
+  s.solver_lineslope = solver_lineslope
+  s.solver_nactive = solver_nactive
+  s.solver_nchange = solver_nchange
+  s.solver_neval = solver_neval
+  s.efc_jar = efc_jar
+  s.efc_jv = efc_jv
+  s.efc_quad = efc_quad
+  s.efc_MinvJT = efc_MinvJT
+  s.solver_H = solver_H
+  s.solver_vec = solver_vec
+  s.solver_block = solver_block
   return s
 
 
@@ -771,6 +947,12 @@ def zero_data(d):
   d.cacc[...] = 0
   d.cfrc_int[...] = 0
   d.cfrc_ext[...] = 0
+  d.subtree_linvel[...] = 0
+  d.subtree_angmom[...] = 0
+  d.ten_wrapadr[...] = 0
+  d.ten_wrapnum[...] = 0
+  d.wrap_obj[...] = 0
+  d.wrap_xpos[...] = 0
   d.qDeriv[...] = 0
   d.qH[...] = 0
   d.qHDiagInv[...] = 0
@@ -790,3 +972,44 @@ def zero_data(d):
   d.jac_r[...] = 0
   d.rne_cacc[...] = 0
   d.rne_cfrc[...] = 0
+  d.col_aabb[...] = 0
+  d.col_order[...] = 0
+  d.col_buf[...] = 0
+  d.col_vert[...] = 0
+  d.col_face[...] = 0
+  d.col_plane[...] = 0
+  d.col_edge[...] = 0
+  d.eq_active[...] = 0
+  d.ne[...] = 0
+  d.nf[...] = 0
+  d.nl[...] = 0
+  d.nefc[...] = 0
+  d.efc_type[...] = 0
+  d.efc_id[...] = 0
+  d.efc_J[...] = 0
+  d.efc_pos[...] = 0
+  d.efc_margin[...] = 0
+  d.efc_frictionloss[...] = 0
+  d.efc_diagA[...] = 0
+  d.efc_KBIP[...] = 0
+  d.efc_D[...] = 0
+  d.efc_R[...] = 0
+  d.efc_vel[...] = 0
+  d.efc_aref[...] = 0
+  d.efc_b[...] = 0
+  d.efc_state[...] = 0
+  d.efc_force[...] = 0
+  d.solver_niter[...] = 0
+  d.solver_improvement[...] = 0
+  d.solver_gradient[...] = 0
+  d.solver_lineslope[...] = 0
+  d.solver_nactive[...] = 0
+  d.solver_nchange[...] = 0
+  d.solver_neval[...] = 0
+  d.efc_jar[...] = 0
+  d.efc_jv[...] = 0
+  d.efc_quad[...] = 0
+  d.efc_MinvJT[...] = 0
+  d.solver_H[...] = 0
+  d.solver_vec[...] = 0
+  d.solver_block[...] = 0

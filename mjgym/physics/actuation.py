@@ -4,6 +4,7 @@ import math as pymath
 
 from numba import njit
 
+from mjgym.physics import support
 from mjgym.physics.types import BiasType
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import DynType
@@ -86,18 +87,26 @@ def fwd_actuation(m, d):
         d.act_dot[k] = ctrl
       elif dyntype == DynType.FILTER or dyntype == DynType.FILTEREXACT:
         d.act_dot[k] = (ctrl - d.act[k]) / max(m.actuator_dynprm[i, 0], MINVAL)
+      elif dyntype == DynType.MUSCLE:
+        d.act_dot[k] = support.muscle_dynamics(ctrl, d.act[k], m.actuator_dynprm[i])
 
   for i in range(m.nu):
     length = d.actuator_length[i]
     velocity = d.actuator_velocity[i]
     gainprm = m.actuator_gainprm[i]
     biasprm = m.actuator_biasprm[i]
+    gaintype = m.actuator_gaintype[i]
+    biastype = m.actuator_biastype[i]
     gain = gainprm[0]
-    if m.actuator_gaintype[i] == GainType.AFFINE:
+    if gaintype == GainType.AFFINE:
       gain += gainprm[1] * length + gainprm[2] * velocity
+    elif gaintype == GainType.MUSCLE:
+      gain = support.muscle_gain(length, velocity, m.actuator_lengthrange[i], m.actuator_acc0[i], gainprm)
     bias = 0.0
-    if m.actuator_biastype[i] == BiasType.AFFINE:
+    if biastype == BiasType.AFFINE:
       bias = biasprm[0] + biasprm[1] * length + biasprm[2] * velocity
+    elif biastype == BiasType.MUSCLE:
+      bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm)
     force = gain * _input(m, d, i, _ctrl(m, d, i)) + bias
     if m.actuator_forcelimited[i]:
       force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
@@ -108,7 +117,7 @@ def fwd_actuation(m, d):
 
 @njit(cache=True)
 def force_vel_derivative(m, d, qDeriv):
-  """qDeriv (nv, nv) += d(qfrc_actuator)/d(qvel) through the velocity terms of affine gains and biases."""
+  """qDeriv (nv, nv) += d(qfrc_actuator)/d(qvel) through affine gains and biases and muscle gains."""
   for i in range(m.nu):
     # a force held at its limit does not respond to velocity
     if m.actuator_forcelimited[i] and not (
@@ -119,6 +128,9 @@ def force_vel_derivative(m, d, qDeriv):
       dfdv += m.actuator_gainprm[i, 2] * _input(m, d, i, _ctrl(m, d, i))
     if m.actuator_biastype[i] == BiasType.AFFINE:
       dfdv += m.actuator_biasprm[i, 2]
+    if m.actuator_gaintype[i] == GainType.MUSCLE:
+      dfdv += support.muscle_gain_vel(d.actuator_length[i], d.actuator_velocity[i], m.actuator_lengthrange[i],
+                                      m.actuator_acc0[i], m.actuator_gainprm[i]) * _input(m, d, i, _ctrl(m, d, i))
     if dfdv == 0.0:
       continue
     for r in range(m.nv):

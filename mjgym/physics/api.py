@@ -1,63 +1,58 @@
 """The engine's functions with the `mujoco` bindings' names and signatures (``mj_step(m, d, nstep=1)``, ...)."""
 
-import warnings
-
 import numpy as np
 
+from mjgym.physics import constraint
 from mjgym.physics import forward
 from mjgym.physics import smooth
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import ObjType
+from mjgym.physics.types import SensorType
+from mjgym.physics.types import Stage
 
 
-def unsolved_constraints(m):
-  """The kinds of constraint the model has enabled that this engine does not solve yet (contacts, limits,
-  friction loss and equalities arrive with the constraint-solver issue)."""
-  flags = m.opt.disableflags
-  if flags & DisableBit.CONSTRAINT:
-    return []
-  kinds = []
-  if not flags & DisableBit.LIMIT and (m.jnt_limited.any() or m.tendon_limited.any()):
-    kinds.append("joint/tendon limits")
-  if not flags & DisableBit.FRICTIONLOSS and (m.dof_frictionloss.any() or m.tendon_frictionloss.any()):
-    kinds.append("friction loss")
-  if not flags & DisableBit.EQUALITY and m.neq:
-    kinds.append("equality constraints")
-  if not flags & DisableBit.CONTACT and (m.npair or _may_collide(m)):
-    kinds.append("contacts")
-  return kinds
+_sensor_callback = [None]
 
 
-def _may_collide(m):
-  for i in range(m.ngeom):
-    for j in range(i + 1, m.ngeom):
-      if m.geom_bodyid[i] != m.geom_bodyid[j] and (
-          m.geom_contype[i] & m.geom_conaffinity[j] or m.geom_contype[j] & m.geom_conaffinity[i]):
-        return True
-  return False
+def set_mjcb_sensor(callback):
+  """Registers ``callback(m, d, stage)`` that fills the model's ``user`` sensors (None to remove it).
+
+  As MuJoCo's mjcb_sensor: the callback writes ``d.sensordata`` of its user sensors for ``stage`` (an
+  mjtStage, each stage that has user sensors, in order). It runs in Python after the compiled forward
+  pass, with every quantity of that pass available; in mj_step it runs between forward dynamics and the
+  integrator, so it sees the state the other sensors saw. Models without user sensors never call it.
+  """
+  _sensor_callback[0] = callback
 
 
-def _warn_unsolved(m):
-  flags = m.opt.disableflags
-  if m.__dict__.get("_checked_flags") == flags:
-    return
-  m.__dict__["_checked_flags"] = flags
-  kinds = unsolved_constraints(m)
-  if kinds:
-    warnings.warn(f"mjgym does not solve constraints yet; this model's {', '.join(kinds)} are ignored "
-                  "(disable them with m.opt.disableflags |= mjtDisableBit.CONSTRAINT to silence this)",
-                  RuntimeWarning, stacklevel=3)
+def _user_stages(m):
+  if _sensor_callback[0] is None or m.nsensor == 0 or m.opt.disableflags & DisableBit.SENSOR:
+    return ()
+  user = m.sensor_type == SensorType.USER
+  return tuple(Stage(s) for s in sorted(set(m.sensor_needstage[user].tolist())))
+
+
+def _user_sensors(m, d, stages):
+  for stage in stages:
+    _sensor_callback[0](m, d, stage)
 
 
 def mj_step(m, d, nstep=1):
   """Advances the simulation ``nstep`` times (forward dynamics, then the model's integrator)."""
-  _warn_unsolved(m)
-  forward.step(m._struct, d._struct, int(nstep))
+  stages = _user_stages(m)
+  if not stages:
+    forward.step(m._struct, d._struct, int(nstep))
+    return
+  for _ in range(int(nstep)):
+    forward.step_forward(m._struct, d._struct)
+    _user_sensors(m, d, stages)
+    forward.step_integrate(m._struct, d._struct)
 
 
 def mj_forward(m, d):
-  """Forward dynamics: computes every derived quantity of the current state, up to qacc."""
+  """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
   forward.forward(m._struct, d._struct)
+  _user_sensors(m, d, _user_stages(m))
 
 
 def mj_resetData(m, d):
@@ -75,6 +70,15 @@ def mj_resetDataKeyframe(m, d, key):
 def mj_rnePostConstraint(m, d):
   """Fills cacc, cfrc_int and cfrc_ext from the current qacc (needs mj_forward first)."""
   smooth.rne_postconstraint(m._struct, d._struct)
+
+
+def mj_contactForce(m, d, id, result):  # pylint: disable=redefined-builtin
+  """Writes contact ``id``'s force and torque in its contact frame (normal first) into ``result`` (6,)."""
+  if not 0 <= id < int(d.ncon[0]):
+    raise IndexError(f"contact {id} out of range [0, {int(d.ncon[0])})")
+  if not isinstance(result, np.ndarray) or result.shape != (6,) or result.dtype != np.float64:
+    raise ValueError("result must be a float64 array of shape (6,)")
+  constraint.contact_force(m._struct, d._struct, int(id), result)
 
 
 def mj_fullM(m, d, dst):

@@ -10,10 +10,12 @@ from numba import njit
 from numba import prange
 from numba.typed import List
 
+from mjgym.physics import _structs
 from mjgym.physics import forward
+from mjgym.physics import smooth
+from mjgym.physics import types
 from mjgym.physics.containers import MjData
 from mjgym.physics.containers import allocate_data_arrays
-
 
 # Every read of a Model field from compiled code touches the reference count of that array's memory-info
 # block. When all threads share one Model struct those counts ping-pong between cores and a batch runs
@@ -31,6 +33,17 @@ def step_batch(models, worlds, nstep):
     m = models[np.int64(c)]
     for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
       forward.step(m, worlds[w], nstep)
+
+
+@njit(cache=True, parallel=True)
+def step_observe_batch(models, worlds, nstep):
+  """forward.step_observe on every world (an environment step), chunks of worlds in parallel."""
+  nchunk = len(models)
+  nworld = len(worlds)
+  for c in prange(nchunk):
+    m = models[np.int64(c)]
+    for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
+      forward.step_observe(m, worlds[w], nstep)
 
 
 @njit(cache=True, parallel=True)
@@ -56,11 +69,53 @@ def reset_batch(models, worlds, mask):
         forward.reset_data(m, worlds[w])
 
 
+# Operations of ``run_batch``: what each world selected by the mask goes through.
+OP_STEP = 0          # mj_step, nstep times
+OP_STEP_OBSERVE = 1  # forward.step_observe: an environment step
+OP_FORWARD = 2       # mj_forward
+OP_RESET = 3         # mj_resetData
+OP_OBSERVE = 4       # mj_forward then mj_rnePostConstraint: what an environment reset ends with
+
+
+@njit(cache=True, parallel=True)
+def run_batch(models, model_of, worlds, mask, op, nstep, nchunk):
+  """Applies ``op`` to every world w with ``mask[w]``, using Model ``models[model_of[w]]``; the worlds are
+  split into ``nchunk`` chunks run in parallel.
+
+  One kernel for every operation keeps compile time down. ``model_of`` maps a world to the struct of its
+  chunk (shared model) or to its own struct (per-world model fields, see ``MjDataBatch.randomize``).
+  """
+  nworld = len(worlds)
+  for c in prange(nchunk):
+    for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
+      if not mask[w]:
+        continue
+      m = models[model_of[w]]
+      d = worlds[w]
+      if op == OP_STEP:
+        forward.step(m, d, nstep)
+      elif op == OP_STEP_OBSERVE:
+        forward.step_observe(m, d, nstep)
+      elif op == OP_FORWARD:
+        forward.forward(m, d)
+      elif op == OP_RESET:
+        forward.reset_data(m, d)
+      else:
+        forward.forward(m, d)
+        smooth.rne_postconstraint(m, d)
+
+
+# Model fields that may carry a leading world axis (domain randomization). Derived model quantities (e.g.
+# body_subtreemass, dof_invweight0, body inertia) are not recomputed, as when one edits them in MuJoCo.
+RANDOMIZABLE = ("body_mass", "geom_friction", "dof_damping", "actuator_gear", "opt_gravity")
+
+
 class MjDataBatch:
   """``nworld`` worlds of one model; every Data field is an array of shape ``(nworld, *single_world_shape)``.
 
   ``batch.qpos`` is (nworld, nq), ``batch.xpos`` (nworld, nbody, 3), and so on; ``batch[w]`` is world w as
   an ``MjData`` sharing the same memory. Construction resets every world like ``mj_resetData``.
+  ``randomize`` gives chosen model fields a leading world axis (one value per world).
   """
 
   def __init__(self, m, nworld):
@@ -72,8 +127,14 @@ class MjDataBatch:
     self._worlds = [MjData.over_arrays(m, {k: v[w] for k, v in self._fields.items()}) for w in range(nworld)]
     self._structs = List([d._struct for d in self._worlds])
     # a few chunks per thread, so that a thread slowed by another process does not hold everyone up
-    nchunk = min(self.nworld, 4 * numba.config.NUMBA_NUM_THREADS)
-    self._models = List([m.new_struct() for _ in range(nchunk)])
+    self.nchunk = min(self.nworld, 4 * numba.config.NUMBA_NUM_THREADS)
+    self._models = List([m.new_struct() for _ in range(self.nchunk)])
+    chunk_of = np.empty(self.nworld, np.int64)
+    for c in range(self.nchunk):
+      chunk_of[c * self.nworld // self.nchunk:(c + 1) * self.nworld // self.nchunk] = c
+    self._model_of = chunk_of
+    self.world_model = {}
+    self._all = np.ones(self.nworld, np.bool_)
     self.reset()
 
   def __getattr__(self, name):
@@ -88,22 +149,60 @@ class MjDataBatch:
   def __len__(self):
     return self.nworld
 
-  def step(self, nstep=1):
-    """Advances every world ``nstep`` times (mj_step each), in parallel over worlds."""
-    step_batch(self._models, self._structs, int(nstep))
-
-  def forward(self):
-    """mj_forward on every world, in parallel over worlds."""
-    forward_batch(self._models, self._structs)
-
-  def reset(self, mask=None):
-    """Resets all worlds, or those where the boolean ``mask`` (nworld,) is true."""
+  def _mask(self, mask):
     if mask is None:
-      mask = np.ones(self.nworld, np.bool_)
+      return self._all
     mask = np.asarray(mask, np.bool_)
     if mask.shape != (self.nworld,):
       raise ValueError(f"mask must have shape ({self.nworld},), got {mask.shape}")
-    reset_batch(self._models, self._structs, mask)
+    return mask
+
+  def _run(self, op, mask, nstep=1):
+    run_batch(self._models, self._model_of, self._structs, self._mask(mask), op, int(nstep), self.nchunk)
+
+  def step(self, nstep=1, mask=None):
+    """Advances every world (or those where ``mask`` is true) ``nstep`` times (mj_step each), in parallel."""
+    self._run(OP_STEP, mask, nstep)
+
+  def step_observe(self, nstep, mask=None):
+    """``nstep`` steps then forward dynamics and mj_rnePostConstraint at the new state (an env step)."""
+    self._run(OP_STEP_OBSERVE, mask, nstep)
+
+  def forward(self, mask=None):
+    """mj_forward on every world (or those where ``mask`` is true), in parallel over worlds."""
+    self._run(OP_FORWARD, mask)
+
+  def observe(self, mask=None):
+    """mj_forward then mj_rnePostConstraint on the worlds where ``mask`` is true (the end of an env reset)."""
+    self._run(OP_OBSERVE, mask)
+
+  def reset(self, mask=None):
+    """Resets all worlds, or those where the boolean ``mask`` (nworld,) is true (mj_resetData each)."""
+    self._run(OP_RESET, mask)
+
+  def randomize(self, names):
+    """Gives model fields ``names`` (from ``RANDOMIZABLE``) a leading world axis; returns ``world_model``.
+
+    ``world_model[name]`` is a (nworld, *field_shape) array, initially the model's values, that world w reads
+    instead of the model's field: write into it in place (e.g. ``world_model["body_mass"][:, 1] *= 1.2``).
+    Every other field stays shared with the model. Each world then gets its own Model struct (over the shared
+    arrays and its rows of the per-world ones); an unrandomized batch keeps one struct per chunk.
+    """
+    names = [names] if isinstance(names, str) else list(names)
+    unknown = [n for n in names if n not in RANDOMIZABLE]
+    if unknown:
+      raise ValueError(f"cannot randomize {unknown}: the per-world fields are {RANDOMIZABLE}")
+    fields = self.model._fields  # pylint: disable=protected-access
+    for name in names:
+      if name not in self.world_model:
+        self.world_model[name] = np.ascontiguousarray(np.repeat(fields[name][None], self.nworld, axis=0))
+    rows = [n for n, _, _ in types.MODEL_ROWS]
+    self._models = List([
+        _structs.new_model(*[self.world_model[n][w] if n in self.world_model else fields[n] for n in rows])
+        for w in range(self.nworld)
+    ])
+    self._model_of = np.arange(self.nworld, dtype=np.int64)
+    return self.world_model
 
 
 def set_num_threads(n):

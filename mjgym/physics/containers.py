@@ -275,6 +275,11 @@ class MjData:
     self._fields["time"][0] = value
 
   @property
+  def contact(self):
+    """The ``ncon`` contacts as the bindings show them: ``d.contact.dist``, ``.pos``, ``.frame``, ``.geom`` (ncon, 2)..."""
+    return _ContactView(self._fields)
+
+  @property
   def warning(self):
     """Per mjtWarning: ``number`` (how often it was raised) and ``lastinfo`` (last index involved)."""
     return _WarningStats(self._fields["warning_number"], self._fields["warning_lastinfo"])
@@ -309,10 +314,32 @@ class MjData:
         fields[f] = self._fields[f][qadr:qadr + nq]
       for f in _JOINT_DOF_FIELDS:
         fields[f] = self._fields[f][dadr:dadr + nv]
+    if objtype == ObjType.SENSOR:
+      adr, dim = int(m.sensor_adr[index]), int(m.sensor_dim[index])
+      fields["data"] = self._fields["sensordata"][adr:adr + dim]
     if objtype == ObjType.ACTUATOR:
       adr, num = int(m.actuator_actadr[index]), int(m.actuator_actnum[index])
       fields["act"] = self._fields["act"][adr:adr + num] if adr >= 0 else self._fields["act"][:0]
     return _ObjectView(self, objtype, index, fields)
+
+
+class _ContactView:
+  """Views of the contact arrays cut to ``ncon``, under the bindings' names (``dist`` for ``contact_dist``)."""
+
+  def __init__(self, fields):
+    object.__setattr__(self, "_fields", fields)
+
+  def __getattr__(self, name):
+    n = int(self._fields["ncon"][0])
+    if name == "geom":
+      return np.stack([self._fields["contact_geom1"][:n], self._fields["contact_geom2"][:n]], axis=1)
+    try:
+      return self._fields["contact_" + name][:n]
+    except KeyError:
+      raise AttributeError(f"contact has no attribute '{name}'") from None
+
+  def __len__(self):
+    return int(self._fields["ncon"][0])
 
 
 class _WarningStats:

@@ -12,9 +12,13 @@ from numba import njit
 
 from mjgym.physics import _structs
 from mjgym.physics import actuation
+from mjgym.physics import collision
+from mjgym.physics import constraint
 from mjgym.physics import math
 from mjgym.physics import passive
+from mjgym.physics import sensor
 from mjgym.physics import smooth
+from mjgym.physics import solver
 from mjgym.physics import support
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import IntegratorType
@@ -49,6 +53,7 @@ def reset_data(m, d):
   d.warning_number[:] = 0
   d.warning_lastinfo[:] = 0
   d.qpos[:] = m.qpos0
+  d.eq_active[:] = m.eq_active0
   _reset_mocap(m, d)
 
 
@@ -88,6 +93,7 @@ def _warn_and_reset(m, d, warning, index):
   if not _disabled(m, _DSBL_AUTORESET):
     _structs.zero_data(d)
     d.qpos[:] = m.qpos0
+    d.eq_active[:] = m.eq_active0
     _reset_mocap(m, d)
   d.warning_number[warning] += 1
   d.warning_lastinfo[warning] = index
@@ -114,6 +120,8 @@ def fwd_position(m, d):
   smooth.tendon(m, d)
   smooth.crb(m, d)
   smooth.factor_m(m, d)
+  collision.driver.collision(m, d)
+  constraint.make_constraint(m, d)
   smooth.transmission(m, d)
 
 
@@ -137,19 +145,30 @@ def fwd_acceleration(m, d):
 
 @njit(cache=True)
 def fwd_constraint(m, d):
-  """Constraint forces; with no constraint rows (contacts and limits come later) qacc = qacc_smooth."""
-  d.qfrc_constraint[:] = 0.0
-  d.qacc[:] = d.qacc_smooth
+  """Constraint forces: reference accelerations of the efc rows, then the solver -> qacc, qfrc_constraint."""
+  constraint.constraint_velocity(m, d)
+  solver.solve(m, d)
+
+
+@njit(cache=True)
+def _forward(m, d, sensors):
+  fwd_position(m, d)
+  if sensors:
+    sensor.sensor_pos(m, d)
+  fwd_velocity(m, d)
+  if sensors:
+    sensor.sensor_vel(m, d)
+  actuation.fwd_actuation(m, d)
+  fwd_acceleration(m, d)
+  fwd_constraint(m, d)
+  if sensors:
+    sensor.sensor_acc(m, d)
 
 
 @njit(cache=True)
 def forward(m, d):
-  """Forward dynamics: every quantity of the current state, ending with qacc."""
-  fwd_position(m, d)
-  fwd_velocity(m, d)
-  actuation.fwd_actuation(m, d)
-  fwd_acceleration(m, d)
-  fwd_constraint(m, d)
+  """Forward dynamics: every quantity of the current state, ending with qacc and the sensors."""
+  _forward(m, d, True)
 
 
 # ---------------------------------------------------------- integrators ----
@@ -213,7 +232,7 @@ def euler(m, d):
 
 @njit(cache=True)
 def _forward_skip_sensor(m, d):
-  forward(m, d)
+  _forward(m, d, False)
 
 
 @njit(cache=True)
@@ -418,15 +437,36 @@ def implicit(m, d):
 def step(m, d, nstep):
   """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate."""
   for _ in range(nstep):
-    _check(m, d, d.qpos, Warning.BADQPOS)
-    _check(m, d, d.qvel, Warning.BADQVEL)
+    step_forward(m, d)
+    step_integrate(m, d)
+
+
+@njit(cache=True)
+def step_forward(m, d):
+  """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
+  _check(m, d, d.qpos, Warning.BADQPOS)
+  _check(m, d, d.qvel, Warning.BADQVEL)
+  forward(m, d)
+  if _check(m, d, d.qacc, Warning.BADQACC):
     forward(m, d)
-    if _check(m, d, d.qacc, Warning.BADQACC):
-      forward(m, d)
-    integrator = m.opt_integrator[0]
-    if integrator == IntegratorType.RK4:
-      rungekutta4(m, d)
-    elif integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
-      implicit(m, d)
-    else:
-      euler(m, d)
+
+
+@njit(cache=True)
+def step_integrate(m, d):
+  """The second part of a step: the model's integrator."""
+  integrator = m.opt_integrator[0]
+  if integrator == IntegratorType.RK4:
+    rungekutta4(m, d)
+  elif integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+    implicit(m, d)
+  else:
+    euler(m, d)
+
+
+@njit(cache=True)
+def step_observe(m, d, nstep):
+  """An environment step: ``nstep`` physics steps, then forward dynamics and mj_rnePostConstraint at the new
+  state, so that sensordata, cacc and cfrc_ext describe the state the agent observes."""
+  step(m, d, nstep)
+  forward(m, d)
+  smooth.rne_postconstraint(m, d)

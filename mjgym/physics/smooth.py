@@ -6,10 +6,15 @@ spatial vectors (angular, linear) expressed in the world frame at the centre of 
 kinematic tree (``subtree_com[body_rootid]``), so no frame changes are needed along a tree.
 """
 
+import math as pymath
+
 from numba import njit
 
+from mjgym.physics import constraint  # circular: constraint uses smooth's solvers
 from mjgym.physics import math
+from mjgym.physics import support
 from mjgym.physics.types import CamLightType
+from mjgym.physics.types import ConstraintType
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
@@ -18,6 +23,10 @@ from mjgym.physics.types import WrapType
 
 # numba cannot apply & to IntFlag members; plain ints are compile-time constants.
 _DSBL_GRAVITY = int(DisableBit.GRAVITY)
+_DSBL_SPRING = int(DisableBit.SPRING)
+_DSBL_DAMPER = int(DisableBit.DAMPER)
+_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
+_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
 
 
 @njit(cache=True)
@@ -232,22 +241,99 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
 
 @njit(cache=True)
 def tendon(m, d):
-  """Lengths and dense Jacobians (ntendon, nv) of fixed tendons."""
+  """Lengths, dense Jacobians (ntendon, nv) and wrap points of fixed and spatial tendons."""
+  nwrap = 0
   for t in range(m.ntendon):
-    length = 0.0
     d.ten_J[t, :] = 0.0
-    for w in range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]):
-      if m.wrap_type[w] == WrapType.JOINT:
+    d.ten_wrapadr[t] = nwrap
+    adr, num = m.tendon_adr[t], m.tendon_num[t]
+    if num > 0 and m.wrap_type[adr] == WrapType.JOINT:
+      length = 0.0
+      for w in range(adr, adr + num):
         j = m.wrap_objid[w]
         coef = m.wrap_prm[w]
         length += coef * d.qpos[m.jnt_qposadr[j]]
         d.ten_J[t, m.jnt_dofadr[j]] += coef
-    d.ten_length[t] = length
+      d.ten_length[t] = length
+      d.ten_wrapnum[t] = 0
+    else:
+      d.ten_length[t] = _spatial_tendon(m, d, t, nwrap)
+      nwrap += d.ten_wrapnum[t]
+  # unused wrap slots read as empty (MuJoCo leaves stale points there)
+  for k in range(nwrap, 2 * m.nwrap):
+    _wrap_point(d, k, 0, (0.0, 0.0, 0.0))
+
+
+@njit(cache=True)
+def _wrap_point(d, k, obj, pos):
+  d.wrap_obj[k // 2, k % 2] = obj
+  for c in range(3):
+    d.wrap_xpos[k // 2, 3 * (k % 2) + c] = pos[c]
+
+
+@njit(cache=True)
+def _segment(m, d, t, p0, b0, p1, b1, divisor):
+  """Length of the straight piece p0 -> p1 (points on bodies b0, b1), its Jacobian added to ten_J[t]."""
+  dif = _sub(p1, p0)
+  length = pymath.sqrt(math.dot3(dif, dif))
+  if b0 != b1 and length > MINVAL:
+    u = (dif[0] / (length * divisor), dif[1] / (length * divisor), dif[2] / (length * divisor))
+    zero = (0.0, 0.0, 0.0)
+    support.apply_ft(m, d, u, zero, p1, b1, d.ten_J[t])
+    support.apply_ft(m, d, (-u[0], -u[1], -u[2]), zero, p0, b0, d.ten_J[t])
+  return length / divisor
+
+
+@njit(cache=True)
+def _spatial_tendon(m, d, t, wrapadr):
+  """Length of spatial tendon t; fills its row of ten_J and its wrap points from wrap_xpos[wrapadr]."""
+  adr, end = m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]
+  length = 0.0
+  divisor = 1.0
+  npoint = wrapadr
+  j = adr
+  while j < end:
+    if m.wrap_type[j] == WrapType.PULLEY:
+      divisor = m.wrap_prm[j]
+      _wrap_point(d, npoint, -2, (0.0, 0.0, 0.0))
+      npoint += 1
+      j += 1
+      continue
+    # a branch: sites joined by straight lines or wraps, up to the next pulley or the end
+    _wrap_point(d, npoint, -1, d.site_xpos[m.wrap_objid[j]])
+    npoint += 1
+    while j + 1 < end and m.wrap_type[j + 1] != WrapType.PULLEY:
+      s0 = m.wrap_objid[j]
+      p0, b0 = d.site_xpos[s0], m.site_bodyid[s0]
+      if m.wrap_type[j + 1] == WrapType.SITE:
+        s1 = m.wrap_objid[j + 1]
+        length += _segment(m, d, t, p0, b0, d.site_xpos[s1], m.site_bodyid[s1], divisor)
+        j += 1
+      else:
+        g = m.wrap_objid[j + 1]
+        s1 = m.wrap_objid[j + 2]
+        p1, b1 = d.site_xpos[s1], m.site_bodyid[s1]
+        arc, t0, t1 = support.wrap(m, d, g, int(m.wrap_prm[j + 1]), p0, p1)
+        if arc < 0.0:
+          length += _segment(m, d, t, p0, b0, p1, b1, divisor)
+        else:
+          bg = m.geom_bodyid[g]
+          length += _segment(m, d, t, p0, b0, t0, bg, divisor) + arc / divisor
+          length += _segment(m, d, t, t1, bg, p1, b1, divisor)
+          _wrap_point(d, npoint, g, t0)
+          _wrap_point(d, npoint + 1, g, t1)
+          npoint += 2
+        j += 2
+      _wrap_point(d, npoint, -1, d.site_xpos[m.wrap_objid[j]])
+      npoint += 1
+    j += 1
+  d.ten_wrapnum[t] = npoint - wrapadr
+  return length
 
 
 @njit(cache=True)
 def transmission(m, d):
-  """actuator_length and dense actuator_moment (nu, nv) for joint and tendon transmissions, times gear."""
+  """actuator_length and dense actuator_moment (nu, nv) of every transmission, times gear."""
   for i in range(m.nu):
     d.actuator_moment[i, :] = 0.0
     gear = m.actuator_gear[i]
@@ -275,6 +361,104 @@ def transmission(m, d):
       d.actuator_length[i] = gear[0] * d.ten_length[idx]
       for k in range(m.nv):
         d.actuator_moment[i, k] = gear[0] * d.ten_J[idx, k]
+    elif trntype == TrnType.SITE:
+      _site_transmission(m, d, i, idx, m.actuator_trnid[i, 1], gear)
+    elif trntype == TrnType.SLIDERCRANK:
+      _slider_crank(m, d, i, idx, m.actuator_trnid[i, 1], gear[0])
+    elif trntype == TrnType.BODY:
+      _body_transmission(m, d, i, idx, gear[0])
+
+
+@njit(cache=True)
+def _site_transmission(m, d, i, site, ref, gear):
+  """A wrench (gear: force, torque in the site frame) at a site; with a reference site, the length is the
+  site's displacement from it (position and rotation vector in the reference frame) along the gear."""
+  moment = d.actuator_moment[i]
+  body = m.site_bodyid[site]
+  pos = d.site_xpos[site]
+  if ref < 0:
+    d.actuator_length[i] = 0.0
+    mat = d.site_xmat[site]
+    support.apply_ft(m, d, math.mat_vec(mat, gear[:3]), math.mat_vec(mat, gear[3:6]), pos, body, moment)
+    return
+  rbody = m.site_bodyid[ref]
+  rpos = d.site_xpos[ref]
+  rmat = d.site_xmat[ref]
+  rel = math.mat_t_vec(rmat, _sub(pos, rpos))
+  q = math.quat_mul(d.xquat[body], m.site_quat[site])
+  rq = math.quat_mul(d.xquat[rbody], m.site_quat[ref])
+  rot = math.quat_to_vel(math.quat_mul((rq[0], -rq[1], -rq[2], -rq[3]), q), 1.0)
+  d.actuator_length[i] = math.dot3(rel, gear[:3]) + math.dot3(rot, gear[3:6])
+  force = math.mat_vec(rmat, gear[:3])
+  torque = math.mat_vec(rmat, gear[3:6])
+  zero = (0.0, 0.0, 0.0)
+  support.apply_ft(m, d, force, torque, pos, body, moment)
+  support.apply_ft(m, d, (-force[0], -force[1], -force[2]), (-torque[0], -torque[1], -torque[2]), rpos, rbody,
+                   moment)
+  # the reference frame turns the offset with it: d(R_refᵀ r)/dt picks up -w_ref × r
+  r = _sub(pos, rpos)
+  support.apply_ft(m, d, zero, math.cross(force, r), rpos, rbody, moment)
+
+
+@njit(cache=True)
+def _slider_crank(m, d, i, crank, slider, gear):
+  """Slider-crank: a rod of length cranklength from the crank site to the slider site's z axis.
+
+  length = a·v - sqrt((a·v)² + r² - |v|²) with v = crank - slider and a the slider axis; the moment is
+  its gradient through the two sites' motion and the axis' rotation with the slider's body.
+  """
+  moment = d.actuator_moment[i]
+  smat = d.site_xmat[slider]
+  axis = (smat[2], smat[5], smat[8])
+  v = _sub(d.site_xpos[crank], d.site_xpos[slider])
+  av = math.dot3(v, axis)
+  r = m.actuator_cranklength[i]
+  det = av * av + r * r - math.dot3(v, v)
+  if det <= 0.0:
+    # the rod cannot reach the axis: degenerate, take the projection
+    length = av
+    dldv = axis
+    dlda = v
+  else:
+    sdet = pymath.sqrt(det)
+    length = av - sdet
+    c = av / sdet
+    dldv = (axis[0] - (c * axis[0] - v[0] / sdet), axis[1] - (c * axis[1] - v[1] / sdet),
+            axis[2] - (c * axis[2] - v[2] / sdet))
+    dlda = (v[0] * (1.0 - c), v[1] * (1.0 - c), v[2] * (1.0 - c))
+  d.actuator_length[i] = gear * length
+  f = (gear * dldv[0], gear * dldv[1], gear * dldv[2])
+  zero = (0.0, 0.0, 0.0)
+  support.apply_ft(m, d, f, zero, d.site_xpos[crank], m.site_bodyid[crank], moment)
+  # the slider site moves v by -(its velocity) and turns the axis: da/dt = w × a, so dL = w · (a × dlda)
+  t = math.cross(axis, dlda)
+  support.apply_ft(m, d, (-f[0], -f[1], -f[2]), (gear * t[0], gear * t[1], gear * t[2]), d.site_xpos[slider],
+                   m.site_bodyid[slider], moment)
+
+
+@njit(cache=True)
+def _body_transmission(m, d, i, body, gear):
+  """Adhesion: minus the average normal Jacobian of the body's active contacts (pulls them together)."""
+  moment = d.actuator_moment[i]
+  d.actuator_length[i] = 0.0
+  count = 0
+  for c in range(d.ncon[0]):
+    if d.contact_exclude[c] == 0 and (m.geom_bodyid[d.contact_geom1[c]] == body
+                                      or m.geom_bodyid[d.contact_geom2[c]] == body):
+      count += 1
+  if count == 0:
+    return
+  zero = (0.0, 0.0, 0.0)
+  for c in range(d.ncon[0]):
+    b1 = m.geom_bodyid[d.contact_geom1[c]]
+    b2 = m.geom_bodyid[d.contact_geom2[c]]
+    if d.contact_exclude[c] != 0 or (b1 != body and b2 != body):
+      continue
+    n = d.contact_frame[c]
+    s = gear / count
+    f = (s * n[0], s * n[1], s * n[2])
+    support.apply_ft(m, d, (-f[0], -f[1], -f[2]), zero, d.contact_pos[c], b2, moment)
+    support.apply_ft(m, d, f, zero, d.contact_pos[c], b1, moment)
 
 
 @njit(cache=True)
@@ -489,6 +673,104 @@ def bias_force(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
 
 
 @njit(cache=True)
+def _tendon_force(m, d, t):
+  """Scalar force along tendon t (positive lengthens): spring, damper, actuators and constraint rows."""
+  f = 0.0
+  flags = m.opt_disableflags[0]
+  if (flags & _DSBL_SPRING) == 0:
+    length = d.ten_length[t]
+    if length > m.tendon_lengthspring[t, 1]:
+      f += m.tendon_stiffness[t] * (m.tendon_lengthspring[t, 1] - length)
+    elif length < m.tendon_lengthspring[t, 0]:
+      f += m.tendon_stiffness[t] * (m.tendon_lengthspring[t, 0] - length)
+  if (flags & _DSBL_DAMPER) == 0:
+    f -= m.tendon_damping[t] * d.ten_velocity[t]
+  for i in range(m.nu):
+    if m.actuator_trntype[i] == TrnType.TENDON and m.actuator_trnid[i, 0] == t:
+      f += m.actuator_gear[i, 0] * d.actuator_force[i]
+  for r in range(d.nefc[0]):
+    if (d.efc_type[r] == _LIMIT_TENDON or d.efc_type[r] == _FRICTION_TENDON) and d.efc_id[r] == t:
+      f += d.efc_force[r]
+  return f
+
+
+@njit(cache=True)
+def _add_ext_force(m, d, body, point, f):
+  """cfrc_ext[body] += the com-based wrench of force f acting at world ``point`` (the world takes none)."""
+  if body == 0:
+    return
+  r = _sub(point, d.subtree_com[m.body_rootid[body]])
+  t = math.cross(r, f)
+  for k in range(3):
+    d.cfrc_ext[body, k] += t[k]
+    d.cfrc_ext[body, 3 + k] += f[k]
+
+
+@njit(cache=True)
+def _tendon_pull(m, d, p0, b0, p1, b1, force):
+  """A straight tendon piece under ``force`` (positive pushes apart) acting on the bodies at its ends."""
+  if b0 == b1:
+    return
+  dif = _sub(p1, p0)
+  n = pymath.sqrt(math.dot3(dif, dif))
+  if n < MINVAL:
+    return
+  f = (force * dif[0] / n, force * dif[1] / n, force * dif[2] / n)
+  _add_ext_force(m, d, b1, p1, f)
+  _add_ext_force(m, d, b0, p0, (-f[0], -f[1], -f[2]))
+
+
+@njit(cache=True)
+def _spatial_tendon_cfrc_ext(m, d):
+  """cfrc_ext += the forces spatial tendons exert on the bodies along their paths, as MuJoCo counts them."""
+  for t in range(m.ntendon):
+    adr, end = m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]
+    if m.tendon_num[t] == 0 or m.wrap_type[adr] == WrapType.JOINT:
+      continue
+    force = _tendon_force(m, d, t)
+    if force == 0.0:
+      continue
+    xpos = d.wrap_xpos
+    k = d.ten_wrapadr[t]
+    divisor = 1.0
+    j = adr
+    while j < end:
+      if m.wrap_type[j] == WrapType.PULLEY:
+        divisor = m.wrap_prm[j]
+        k += 1
+        j += 1
+        continue
+      while j + 1 < end and m.wrap_type[j + 1] != WrapType.PULLEY:
+        b0 = m.site_bodyid[m.wrap_objid[j]]
+        p0 = _point(xpos, k)
+        if m.wrap_type[j + 1] == WrapType.SITE:
+          _tendon_pull(m, d, p0, b0, _point(xpos, k + 1), m.site_bodyid[m.wrap_objid[j + 1]], force / divisor)
+          k += 1
+          j += 1
+        else:
+          g = m.wrap_objid[j + 1]
+          b1 = m.site_bodyid[m.wrap_objid[j + 2]]
+          if d.wrap_obj[(k + 1) // 2, (k + 1) % 2] == g:
+            bg = m.geom_bodyid[g]
+            _tendon_pull(m, d, p0, b0, _point(xpos, k + 1), bg, force / divisor)
+            _tendon_pull(m, d, _point(xpos, k + 2), bg, _point(xpos, k + 3), b1, force / divisor)
+            k += 3
+          else:
+            _tendon_pull(m, d, p0, b0, _point(xpos, k + 1), b1, force / divisor)
+            k += 1
+          j += 2
+      k += 1
+      j += 1
+
+
+@njit(cache=True)
+def _point(wrap_xpos, k):
+  row = wrap_xpos[k // 2]
+  c = 3 * (k % 2)
+  return (row[c], row[c + 1], row[c + 2])
+
+
+@njit(cache=True)
 def rne_postconstraint(m, d):
   """cacc, cfrc_int and cfrc_ext of the current qacc, as mj_rnePostConstraint (external: xfrc_applied)."""
   for i in range(m.nbody):
@@ -499,6 +781,8 @@ def rne_postconstraint(m, d):
     for k in range(3):
       d.cfrc_ext[i, k] = xf[3 + k] + t[k]
       d.cfrc_ext[i, 3 + k] = xf[k]
+  constraint.add_contact_cfrc_ext(m, d)
+  _spatial_tendon_cfrc_ext(m, d)
   _body_forces(m, d, d.qvel, d.qacc, True, d.cvel, d.cdof_dot, d.cacc, d.cfrc_int)
   for i in range(m.nbody):
     for c in range(6):

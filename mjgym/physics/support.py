@@ -1,8 +1,13 @@
-"""Jacobians of points on bodies and the mapping of Cartesian forces to joint space."""
+"""Jacobians of points on bodies, the mapping of Cartesian forces to joint space, tendon wrapping and
+muscle curves."""
+
+import math as pymath
 
 from numba import njit
 
 from mjgym.physics import math
+from mjgym.physics.types import GeomType
+from mjgym.physics.types import MINVAL
 
 
 @njit(cache=True)
@@ -57,3 +62,227 @@ def xfrc_accumulate(m, d, qfrc):
         nonzero = True
     if nonzero:
       apply_ft(m, d, xf[:3], xf[3:], d.xipos[i], i, qfrc)
+
+
+# ------------------------------------------------------------------------------------------ wrapping ----
+
+
+@njit(cache=True)
+def _angle(x, y):
+  return pymath.atan2(y, x)
+
+
+@njit(cache=True)
+def _wrap_circle(a, b, side, has_side, r):
+  """Shortest wrap of a string from 2D point a to b around the circle of radius r at the origin.
+
+  Returns (arc angle, t0, t1) with the tangent points, or arc -1 when the string does not touch the circle.
+  The string leaves a along one of a's two tangents and reaches b along one of b's; of the two wraps that
+  go around the same way, the one on the side of ``side`` is taken if given, else the shorter one. An end
+  point inside the circle, or a straight line that misses the circle on the side point's side, means no
+  wrap.
+  """
+  da = pymath.sqrt(a[0] * a[0] + a[1] * a[1])
+  db = pymath.sqrt(b[0] * b[0] + b[1] * b[1])
+  none = (0.0, 0.0)
+  if da <= r or db <= r:
+    return -1.0, none, none
+  # closest point of the segment a-b to the centre: a segment missing the circle goes straight, unless
+  # the side point is on the far side of it
+  ab = (b[0] - a[0], b[1] - a[1])
+  l2 = ab[0] * ab[0] + ab[1] * ab[1]
+  if l2 < MINVAL:
+    return -1.0, none, none
+  s = min(1.0, max(0.0, -(a[0] * ab[0] + a[1] * ab[1]) / l2))
+  cx, cy = a[0] + s * ab[0], a[1] + s * ab[1]
+  if cx * cx + cy * cy > r * r and (not has_side or side[0] * cx + side[1] * cy >= 0.0):
+    return -1.0, none, none
+  pa, pb = _angle(a[0], a[1]), _angle(b[0], b[1])
+  ka, kb = pymath.acos(r / da), pymath.acos(r / db)
+  two_pi = 2.0 * pymath.pi
+  # counter-clockwise: leave a at pa + ka, arrive at b's tangent pb - kb
+  ccw0, ccw1 = pa + ka, pb - kb
+  arc_ccw = (ccw1 - ccw0) % two_pi
+  cw0, cw1 = pa - ka, pb + kb
+  arc_cw = (cw0 - cw1) % two_pi
+  if has_side:
+    # the wrap whose tangent points, on average, lie nearer the side point
+    mccw = (0.5 * r * (pymath.cos(ccw0) + pymath.cos(ccw1)), 0.5 * r * (pymath.sin(ccw0) + pymath.sin(ccw1)))
+    mcw = (0.5 * r * (pymath.cos(cw0) + pymath.cos(cw1)), 0.5 * r * (pymath.sin(cw0) + pymath.sin(cw1)))
+    dccw = (mccw[0] - side[0]) ** 2 + (mccw[1] - side[1]) ** 2
+    dcw = (mcw[0] - side[0]) ** 2 + (mcw[1] - side[1]) ** 2
+    use_ccw = dccw <= dcw
+  else:
+    use_ccw = arc_ccw <= arc_cw
+  if use_ccw:
+    return arc_ccw, (r * pymath.cos(ccw0), r * pymath.sin(ccw0)), (r * pymath.cos(ccw1), r * pymath.sin(ccw1))
+  return arc_cw, (r * pymath.cos(cw0), r * pymath.sin(cw0)), (r * pymath.cos(cw1), r * pymath.sin(cw1))
+
+
+@njit(cache=True)
+def wrap(m, d, g, side, p0, p1):
+  """Wrap of a tendon from world point p0 to p1 over sphere or cylinder geom g (side site or -1).
+
+  Returns (length of the wrapped part, tangent point 0, tangent point 1) in world coordinates, or a
+  negative length when the tendon goes straight. A sphere is wrapped in the plane through its centre and
+  the two points; a cylinder in its cross-section, the height rising in proportion to the path length.
+  """
+  pos = d.geom_xpos[g]
+  mat = d.geom_xmat[g]
+  r = m.geom_size[g, 0]
+  a = math.mat_t_vec(mat, (p0[0] - pos[0], p0[1] - pos[1], p0[2] - pos[2]))
+  b = math.mat_t_vec(mat, (p1[0] - pos[0], p1[1] - pos[1], p1[2] - pos[2]))
+  has_side = side >= 0
+  sd = (0.0, 0.0, 0.0)
+  if has_side:
+    sp = d.site_xpos[side]
+    sd = math.mat_t_vec(mat, (sp[0] - pos[0], sp[1] - pos[1], sp[2] - pos[2]))
+  zero = (0.0, 0.0, 0.0)
+  if m.geom_type[g] == GeomType.SPHERE:
+    e1 = math.normalize3(a)
+    n = math.cross(a, b)
+    if math.dot3(n, n) < 1e-24:
+      # the points are in line with the centre: any plane through them will do; prefer the side site's
+      n = math.cross(a, sd) if has_side else math.cross(a, (1.0, 0.0, 0.0))
+      if math.dot3(n, n) < 1e-24:
+        n = math.cross(a, (0.0, 1.0, 0.0))
+    e2 = math.normalize3(math.cross(n, e1))
+    arc, t0, t1 = _wrap_circle((math.dot3(a, e1), math.dot3(a, e2)), (math.dot3(b, e1), math.dot3(b, e2)),
+                               (math.dot3(sd, e1), math.dot3(sd, e2)), has_side, r)
+    if arc < 0.0:
+      return -1.0, zero, zero
+    l0 = (t0[0] * e1[0] + t0[1] * e2[0], t0[0] * e1[1] + t0[1] * e2[1], t0[0] * e1[2] + t0[1] * e2[2])
+    l1 = (t1[0] * e1[0] + t1[1] * e2[0], t1[0] * e1[1] + t1[1] * e2[1], t1[0] * e1[2] + t1[1] * e2[2])
+    length = r * arc
+  else:
+    arc, t0, t1 = _wrap_circle((a[0], a[1]), (b[0], b[1]), (sd[0], sd[1]), has_side, r)
+    if arc < 0.0:
+      return -1.0, zero, zero
+    s0 = pymath.sqrt((a[0] - t0[0]) ** 2 + (a[1] - t0[1]) ** 2)
+    s1 = pymath.sqrt((b[0] - t1[0]) ** 2 + (b[1] - t1[1]) ** 2)
+    total = s0 + r * arc + s1
+    dz = b[2] - a[2]
+    z0 = a[2] + dz * s0 / total
+    z1 = a[2] + dz * (s0 + r * arc) / total
+    l0 = (t0[0], t0[1], z0)
+    l1 = (t1[0], t1[1], z1)
+    length = pymath.sqrt((r * arc) ** 2 + (z1 - z0) ** 2)
+  w0 = math.mat_vec(mat, l0)
+  w1 = math.mat_vec(mat, l1)
+  return (length, (w0[0] + pos[0], w0[1] + pos[1], w0[2] + pos[2]),
+          (w1[0] + pos[0], w1[1] + pos[1], w1[2] + pos[2]))
+
+
+# ------------------------------------------------------------------------------------------- muscles ----
+# MuJoCo's muscle model (Modeling chapter, Muscles): prm = (range0, range1, force, scale, lmin, lmax, vmax,
+# fpmax, fvmax); lengths are normalized so that range maps the lengthrange and the optimal length is 1.
+
+
+@njit(cache=True)
+def _muscle_scales(prm, lengthrange, acc0, length, velocity):
+  """(peak force, normalized length, normalized velocity)."""
+  l0 = (lengthrange[1] - lengthrange[0]) / max(MINVAL, prm[1] - prm[0])
+  nlength = prm[0] + (length - lengthrange[0]) / max(MINVAL, l0)
+  nvelocity = velocity / max(MINVAL, l0 * prm[6])
+  force = prm[2] if prm[2] > 0 else prm[3] / max(MINVAL, acc0)
+  return force, nlength, nvelocity
+
+
+@njit(cache=True)
+def _bump(x, lo, mid, hi):
+  """A smooth bump of height 1 at mid, 0 outside (lo, hi): two quadratic halves each side."""
+  if x <= lo or x >= hi:
+    return 0.0
+  if x < mid:
+    a = 0.5 * (lo + mid)
+    if x < a:
+      y = (x - lo) / (a - lo)
+      return 0.5 * y * y
+    y = (mid - x) / (mid - a)
+    return 1.0 - 0.5 * y * y
+  b = 0.5 * (mid + hi)
+  if x < b:
+    y = (x - mid) / (b - mid)
+    return 1.0 - 0.5 * y * y
+  y = (hi - x) / (hi - b)
+  return 0.5 * y * y
+
+
+@njit(cache=True)
+def _force_velocity(v, fvmax):
+  c = fvmax - 1.0
+  if v <= -1.0:
+    return 0.0
+  if v <= 0.0:
+    return (v + 1.0) * (v + 1.0)
+  if v <= c:
+    return fvmax - (c - v) * (c - v) / max(MINVAL, c)
+  return fvmax
+
+
+@njit(cache=True)
+def _passive(length, lmax, fpmax):
+  b = 0.5 * (1.0 + lmax)
+  if length <= 1.0:
+    return 0.0
+  if length <= b:
+    x = (length - 1.0) / (b - 1.0)
+    return 0.5 * fpmax * x * x
+  # continued linearly with the slope it has at b
+  x = (length - b) / (b - 1.0)
+  return fpmax * (0.5 + x)
+
+
+@njit(cache=True)
+def muscle_gain(length, velocity, lengthrange, acc0, prm):
+  """Active muscle gain: -F0 FL(length) FV(velocity)."""
+  force, nl, nv = _muscle_scales(prm, lengthrange, acc0, length, velocity)
+  return -force * _bump(nl, prm[4], 1.0, prm[5]) * _force_velocity(nv, prm[8])
+
+
+@njit(cache=True)
+def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
+  """d(muscle_gain)/d(velocity), for the implicit integrators."""
+  force, nl, nv = _muscle_scales(prm, lengthrange, acc0, length, velocity)
+  c = prm[8] - 1.0
+  if nv <= -1.0 or nv > c:
+    dfv = 0.0
+  elif nv <= 0.0:
+    dfv = 2.0 * (nv + 1.0)
+  else:
+    dfv = 2.0 * (c - nv) / max(MINVAL, c)
+  l0 = (lengthrange[1] - lengthrange[0]) / max(MINVAL, prm[1] - prm[0])
+  return -force * _bump(nl, prm[4], 1.0, prm[5]) * dfv / max(MINVAL, l0 * prm[6])
+
+
+@njit(cache=True)
+def muscle_bias(length, lengthrange, acc0, prm):
+  """Passive muscle force: -F0 FP(length)."""
+  force, nl, _ = _muscle_scales(prm, lengthrange, acc0, length, 0.0)
+  return -force * _passive(nl, prm[5], prm[7])
+
+
+@njit(cache=True)
+def _sigmoid(x):
+  """Quintic smoothstep: 0 below 0, 1 above 1, C2 in between."""
+  if x <= 0.0:
+    return 0.0
+  if x >= 1.0:
+    return 1.0
+  return x * x * x * (x * (6.0 * x - 15.0) + 10.0)
+
+
+@njit(cache=True)
+def muscle_dynamics(ctrl, act, prm):
+  """act_dot of a muscle: faster activation than deactivation, both slowing with activation."""
+  c = min(max(ctrl, 0.0), 1.0)
+  a = min(max(act, 0.0), 1.0)
+  tau_act = prm[0] * (0.5 + 1.5 * a)
+  tau_deact = prm[1] / (0.5 + 1.5 * a)
+  dctrl = c - act
+  if prm[2] < MINVAL:
+    tau = tau_act if dctrl > 0 else tau_deact
+  else:
+    # blend the two time constants smoothly across dctrl = 0
+    tau = tau_deact + (tau_act - tau_deact) * _sigmoid(dctrl / prm[2] + 0.5)
+  return dctrl / max(MINVAL, tau)

@@ -149,6 +149,65 @@ class WrapType(enum.IntEnum):
   CYLINDER = 5
 
 
+
+class SensorType(enum.IntEnum):
+  """mjtSensor (MuJoCo 4 numbering)."""
+  TOUCH = 0
+  ACCELEROMETER = 1
+  VELOCIMETER = 2
+  GYRO = 3
+  FORCE = 4
+  TORQUE = 5
+  MAGNETOMETER = 6
+  RANGEFINDER = 7
+  JOINTPOS = 9
+  JOINTVEL = 10
+  TENDONPOS = 11
+  TENDONVEL = 12
+  ACTUATORPOS = 13
+  ACTUATORVEL = 14
+  ACTUATORFRC = 15
+  JOINTACTFRC = 16
+  TENDONACTFRC = 17
+  BALLQUAT = 18
+  BALLANGVEL = 19
+  JOINTLIMITPOS = 20
+  JOINTLIMITVEL = 21
+  JOINTLIMITFRC = 22
+  TENDONLIMITPOS = 23
+  TENDONLIMITVEL = 24
+  TENDONLIMITFRC = 25
+  FRAMEPOS = 26
+  FRAMEQUAT = 27
+  FRAMEXAXIS = 28
+  FRAMEYAXIS = 29
+  FRAMEZAXIS = 30
+  FRAMELINVEL = 31
+  FRAMEANGVEL = 32
+  FRAMELINACC = 33
+  FRAMEANGACC = 34
+  SUBTREECOM = 35
+  SUBTREELINVEL = 36
+  SUBTREEANGMOM = 37
+  CLOCK = 45
+  USER = 48
+
+
+class Stage(enum.IntEnum):
+  """mjtStage."""
+  NONE = 0
+  POS = 1
+  VEL = 2
+  ACC = 3
+
+
+class DataType(enum.IntEnum):
+  """mjtDataType."""
+  REAL = 0
+  POSITIVE = 1
+  AXIS = 2
+  QUATERNION = 3
+
 class CamLightType(enum.IntEnum):
   """mjtCamLight."""
   FIXED = 0
@@ -202,6 +261,31 @@ class Warning(enum.IntEnum):  # noqa: A001 - mirrors mjtWarning
   BADQVEL = 4
   BADQACC = 5
   BADCTRL = 6
+
+
+class ConstraintType(enum.IntEnum):
+  """mjtConstraint: the family of an efc row."""
+  EQUALITY = 0
+  FRICTION_DOF = 1
+  FRICTION_TENDON = 2
+  LIMIT_JOINT = 3
+  LIMIT_TENDON = 4
+  CONTACT_FRICTIONLESS = 5
+  CONTACT_PYRAMIDAL = 6
+  CONTACT_ELLIPTIC = 7
+
+
+class ConstraintState(enum.IntEnum):
+  """mjtConstraintState: which piece of its cost an efc row is on at the solution."""
+  SATISFIED = 0
+  QUADRATIC = 1
+  LINEARNEG = 2
+  LINEARPOS = 3
+  CONE = 4
+
+
+# Iterations whose statistics the solver keeps (MuJoCo's mjNSOLVER).
+NSOLVER = 200
 
 
 NWARNING = 7
@@ -390,6 +474,27 @@ tex_type int ntex
 tex_height int ntex
 tex_width int ntex
 
+tex_builtin int ntex
+tex_mark int ntex
+tex_rgb1 float ntex 3
+tex_rgb2 float ntex 3
+tex_markrgb float ntex 3
+tex_random float ntex
+vis_global_fovy float 1
+vis_global_azimuth float 1
+vis_global_elevation float 1
+vis_headlight_ambient float 3
+vis_headlight_diffuse float 3
+vis_headlight_specular float 3
+vis_headlight_active int 1
+vis_map_znear float 1
+vis_map_zfar float 1
+vis_map_haze float 1
+vis_map_shadowclip float 1
+vis_rgba_haze float 4
+vis_quality_offsamples int 1
+vis_quality_shadowsize int 1
+
 tendon_adr int ntendon
 tendon_num int ntendon
 tendon_limited int ntendon
@@ -432,6 +537,19 @@ actuator_cranklength float nu
 actuator_length0 float nu
 actuator_lengthrange float nu 2
 
+sensor_type int nsensor
+sensor_datatype int nsensor
+sensor_needstage int nsensor
+sensor_objtype int nsensor
+sensor_objid int nsensor
+sensor_reftype int nsensor
+sensor_refid int nsensor
+sensor_dim int nsensor
+sensor_adr int nsensor
+sensor_cutoff float nsensor
+sensor_noise float nsensor
+actuator_acc0 float nu
+
 eq_type int neq
 eq_obj1id int neq
 eq_obj2id int neq
@@ -454,6 +572,12 @@ pair_friction float npair 5
 
 exclude_signature int nexclude
 
+geom_aabb float ngeom 6
+nmeshhull int
+mesh_hulladr int nmesh
+mesh_hullnum int nmesh
+mesh_hullvert float nmeshhull 3
+
 key_time float nkey
 key_qpos float nkey nq
 key_qvel float nkey nv
@@ -461,6 +585,10 @@ key_act float nkey na
 key_mpos float nkey nmocap 3
 key_mquat float nkey nmocap 4
 key_ctrl float nkey nu
+dof_invweight0 float nv
+body_invweight0 float nbody 2
+tendon_invweight0 float ntendon
+stat_meaninertia float 1
 """
 
 # Data: state, inputs, then the outputs of each stage, then scratch space owned by the step path.
@@ -543,6 +671,13 @@ cacc float nbody 6
 cfrc_int float nbody 6
 cfrc_ext float nbody 6
 
+subtree_linvel float nbody 3
+subtree_angmom float nbody 3
+ten_wrapadr int ntendon
+ten_wrapnum int ntendon
+wrap_obj int nwrap 2
+wrap_xpos float nwrap 6
+
 qDeriv float nv nv
 qH float nM
 qHDiagInv float nv
@@ -562,6 +697,48 @@ jac_p float 3 nv
 jac_r float 3 nv
 rne_cacc float nbody 6
 rne_cfrc float nbody 6
+
+col_aabb float ngeom 6
+col_order int ngeom
+col_buf int ngeom
+col_vert float 3 128 3
+col_face int 256 3
+col_plane float 256 4
+col_edge int 384 2
+eq_active u8 neq
+ne int 1
+nf int 1
+nl int 1
+nefc int 1
+efc_type int njmax
+efc_id int njmax
+efc_J float njmax nv
+efc_pos float njmax
+efc_margin float njmax
+efc_frictionloss float njmax
+efc_diagA float njmax
+efc_KBIP float njmax 4
+efc_D float njmax
+efc_R float njmax
+efc_vel float njmax
+efc_aref float njmax
+efc_b float njmax
+efc_state int njmax
+efc_force float njmax
+solver_niter int 1
+solver_improvement float 200
+solver_gradient float 200
+solver_lineslope float 200
+solver_nactive int 200
+solver_nchange int 200
+solver_neval int 200
+efc_jar float njmax
+efc_jv float njmax
+efc_quad float njmax 3
+efc_MinvJT float njmax nv
+solver_H float nv nv
+solver_vec float 10 nv
+solver_block float 10 6
 """
 
 

@@ -26,7 +26,13 @@ def _compile(text, filename, source):
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
   root, _ = parser.parse(text, filename, source)
   values, names = compiler.compile_tree(root, filename, source)
-  return MjModel.from_fields(values, names, source=filename)
+  model = MjModel.from_fields(values, names, source=filename)
+  from mjgym.physics import constraint  # pylint: disable=import-outside-toplevel
+  constraint.set_const(model)
+  # after constraint.set_const: damping ratios use its dof_invweight0
+  from mjgym.physics.mjcf import setconst  # pylint: disable=import-outside-toplevel
+  setconst.set_const(model)
+  return model
 
 
 __all__ = ["MJCFError", "load_path", "load_string"]

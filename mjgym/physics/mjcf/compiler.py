@@ -7,6 +7,7 @@ import numpy as np
 
 from mjgym.physics import containers
 from mjgym.physics import types
+from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.types import ObjType
@@ -23,7 +24,67 @@ _DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, 
 _GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 3}
 _BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 3}
 _SOLREF = (0.02, 1.0)
+
+# Builtin textures (mjtBuiltin, mjtMark) and the <visual> attributes the renderer reads:
+# field prefix -> (child element, {attribute: MuJoCo's default}).
+_BUILTINS = {"none": 0, "gradient": 1, "checker": 2, "flat": 3}
+_MARKS = {"none": 0, "edge": 1, "cross": 2, "random": 3}
+_VISUAL_USED = {
+    "global": ("global", {"fovy": [45.0], "azimuth": [90.0], "elevation": [-45.0]}),
+    "headlight": ("headlight", {"ambient": [0.1] * 3, "diffuse": [0.4] * 3, "specular": [0.5] * 3,
+                                "active": [1]}),
+    "map": ("map", {"znear": [0.01], "zfar": [50.0], "haze": [0.3], "shadowclip": [1.0]}),
+    "rgba": ("rgba", {"haze": [0.15, 0.25, 0.35, 1.0]}),
+    "quality": ("quality", {"offsamples": [4], "shadowsize": [4096]}),
+}
+
+
+def _floats(text):
+  """Numbers of an attribute kept as text (visual-only attributes are not converted by the parser)."""
+  return [float(x) for x in str(text).split()]
 _SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
+_ST, _STAGE, _DT = types.SensorType, types.Stage, types.DataType
+# Sensor tag -> (type, stage it needs, data type, dimension).
+_SENSOR_INFO = {
+    "touch": (_ST.TOUCH, _STAGE.ACC, _DT.POSITIVE, 1),
+    "accelerometer": (_ST.ACCELEROMETER, _STAGE.ACC, _DT.REAL, 3),
+    "velocimeter": (_ST.VELOCIMETER, _STAGE.VEL, _DT.REAL, 3),
+    "gyro": (_ST.GYRO, _STAGE.VEL, _DT.REAL, 3),
+    "force": (_ST.FORCE, _STAGE.ACC, _DT.REAL, 3),
+    "torque": (_ST.TORQUE, _STAGE.ACC, _DT.REAL, 3),
+    "magnetometer": (_ST.MAGNETOMETER, _STAGE.POS, _DT.REAL, 3),
+    "rangefinder": (_ST.RANGEFINDER, _STAGE.POS, _DT.REAL, 1),
+    "jointpos": (_ST.JOINTPOS, _STAGE.POS, _DT.REAL, 1),
+    "jointvel": (_ST.JOINTVEL, _STAGE.VEL, _DT.REAL, 1),
+    "tendonpos": (_ST.TENDONPOS, _STAGE.POS, _DT.REAL, 1),
+    "tendonvel": (_ST.TENDONVEL, _STAGE.VEL, _DT.REAL, 1),
+    "actuatorpos": (_ST.ACTUATORPOS, _STAGE.POS, _DT.REAL, 1),
+    "actuatorvel": (_ST.ACTUATORVEL, _STAGE.VEL, _DT.REAL, 1),
+    "actuatorfrc": (_ST.ACTUATORFRC, _STAGE.ACC, _DT.REAL, 1),
+    "jointactuatorfrc": (_ST.JOINTACTFRC, _STAGE.ACC, _DT.REAL, 1),
+    "tendonactuatorfrc": (_ST.TENDONACTFRC, _STAGE.ACC, _DT.REAL, 1),
+    "ballquat": (_ST.BALLQUAT, _STAGE.POS, _DT.QUATERNION, 4),
+    "ballangvel": (_ST.BALLANGVEL, _STAGE.VEL, _DT.REAL, 3),
+    "jointlimitpos": (_ST.JOINTLIMITPOS, _STAGE.POS, _DT.REAL, 1),
+    "jointlimitvel": (_ST.JOINTLIMITVEL, _STAGE.VEL, _DT.REAL, 1),
+    "jointlimitfrc": (_ST.JOINTLIMITFRC, _STAGE.ACC, _DT.REAL, 1),
+    "tendonlimitpos": (_ST.TENDONLIMITPOS, _STAGE.POS, _DT.REAL, 1),
+    "tendonlimitvel": (_ST.TENDONLIMITVEL, _STAGE.VEL, _DT.REAL, 1),
+    "tendonlimitfrc": (_ST.TENDONLIMITFRC, _STAGE.ACC, _DT.REAL, 1),
+    "framepos": (_ST.FRAMEPOS, _STAGE.POS, _DT.REAL, 3),
+    "framequat": (_ST.FRAMEQUAT, _STAGE.POS, _DT.QUATERNION, 4),
+    "framexaxis": (_ST.FRAMEXAXIS, _STAGE.POS, _DT.AXIS, 3),
+    "frameyaxis": (_ST.FRAMEYAXIS, _STAGE.POS, _DT.AXIS, 3),
+    "framezaxis": (_ST.FRAMEZAXIS, _STAGE.POS, _DT.AXIS, 3),
+    "framelinvel": (_ST.FRAMELINVEL, _STAGE.VEL, _DT.REAL, 3),
+    "frameangvel": (_ST.FRAMEANGVEL, _STAGE.VEL, _DT.REAL, 3),
+    "framelinacc": (_ST.FRAMELINACC, _STAGE.ACC, _DT.REAL, 3),
+    "frameangacc": (_ST.FRAMEANGACC, _STAGE.ACC, _DT.REAL, 3),
+    "subtreecom": (_ST.SUBTREECOM, _STAGE.POS, _DT.REAL, 3),
+    "subtreelinvel": (_ST.SUBTREELINVEL, _STAGE.VEL, _DT.REAL, 3),
+    "subtreeangmom": (_ST.SUBTREEANGMOM, _STAGE.VEL, _DT.REAL, 3),
+    "clock": (_ST.CLOCK, _STAGE.POS, _DT.REAL, 1),
+}
 # MuJoCo's mjMINVAL: the smallest mass or inertia of a body that moves.
 _MINVAL = types.MINVAL
 
@@ -282,13 +343,17 @@ class _Builder:
       quat = spatial.quat_mul(quat, mesh.quat)
       quat /= np.linalg.norm(quat)
       rb = mesh.rbound
+      aabb = np.asarray(mesh.aabb, float)
       volume, unit_inertia = mesh.volume, np.asarray(mesh.inertia) / mesh.volume
       # Half sizes of the box around the mesh that is centered at the geom frame's origin.
       size = list(np.abs(mesh.aabb[:3]) + mesh.aabb[3:])
     elif gtype == "plane":
       rb, volume, unit_inertia = 0.0, 0.0, np.zeros(3)
+      # MuJoCo's box for the infinite half-space below a plane.
+      aabb = np.array([0.0, 0.0, -5e9, 1e10, 1e10, 5e9])
     else:
       rb = spatial.rbound(gtype, size)
+      aabb = np.concatenate([np.zeros(3), spatial.half_extents(gtype, size)])
       volume, unit_inertia = spatial.primitive_inertia(gtype, size)
     if node.has("mass"):
       mass = node.get("mass")
@@ -306,7 +371,7 @@ class _Builder:
         geom_solmix=node.get("solmix", 1.0), geom_solref=node.get("solref", _SOLREF),
         geom_solimp=node.get("solimp", _SOLIMP), geom_size=size, geom_rbound=rb, geom_pos=pos,
         geom_quat=quat, geom_friction=friction, geom_margin=node.get("margin", 0.0),
-        geom_gap=node.get("gap", 0.0), geom_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
+        geom_gap=node.get("gap", 0.0), geom_aabb=aabb, geom_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
     condim = node.get("condim", 3)
     if condim not in (1, 3, 4, 6):
       fail(node, f"condim must be 1, 3, 4 or 6, got {condim}", "condim")
@@ -386,7 +451,10 @@ class _Builder:
     if ttype != 0:
       # Cube and skybox builtins are square faces stacked vertically, six of them.
       height = 6 * width
-    self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width)
+    self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width,
+             tex_builtin=_BUILTINS[node.get("builtin", "none")], tex_mark=_MARKS[node.get("mark", "none")],
+             tex_rgb1=_floats(node.get("rgb1", "0.8 0.8 0.8")), tex_rgb2=_floats(node.get("rgb2", "0.5 0.5 0.5")),
+             tex_markrgb=_floats(node.get("markrgb", "0 0 0")), tex_random=_floats(node.get("random", "0.01"))[0])
 
   def mesh(self, node):
     from mjgym.physics.mjcf import mesh as meshlib  # pylint: disable=import-outside-toplevel
@@ -593,7 +661,9 @@ class _Builder:
     self.actuators(v)
     self.equality(v)
     self.contact(v)
+    self.sensors(v)
     self.options(v)
+    self.visual(v)
     v.update(self.keyframes(v))
     for key, rows in self.rows.items():
       if key not in v:
@@ -609,7 +679,31 @@ class _Builder:
       if isinstance(v[key], np.ndarray) and v[key].size == 0:
         del v[key]
     self.mesh_fields(v)
+    v["nconmax"] = self.nconmax(v)
+    v["njmax"] = self.njmax(v)
     return v
+
+  def nconmax(self, v):
+    """Contact capacity per world: ``<size nconmax>`` when given, else enough for a pile of the model's geoms."""
+    for node in self.root.all("size"):
+      if node.has("nconmax") and int(node.get("nconmax")) > 0:
+        return int(node.get("nconmax"))
+    return default_nconmax(v.get("ngeom", 0))
+
+  def njmax(self, v):
+    """Constraint-row capacity: ``<size njmax>`` when given, else every possible non-contact row plus the
+    rows of nconmax contacts of the model's largest condim under either cone."""
+    for node in self.root.all("size"):
+      if node.has("njmax") and int(node.get("njmax")) > 0:
+        return int(node.get("njmax"))
+    rows = {0: 3, 1: 6}  # connect, weld; joint and tendon couplings take one row
+    n = sum(rows.get(int(t), 1) for t in np.atleast_1d(v.get("eq_type", [])))
+    n += int(np.count_nonzero(v.get("dof_frictionloss", [])))
+    n += int(np.count_nonzero(v.get("tendon_frictionloss", [])))
+    n += 2 * int(np.count_nonzero(v.get("jnt_limited", []))) + 2 * int(np.count_nonzero(v.get("tendon_limited", [])))
+    condims = list(np.atleast_1d(v.get("geom_condim", []))) + list(np.atleast_1d(v.get("pair_dim", [])))
+    condim = int(max(condims)) if condims else 1
+    return max(1, n + v["nconmax"] * max(condim, 2 * (condim - 1)))
 
   def check_masses(self, weldid):
     for b in range(1, len(self.body_info)):
@@ -628,6 +722,12 @@ class _Builder:
 
   def mesh_fields(self, v):
     verts, faces, vadr, fadr, vnum, fnum = [], [], [], [], [], []
+    # Colliders see a mesh as its convex hull: keep the hull's vertices, the only ones a support point can be.
+    hulls = [np.asarray(m.vert, float)[np.unique(m.hull)] for m in self.meshes]
+    if hulls:
+      hullnum = [len(h) for h in hulls]
+      v.update(nmeshhull=sum(hullnum), mesh_hullvert=np.concatenate(hulls), mesh_hullnum=hullnum,
+               mesh_hulladr=np.concatenate([[0], np.cumsum(hullnum)[:-1]]))
     for m in self.meshes:
       vadr.append(sum(len(x) for x in verts))
       fadr.append(sum(len(x) for x in faces))
@@ -664,12 +764,20 @@ class _Builder:
     adr, num, wtype, wobj, wprm = [], [], [], [], []
     for section in self.root.all("tendon"):
       for node in section.children:
-        joints = node.all("joint")
-        if not joints:
-          fail(node, "a fixed tendon needs at least one <joint>")
-        adr.append(len(wtype))
-        num.append(len(joints))
         length0 = spring_length = 0.0
+        adr.append(len(wtype))
+        if node.tag == "spatial":
+          path = self.spatial_path(node)
+          num.append(len(path))
+          for row in path:
+            wtype.append(row[0])
+            wobj.append(row[1])
+            wprm.append(row[2])
+        joints = node.all("joint") if node.tag == "fixed" else []
+        if node.tag == "fixed" and not joints:
+          fail(node, "a fixed tendon needs at least one <joint>")
+        if node.tag == "fixed":
+          num.append(len(joints))
         for jn in joints:
           for attr in ("joint", "coef"):
             if not jn.has(attr):
@@ -692,8 +800,9 @@ class _Builder:
           spring = [spring[0], spring[0]]
         if spring[0] > spring[1]:
           fail(node, "springlength needs a lower end <= the upper end", "springlength")
-        if spring[0] == -1.0 and spring[1] == -1.0:
-          # No spring length given: the tendon's length in the spring reference configuration.
+        if spring[0] == -1.0 and spring[1] == -1.0 and node.tag == "fixed":
+          # No spring length given: the tendon's length in the spring reference configuration (for
+          # spatial tendons that needs kinematics, done once the model exists: see setconst).
           spring = [spring_length, spring_length]
         self.add(ObjType.TENDON, node, tendon_limited=int(limited), tendon_range=rng,
                  tendon_solref_lim=node.get("solreflimit", _SOLREF),
@@ -707,23 +816,53 @@ class _Builder:
              wrap_type=np.array(wtype, np.int32), wrap_objid=np.array(wobj, np.int32),
              wrap_prm=np.array(wprm, float))
 
+  def spatial_path(self, node):
+    """(wrap type, object id, parameter) rows of a spatial tendon's path, checked for MuJoCo's rules.
+
+    The path starts and ends with a site; a wrapping geom (sphere or cylinder, parameter = its side
+    site or -1) sits between two sites; a pulley (parameter = divisor) starts a new branch after a site.
+    """
+    rows = []
+    for el in node.children:
+      if el.tag == "site":
+        if not el.has("site"):
+          fail(el, "required attribute missing", "site")
+        rows.append((int(types.WrapType.SITE), self.lookup(ObjType.SITE, el, "site"), 0.0))
+      elif el.tag == "geom":
+        if not el.has("geom"):
+          fail(el, "required attribute missing", "geom")
+        g = self.lookup(ObjType.GEOM, el, "geom")
+        gtype = self.rows["geom_type"][g]
+        if gtype not in (int(types.GeomType.SPHERE), int(types.GeomType.CYLINDER)):
+          fail(el, "tendons can only wrap around spheres and cylinders", "geom")
+        side = self.lookup(ObjType.SITE, el, "sidesite") if el.has("sidesite") else -1
+        wtype = types.WrapType.SPHERE if gtype == int(types.GeomType.SPHERE) else types.WrapType.CYLINDER
+        rows.append((int(wtype), g, float(side)))
+      else:
+        divisor = el.get("divisor", 0.0)
+        if not divisor > 0:
+          fail(el, f"pulley divisor must be positive, got {divisor}", "divisor")
+        rows.append((int(types.WrapType.PULLEY), -1, divisor))
+    site, pulley = int(types.WrapType.SITE), int(types.WrapType.PULLEY)
+    kinds = [r[0] for r in rows]
+    if len(kinds) < 2:
+      fail(node, "a spatial tendon needs at least two path elements")
+    if kinds[0] != site or kinds[-1] != site:
+      fail(node, "a spatial tendon's path must start and end with a site")
+    for k in range(1, len(kinds) - 1):
+      if kinds[k] not in (site, pulley) and (kinds[k - 1] != site or kinds[k + 1] != site):
+        fail(node.children[k], "a wrapping geom must sit between two sites")
+      if kinds[k] == pulley and (kinds[k - 1] != site or kinds[k + 1] != site):
+        fail(node.children[k], "a pulley must sit between two sites")
+    return rows
+
   def actuators(self, v):
     na = 0
     for section in self.root.all("actuator"):
       for node in section.children:
         p = _actuator_params(node)
-        given = [a for a in ("joint", "jointinparent", "tendon") if node.has(a)]
-        if len(given) != 1:
-          fail(node, "needs exactly one transmission: 'joint', 'jointinparent' or 'tendon'",
-               given[1] if given else "joint")
-        if given[0] != "tendon":
-          trntype = int(types.TrnType.JOINT if given[0] == "joint" else types.TrnType.JOINTINPARENT)
-          trnid = self.lookup(ObjType.JOINT, node, given[0])
-          jtype = self.rows["jnt_type"][trnid]
-          length0 = self.qpos0[self.jnt_qposadr[trnid]] if jtype in (2, 3) else 0.0
-        else:
-          trntype, trnid = int(types.TrnType.TENDON), self.lookup(ObjType.TENDON, node, "tendon")
-          length0 = self.rows["tendon_length0"][trnid]
+        trntype, trnid = self.transmission(node)
+        length0 = 0.0  # set from the kinematics at qpos0 (setconst)
         gear = list(node.get("gear", [1.0, 0, 0, 0, 0, 0]))
         limits = {}
         for kind in ("ctrl", "force", "act"):
@@ -734,15 +873,16 @@ class _Builder:
           if kind == "force" and lim and (rng[0] > 0 or rng[1] < 0):
             fail(node, f"forcerange {rng} must contain 0", "forcerange")
           limits[kind] = (int(lim), rng)
-        if p["dyntype"] in (4, 5) or p["gaintype"] in (2, 3) or p["biastype"] in (2, 3):
-          fail(node, "muscle and user actuator dynamics/gain/bias are not supported (unsupported feature)",
-               "dyntype")
+        if p["dyntype"] == 5 or p["gaintype"] == 3 or p["biastype"] == 3:
+          fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")
+        self.shortcut_limits(node, p, trntype, trnid, limits)
+        lengthrange = self.lengthrange(node, p, trntype, trnid, gear)
         actdim = node.get("actdim", -1)
         actnum = (1 if p["dyntype"] else 0) if actdim < 0 else actdim
         if actnum > 1 or (actnum == 1 and not p["dyntype"]) or (actnum == 0 and p["dyntype"]):
           fail(node, f"actdim {actdim} does not fit dyntype", "actdim")
         self.add(ObjType.ACTUATOR, node, actuator_trntype=trntype, actuator_dyntype=p["dyntype"],
-                 actuator_gaintype=p["gaintype"], actuator_biastype=p["biastype"], actuator_trnid=[trnid, -1],
+                 actuator_gaintype=p["gaintype"], actuator_biastype=p["biastype"], actuator_trnid=trnid,
                  actuator_actadr=na if actnum else -1, actuator_actnum=actnum, actuator_group=node.get("group", 0),
                  actuator_ctrllimited=limits["ctrl"][0], actuator_forcelimited=limits["force"][0],
                  actuator_actlimited=limits["act"][0], actuator_actearly=int(p["actearly"]),
@@ -750,9 +890,95 @@ class _Builder:
                  actuator_ctrlrange=limits["ctrl"][1], actuator_forcerange=limits["force"][1],
                  actuator_actrange=limits["act"][1], actuator_gear=gear,
                  actuator_cranklength=node.get("cranklength", 0.0), actuator_length0=length0 * gear[0],
-                 actuator_lengthrange=node.get("lengthrange", [0.0, 0.0]))
+                 actuator_lengthrange=lengthrange)
         na += actnum
     v["na"] = na
+
+  def transmission(self, node):
+    """(trntype, [id, second id]) of an actuator's transmission, exactly one of which must be given."""
+    given = [a for a in ("joint", "jointinparent", "tendon", "site", "cranksite", "body") if node.has(a)]
+    if len(given) != 1:
+      fail(node, "needs exactly one transmission: 'joint', 'jointinparent', 'tendon', 'site', 'cranksite' "
+           "or 'body'", given[1] if given else "joint")
+    kind = given[0]
+    for attr, owner in (("refsite", "site"), ("slidersite", "cranksite")):
+      if node.has(attr) and kind != owner:
+        fail(node, f"'{attr}' goes with a '{owner}' transmission", attr)
+    if kind in ("joint", "jointinparent"):
+      trntype = types.TrnType.JOINT if kind == "joint" else types.TrnType.JOINTINPARENT
+      return int(trntype), [self.lookup(ObjType.JOINT, node, kind), -1]
+    if kind == "tendon":
+      return int(types.TrnType.TENDON), [self.lookup(ObjType.TENDON, node, "tendon"), -1]
+    if kind == "site":
+      ref = self.lookup(ObjType.SITE, node, "refsite") if node.has("refsite") else -1
+      return int(types.TrnType.SITE), [self.lookup(ObjType.SITE, node, "site"), ref]
+    if kind == "cranksite":
+      if not node.has("slidersite"):
+        fail(node, "a slider-crank needs 'slidersite'", "slidersite")
+      if not node.get("cranklength", 0.0) > 0:
+        fail(node, "a slider-crank needs a positive 'cranklength'", "cranklength")
+      return int(types.TrnType.SLIDERCRANK), [self.lookup(ObjType.SITE, node, "cranksite"),
+                                              self.lookup(ObjType.SITE, node, "slidersite")]
+    return int(types.TrnType.BODY), [self.lookup(ObjType.BODY, node, "body"), -1]
+
+  def lengthrange(self, node, p, trntype, trnid, gear):
+    """actuator_lengthrange: as given, or (compiler lengthrange uselimit) the transmission's limits.
+
+    MuJoCo finds the remaining ranges by simulating the model, which is not supported: such actuators
+    fail to load, naming the options that avoid it.
+    """
+    given = list(node.get("lengthrange", [0.0, 0.0]))
+    settings = {}
+    for comp in self.root.all("compiler"):
+      for lr in comp.all("lengthrange"):
+        settings.update(lr.attrs)
+    mode = settings.get("mode", "muscle")
+    muscle = p["dyntype"] == 4 or p["gaintype"] == 2 or p["biastype"] == 2
+    if mode == "none" or (mode in ("muscle", "muscleuser") and not muscle):
+      return given
+    if settings.get("useexisting", True) and given[0] < given[1]:
+      return given
+    rng = None
+    if settings.get("uselimit", False):
+      if trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT)):
+        if self.rows["jnt_limited"][trnid[0]] and self.rows["jnt_type"][trnid[0]] in (2, 3):
+          rng = self.rows["jnt_range"][trnid[0]]
+      elif trntype == int(types.TrnType.TENDON) and self.rows["tendon_limited"][trnid[0]]:
+        rng = self.rows["tendon_range"][trnid[0]]
+    if rng is None:
+      fail(node, "this actuator's lengthrange would be found by simulating the model, which is not supported "
+           "(unsupported feature): give 'lengthrange', or limit its joint/tendon and set <compiler>"
+           "<lengthrange uselimit='true'/>", "lengthrange")
+    # MuJoCo takes the limits as they are, without the gear
+    return list(rng)
+
+  def shortcut_limits(self, node, p, trntype, trnid, limits):
+    """Ranges the shortcuts fix or require: inheritrange, intvelocity's actrange, damper/adhesion controls."""
+    kind = p["kind"]
+    inherit = p.get("inheritrange", 0.0)
+    if inherit > 0:
+      if trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT)):
+        j = trnid[0]
+        if self.rows["jnt_type"][j] not in (2, 3) or not self.rows["jnt_limited"][j]:
+          fail(node, "inheritrange needs a limited hinge or slide joint", "inheritrange")
+        rng = self.rows["jnt_range"][j]
+      elif trntype == int(types.TrnType.TENDON) and self.rows["tendon_limited"][trnid[0]]:
+        rng = self.rows["tendon_range"][trnid[0]]
+      else:
+        fail(node, "inheritrange needs a limited joint or tendon transmission", "inheritrange")
+      mid, half = 0.5 * (rng[0] + rng[1]), 0.5 * inherit * (rng[1] - rng[0])
+      which = "act" if kind == "intvelocity" else "ctrl"
+      if node.has(f"{which}range"):
+        fail(node, f"give either inheritrange or {which}range", "inheritrange")
+      limits[which] = (1, [mid - half, mid + half])
+    if kind == "intvelocity" and not limits["act"][0]:
+      fail(node, "intvelocity needs actrange (actlimited)", "actrange")
+    if kind in ("damper", "adhesion"):
+      lim, rng = limits["ctrl"]
+      if not lim or rng[0] < 0:
+        fail(node, f"<{kind}> needs a non-negative ctrlrange", "ctrlrange")
+    if kind == "adhesion" and trntype != int(types.TrnType.BODY):
+      fail(node, "<adhesion> acts through a 'body'", "body")
 
   def equality(self, v):
     for section in self.root.all("equality"):
@@ -828,6 +1054,102 @@ class _Builder:
         b1, b2 = sorted((self.lookup(ObjType.BODY, node, "body1"), self.lookup(ObjType.BODY, node, "body2")))
         self.add(ObjType.EXCLUDE, node, exclude_signature=(b1 << 16) + b2)
 
+  def visual(self, v):
+    """The <visual> settings the renderer uses, with MuJoCo's defaults (the rest stay accepted, unused)."""
+    given = {}
+    for node in self.root.all("visual"):
+      for section, (child, _) in _VISUAL_USED.items():
+        for sub in node.all(child):
+          given.update({f"{section}_{k}": val for k, val in sub.attrs.items()})
+    for section, (_, defaults) in _VISUAL_USED.items():
+      for key, default in defaults.items():
+        name = f"{section}_{key}"
+        if name not in given:
+          value = default
+        elif key == "active":
+          value = [int(given[name].strip() in ("true", "1"))]
+        else:
+          value = _floats(given[name])
+        v["vis_" + name] = value
+
+  def sensors(self, v):
+    """Sensor rows in document order; their data is laid out back to back in sensordata."""
+    adr = 0
+    for section in self.root.all("sensor"):
+      for node in section.children:
+        if node.tag == "user":
+          if not node.has("dim") or node.get("dim") < 1:
+            fail(node, "a user sensor needs a positive 'dim'", "dim")
+          stype, dim = types.SensorType.USER, node.get("dim")
+          stage = types.Stage[node.get("needstage", "acc").upper()]
+          datatype = types.DataType[node.get("datatype", "real").upper()]
+          objtype, objid = self.sensor_user_object(node)
+        else:
+          stype, stage, datatype, dim = _SENSOR_INFO[node.tag]
+          objtype, objid = self.sensor_object(node, schema.SENSOR_KINDS[node.tag])
+        reftype, refid = 0, -1
+        if node.has("reftype") or node.has("refname"):
+          for attr in ("reftype", "refname"):
+            if not node.has(attr):
+              fail(node, "reftype and refname go together", attr)
+          if node.tag in ("framelinacc", "frameangacc"):
+            fail(node, "acceleration frame sensors have no reference frame", "reftype")
+          reftype, refid = self.frame_object(node, "reftype", "refname")
+        if node.get("cutoff", 0.0) < 0:
+          fail(node, "cutoff must be non-negative", "cutoff")
+        self.add(ObjType.SENSOR, node, sensor_type=int(stype), sensor_datatype=int(datatype),
+                 sensor_needstage=int(stage), sensor_objtype=int(objtype), sensor_objid=objid,
+                 sensor_reftype=int(reftype), sensor_refid=refid, sensor_dim=dim, sensor_adr=adr,
+                 sensor_cutoff=node.get("cutoff", 0.0), sensor_noise=node.get("noise", 0.0))
+        adr += dim
+    v.update(nsensor=len(self.names[ObjType.SENSOR]), nsensordata=adr)
+
+  def sensor_object(self, node, kind):
+    """(objtype, objid) of a built-in sensor, checking the object fits the sensor."""
+    if kind == "none":
+      return ObjType.UNKNOWN, -1
+    if kind == "frame":
+      return self.frame_object(node, "objtype", "objname")
+    objtype = {"site": ObjType.SITE, "joint": ObjType.JOINT, "tendon": ObjType.TENDON,
+               "actuator": ObjType.ACTUATOR, "body": ObjType.BODY}[kind]
+    if not node.has(kind):
+      fail(node, "required attribute missing", kind)
+    objid = self.lookup(objtype, node, kind)
+    if kind == "joint":
+      jtype = self.rows["jnt_type"][objid]
+      ball = node.tag in ("ballquat", "ballangvel")
+      if ball and jtype != 1:
+        fail(node, f"<{node.tag}> needs a ball joint", "joint")
+      limit = node.tag.startswith("jointlimit")
+      if not ball and not limit and jtype not in (2, 3):
+        fail(node, f"<{node.tag}> needs a hinge or slide joint", "joint")
+      if limit and jtype == 0:
+        fail(node, "a free joint has no limits", "joint")
+    return objtype, objid
+
+  def frame_object(self, node, type_attr, name_attr):
+    for attr in (type_attr, name_attr):
+      if not node.has(attr):
+        fail(node, "required attribute missing", attr)
+    objtype = {"body": ObjType.BODY, "xbody": ObjType.XBODY, "geom": ObjType.GEOM, "site": ObjType.SITE,
+               "camera": ObjType.CAMERA}[node.get(type_attr)]
+    lookup_type = ObjType.BODY if objtype == ObjType.XBODY else objtype
+    return objtype, self.lookup(lookup_type, node, name_attr)
+
+  def sensor_user_object(self, node):
+    if not node.has("objtype"):
+      return ObjType.UNKNOWN, -1
+    name = node.get("objtype")
+    try:
+      objtype = ObjType[name.upper()]
+    except KeyError:
+      fail(node, f"unknown object type '{name}'", "objtype")
+    if objtype not in self.names:
+      fail(node, f"user sensors of '{name}' objects are not supported (unsupported feature)", "objtype")
+    if not node.has("objname"):
+      fail(node, "required attribute missing", "objname")
+    return objtype, self.lookup(objtype, node, "objname")
+
   def options(self, v):
     a, flags = {}, {}
     for node in self.root.all("option"):
@@ -889,6 +1211,11 @@ class _Builder:
     return out
 
 
+def default_nconmax(ngeom):
+  """Contact capacity when the model sets none: a box-box pair makes up to 8 contacts, piles touch ~2 others."""
+  return 8 * ngeom + 64
+
+
 def _actuator_params(node):
   """dyn/gain/bias types and parameters of an actuator, folding its default chain and its own shortcut.
 
@@ -923,32 +1250,75 @@ def _apply_shortcut(rec, kind, attrs, node):
     return
   # A shortcut takes its own parameters' defaults from the record when the record was set by the same
   # shortcut or by <general>; MuJoCo's rules for the remaining mixes are not reproduced, so refuse them.
-  if kind in ("position", "velocity") and rec["kind"] not in (None, "motor", "general", kind):
+  # (a motor reads nothing from the record)
+  allowed = (None, "motor", "general", kind) if kind in ("position", "velocity") else (None, kind)
+  if kind != "motor" and rec["kind"] not in allowed:
     fail(node, f"a <{kind}> actuator over a default class set by <{rec['kind']}> is not supported "
          "(unsupported feature); use the same shortcut in the default class", "class")
   same = rec["kind"] in (kind, "general")
-  if kind == "position" and same and rec["biasprm"][2] > 0 and "kv" not in attrs:
-    fail(node, "a positive default biasprm[2] means dampratio for <position>, which is not supported "
-         "(unsupported feature)", "kv")
-  dynprm, dyntype = [1.0] + [0.0] * 9, 0
+  # accumulated attributes of this shortcut along the default chain
+  own = dict(rec.get("own", {})) if rec["kind"] == kind else {}
+  own.update(attrs)
+  dynprm, dyntype, gaintype, biastype = [1.0] + [0.0] * 9, 0, 0, 1
+  gain, bias = [1.0], [0.0, 0.0, 0.0]
   if kind == "motor":
-    gain, bias = 1.0, [0.0, 0.0, 0.0]
-  elif kind == "position":
+    biastype = 0
+  elif kind in ("position", "intvelocity"):
     kp = attrs.get("kp", rec["gainprm"][0] if same else 1.0)
-    kv = attrs.get("kv", -rec["biasprm"][2] if same else 0.0)
-    timeconst = attrs.get("timeconst", rec["dynprm"][0] if same and rec["dyntype"] == 3 else 0.0)
-    if kp < 0 or kv < 0 or timeconst < 0:
-      fail(node, "kp, kv and timeconst must be non-negative", "kp")
-    gain, bias = kp, [0.0, -kp, -kv]
-    if timeconst > 0:
-      dyntype, dynprm[0] = 3, timeconst
-  else:
+    if "kv" in attrs and "dampratio" in attrs:
+      fail(node, "give either kv or dampratio, not both", "dampratio")
+    if "dampratio" in attrs:
+      b2 = attrs["dampratio"]  # stays positive until setconst turns it into -kv
+    elif "kv" in attrs:
+      b2 = -attrs["kv"]
+    else:
+      b2 = rec["biasprm"][2] if same else 0.0
+    if kp < 0 or attrs.get("dampratio", 0.0) < 0 or attrs.get("kv", 0.0) < 0:
+      fail(node, "kp, kv and dampratio must be non-negative", "kp")
+    gain, bias = [kp], [0.0, -kp, b2]
+    rec["inheritrange"] = own.get("inheritrange", 0.0)
+    if kind == "intvelocity":
+      dyntype = 1
+    else:
+      timeconst = attrs.get("timeconst", rec["dynprm"][0] if same and rec["dyntype"] == 3 else 0.0)
+      if timeconst < 0:
+        fail(node, "timeconst must be non-negative", "timeconst")
+      if timeconst > 0:
+        dyntype, dynprm[0] = 3, timeconst
+  elif kind == "velocity":
     kv = attrs.get("kv", rec["gainprm"][0] if same else 1.0)
     if kv < 0:
       fail(node, "kv must be non-negative", "kv")
-    gain, bias = kv, [0.0, 0.0, -kv]
-  rec.update(kind=kind, dyntype=dyntype, dynprm=dynprm, gaintype=0, gainprm=[gain] + [0.0] * 9,
-             biastype=0 if kind == "motor" else 1, biasprm=bias + [0.0] * 7)
+    gain, bias = [kv], [0.0, 0.0, -kv]
+  elif kind == "damper":
+    kv = own.get("kv", 1.0)
+    if kv < 0:
+      fail(node, "kv must be non-negative", "kv")
+    gaintype, biastype, gain, bias = 1, 0, [0.0, 0.0, -kv], [0.0]
+  elif kind == "cylinder":
+    dyntype, dynprm[0] = 2, own.get("timeconst", 1.0)
+    area = own.get("area", 1.0)
+    if "diameter" in own:
+      area = math.pi / 4.0 * own["diameter"] ** 2
+    gain, bias = [area], list(own.get("bias", [0.0, 0.0, 0.0]))
+  elif kind == "adhesion":
+    gain, biastype = [own.get("gain", 1.0)], 0
+    if gain[0] < 0:
+      fail(node, "gain must be non-negative", "gain")
+  else:  # muscle
+    tc = own.get("timeconst", [0.01, 0.04])
+    rng = own.get("range", [0.75, 1.05])
+    prm = [rng[0], rng[1], own.get("force", -1.0), own.get("scale", 200.0), own.get("lmin", 0.5),
+           own.get("lmax", 1.6), own.get("vmax", 1.5), own.get("fpmax", 1.3), own.get("fvmax", 1.2)]
+    if not (tc[0] > 0 and tc[1] > 0 and 0 <= rng[0] < rng[1] and prm[4] < 1 < prm[5]):
+      fail(node, "muscle needs positive time constants, 0 <= range[0] < range[1] and lmin < 1 < lmax",
+           "range")
+    dyntype, gaintype, biastype = 4, 2, 2
+    dynprm[:3] = [tc[0], tc[1], own.get("tausmooth", 0.0)]
+    gain = bias = prm
+  rec.update(kind=kind, own=own, dyntype=dyntype, dynprm=dynprm, gaintype=gaintype,
+             gainprm=gain + [0.0] * (10 - len(gain)), biastype=biastype,
+             biasprm=bias + [0.0] * (10 - len(bias)))
 
 
 def compile_tree(root, filename, source):

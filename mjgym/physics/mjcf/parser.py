@@ -253,7 +253,7 @@ def _merge(tag, attr, base, value):
 def _defaultable_tag(node):
   if node.parent is not None and node.parent.tag == "equality":
     return "equality"
-  if node.tag == "fixed":
+  if node.tag in ("fixed", "spatial"):
     return "tendon"
   return node.tag
 

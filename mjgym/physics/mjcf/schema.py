@@ -55,7 +55,8 @@ _ACTUATOR_COMMON = {
     "name": "s", "class": "s", "group": "i", "ctrllimited": "auto", "forcelimited": "auto",
     "actlimited": "auto", "ctrlrange": "f2", "forcerange": "f2", "actrange": "f2", "lengthrange": "f2",
     "gear": "f1-6", "cranklength": "f", "joint": "s", "tendon": "s", "user": "v", "actdim": "i",
-    "jointinparent": "s", "site": "x", "refsite": "x", "body": "x", "cranksite": "x", "slidersite": "x",
+    "jointinparent": "s", "site": "s", "refsite": "s", "body": "s", "cranksite": "s", "slidersite": "s",
+    # MuJoCo 4's actuator delay, interpolation, damping and armature are not modelled
     "nsample": "x", "interp": "x", "delay": "x", "damping": "x", "armature": "x",
 }
 
@@ -63,10 +64,18 @@ GENERAL = {**_ACTUATOR_COMMON, "dyntype": "e:none|integrator|filter|filterexact|
            "gaintype": "e:fixed|affine|muscle|user", "biastype": "e:none|affine|muscle|user",
            "dynprm": "f1-10", "gainprm": "f1-10", "biasprm": "f1-10", "actearly": "b"}
 MOTOR = dict(_ACTUATOR_COMMON)
-POSITION = {**_ACTUATOR_COMMON, "kp": "f", "kv": "f", "timeconst": "f", "dampratio": "x",
-            "inheritrange": "x"}
+POSITION = {**_ACTUATOR_COMMON, "kp": "f", "kv": "f", "timeconst": "f", "dampratio": "f",
+            "inheritrange": "f"}
 VELOCITY = {**_ACTUATOR_COMMON, "kv": "f"}
-ACTUATORS = {"general": GENERAL, "motor": MOTOR, "position": POSITION, "velocity": VELOCITY}
+INTVELOCITY = {**_ACTUATOR_COMMON, "kp": "f", "kv": "f", "dampratio": "f", "inheritrange": "f"}
+DAMPER = {**_ACTUATOR_COMMON, "kv": "f"}
+CYLINDER = {**_ACTUATOR_COMMON, "timeconst": "f", "area": "f", "diameter": "f", "bias": "f3"}
+MUSCLE = {**_ACTUATOR_COMMON, "timeconst": "f2", "tausmooth": "f", "range": "f2", "force": "f", "scale": "f",
+          "lmin": "f", "lmax": "f", "vmax": "f", "fpmax": "f", "fvmax": "f"}
+ADHESION = {**_ACTUATOR_COMMON, "gain": "f"}
+ACTUATORS = {"general": GENERAL, "motor": MOTOR, "position": POSITION, "velocity": VELOCITY,
+             "intvelocity": INTVELOCITY, "damper": DAMPER, "cylinder": CYLINDER, "muscle": MUSCLE,
+             "adhesion": ADHESION}
 
 FIXED_TENDON = {
     "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": "f2",
@@ -74,6 +83,33 @@ FIXED_TENDON = {
     "springlength": "f1-2", "stiffness": "f", "damping": "f", "margin": "f", "material": "s", "rgba": "f4",
     "width": "f", "user": "v", "armature": "x", "actuatorfrclimited": "x", "actuatorfrcrange": "x",
 }
+
+# Sensors: common attributes, then the object each kind reads. MuJoCo 4's sampling attributes (delay,
+# interval, nsample, interp) and the rangefinder's extra outputs are not modelled.
+_SENSOR_COMMON = {"name": "s", "noise": "f", "cutoff": "f", "user": "v", "delay": "x", "interval": "x",
+                  "nsample": "x", "interp": "x"}
+_FRAME_OBJ = "e:body|xbody|geom|site|camera"
+_SENSOR_OBJECT = {"site": {"site": "s"}, "joint": {"joint": "s"}, "tendon": {"tendon": "s"},
+                  "actuator": {"actuator": "s"}, "body": {"body": "s"}, "none": {},
+                  "frame": {"objtype": _FRAME_OBJ, "objname": "s", "reftype": _FRAME_OBJ, "refname": "s"}}
+# tag -> (object kind, sensor type name)
+SENSOR_KINDS = {
+    "touch": "site", "accelerometer": "site", "velocimeter": "site", "gyro": "site", "force": "site",
+    "torque": "site", "magnetometer": "site", "rangefinder": "site", "jointpos": "joint", "jointvel": "joint",
+    "tendonpos": "tendon", "tendonvel": "tendon", "actuatorpos": "actuator", "actuatorvel": "actuator",
+    "actuatorfrc": "actuator", "jointactuatorfrc": "joint", "tendonactuatorfrc": "tendon", "ballquat": "joint",
+    "ballangvel": "joint", "jointlimitpos": "joint", "jointlimitvel": "joint", "jointlimitfrc": "joint",
+    "tendonlimitpos": "tendon", "tendonlimitvel": "tendon", "tendonlimitfrc": "tendon", "framepos": "frame",
+    "framequat": "frame", "framexaxis": "frame", "frameyaxis": "frame", "framezaxis": "frame",
+    "framelinvel": "frame", "frameangvel": "frame", "framelinacc": "frame", "frameangacc": "frame",
+    "subtreecom": "body", "subtreelinvel": "body", "subtreeangmom": "body", "clock": "none",
+}
+SENSORS = {tag: {**_SENSOR_COMMON, **_SENSOR_OBJECT[kind]} for tag, kind in SENSOR_KINDS.items()}
+SENSORS["rangefinder"].update(camera="x", data="x")
+SENSORS["user"] = {**_SENSOR_COMMON, "objtype": "s", "objname": "s", "datatype": "e:real|positive|axis|quaternion",
+                   "needstage": "e:pos|vel|acc", "dim": "i"}
+
+SPATIAL_TENDON = {**{k: v for k, v in FIXED_TENDON.items()}}
 
 MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
         "maxhullvert": "v", "vertex": "x", "face": "x", "normal": "x", "texcoord": "x", "refpos": "x",
@@ -152,8 +188,10 @@ _VISUAL = {
 ELEMENTS = {
     "mujoco": {"model": "s"},
     "mujoco/compiler": _COMPILER,
-    "compiler/lengthrange": {n: "v" for n in ("mode", "useexisting", "uselimit", "accel", "maxforce",
-                                              "timeconst", "timestep", "inttotal", "interval", "tolrange")},
+    # the simulation parameters only matter for the simulated ranges, which are not supported
+    "compiler/lengthrange": {"mode": "e:none|muscle|muscleuser|all", "useexisting": "b", "uselimit": "b",
+                             **{n: "v" for n in ("accel", "maxforce", "timeconst", "timestep", "inttotal",
+                                                 "interval", "tolrange")}},
     "mujoco/option": _OPTION,
     "option/flag": _FLAG,
     "mujoco/size": _SIZE,
@@ -188,8 +226,14 @@ ELEMENTS = {
     "mujoco/tendon": {},
     "tendon/fixed": FIXED_TENDON,
     "fixed/joint": {"joint": "s", "coef": "f"},
+    "tendon/spatial": SPATIAL_TENDON,
+    "spatial/site": {"site": "s"},
+    "spatial/geom": {"geom": "s", "sidesite": "s"},
+    "spatial/pulley": {"divisor": "f"},
     "mujoco/actuator": {},
     **{f"actuator/{k}": v for k, v in ACTUATORS.items()},
+    "mujoco/sensor": {},
+    **{f"sensor/{k}": v for k, v in SENSORS.items()},
     "mujoco/keyframe": {},
     "keyframe/key": {"name": "s", "time": "f", "qpos": "f*", "qvel": "f*", "act": "f*", "ctrl": "f*",
                      "mpos": "f*", "mquat": "f*"},
@@ -206,13 +250,15 @@ ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
 
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
-    "mujoco": ("sensor", "extension", "deformable", "plugin"),
+    "mujoco": ("extension", "deformable", "plugin"),
     "asset": ("hfield", "skin", "model"),
     "worldbody": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
     "body": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
-    "actuator": ("intvelocity", "damper", "cylinder", "muscle", "adhesion", "plugin", "dcmotor"),
-    "default": ("intvelocity", "damper", "cylinder", "muscle", "adhesion", "dcmotor"),
-    "tendon": ("spatial",),
+    "actuator": ("plugin", "dcmotor"),
+    "default": ("dcmotor",),
+    "tendon": (),
     "equality": ("flex", "flexvert", "flexstrain", "distance"),
     "contact": (),
+    "sensor": ("camprojection", "insidesite", "distance", "normal", "fromto", "contact", "e_potential",
+               "e_kinetic", "tactile", "plugin"),
 }

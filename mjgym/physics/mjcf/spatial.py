@@ -71,10 +71,10 @@ def quat_z_to_vec(vec):
 
 def principal_frame(tensor):
   """Eigenvalues and a right-handed rotation (as a quaternion) diagonalizing a symmetric 3x3 tensor."""
-  values, vectors = np.linalg.eigh(tensor)
-  if np.linalg.det(vectors) < 0:
-    vectors[:, 2] = -vectors[:, 2]
-  return values, mat_to_quat(vectors)
+  # MuJoCo's convention (descending moments, its choice of axis signs), shared with the mesh code
+  from mjgym.physics.mjcf import mesh  # pylint: disable=import-outside-toplevel
+  rot, values = mesh._principal_frame(np.asarray(tensor, float))  # pylint: disable=protected-access
+  return values, mat_to_quat(rot)
 
 
 def primitive_inertia(gtype, size):
@@ -103,6 +103,17 @@ def primitive_inertia(gtype, size):
     a, b, c = size
     return 8.0 * a * b * c, np.array([b * b + c * c, a * a + c * c, a * a + b * b]) / 3.0
   raise ValueError(gtype)
+
+
+def half_extents(gtype, size):
+  """Half sizes of the box around a primitive in its own frame (MuJoCo's `geom_aabb` second half)."""
+  if gtype == "sphere":
+    return np.full(3, size[0])
+  if gtype == "capsule":
+    return np.array([size[0], size[0], size[0] + size[1]])
+  if gtype == "cylinder":
+    return np.array([size[0], size[0], size[1]])
+  return np.array(size[:3], float)
 
 
 def rbound(gtype, size):

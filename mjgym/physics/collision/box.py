@@ -1,0 +1,237 @@
+"""Box colliders: capsule-box through the segment's closest point, box-box by separating axes and face clipping.
+
+Box-box collider: separating-axis test over the 15 candidate axes, then face clipping or edge-edge closest points.
+
+The axis of least penetration decides the contact type. A face axis makes that face the reference: the most
+opposed face of the other box is clipped against the reference face's four side planes and every clipped corner
+within margin becomes a contact (up to 8). A cross-product axis gives one contact between the two supporting edges.
+Polygons are clipped in the Data scratch ``col_vert`` (rows 0 and 1 ping-pong), so nothing is allocated.
+"""
+
+import math
+
+from numba import njit
+
+from mjgym.physics.collision import convex
+from mjgym.physics.collision.primitive import add
+from mjgym.physics.collision.primitive import addscl
+from mjgym.physics.collision.primitive import axis
+from mjgym.physics.collision.primitive import ball_box
+from mjgym.physics.collision.primitive import cross
+from mjgym.physics.collision.primitive import dot
+from mjgym.physics.collision.primitive import emit
+from mjgym.physics.collision.primitive import norm
+from mjgym.physics.collision.primitive import scl
+from mjgym.physics.collision.primitive import sub
+from mjgym.physics.collision.primitive import to_local
+from mjgym.physics.collision.primitive import vec
+
+# Edge axes must beat face axes by this much: near-parallel edges give unstable normals.
+_EDGE_BIAS = 1e-6
+
+
+@njit(cache=True)
+def _radius(mat, s, u):
+  """Half the extent of a box along unit direction u."""
+  return (s[0] * abs(dot(axis(mat, 0), u)) + s[1] * abs(dot(axis(mat, 1), u))
+          + s[2] * abs(dot(axis(mat, 2), u)))
+
+
+@njit(cache=True)
+def box_box(m, d, g1, g2, margin, i0):
+  """Box and box: up to 8 contacts on a face, or one between two edges."""
+  c1, c2 = vec(d.geom_xpos[g1]), vec(d.geom_xpos[g2])
+  r1, r2 = d.geom_xmat[g1], d.geom_xmat[g2]
+  s1, s2 = m.geom_size[g1], m.geom_size[g2]
+  delta = sub(c2, c1)
+  best_sep, best_kind, best_i, best_j = -math.inf, -1, 0, 0
+  best_u = (0.0, 0.0, 0.0)
+  for kind in range(3):
+    for i in range(3):
+      for j in range(3 if kind == 2 else 1):
+        if kind == 0:
+          u = axis(r1, i)
+        elif kind == 1:
+          u = axis(r2, i)
+        else:
+          u = cross(axis(r1, i), axis(r2, j))
+          ln = norm(u)
+          if ln < 1e-6:
+            continue
+          u = scl(u, 1.0 / ln)
+        sep = abs(dot(delta, u)) - _radius(r1, s1, u) - _radius(r2, s2, u)
+        if sep > margin:
+          return 0
+        if sep > best_sep + (_EDGE_BIAS if kind == 2 else 0.0):
+          best_sep, best_kind, best_i, best_j, best_u = sep, kind, i, j, u
+  n = best_u if dot(delta, best_u) >= 0 else scl(best_u, -1.0)
+  if best_kind == 2:
+    return _edge_edge(d, c1, r1, s1, c2, r2, s2, n, best_i, best_j, margin, i0)
+  if best_kind == 0:
+    return _face(d, c1, r1, s1, best_i, n, c2, r2, s2, n, margin, i0)
+  return _face(d, c2, r2, s2, best_i, scl(n, -1.0), c1, r1, s1, n, margin, i0)
+
+
+@njit(cache=True)
+def _edge_edge(d, c1, r1, s1, c2, r2, s2, n, i, j, margin, i0):
+  """Closest points of box 1's edge along axis i farthest along n and box 2's edge along axis j farthest against n."""
+  p1, p2 = c1, c2
+  for k in range(3):
+    if k != i:
+      a = axis(r1, k)
+      p1 = addscl(p1, a, s1[k] if dot(a, n) > 0 else -s1[k])
+    if k != j:
+      b = axis(r2, k)
+      p2 = addscl(p2, b, -s2[k] if dot(b, n) > 0 else s2[k])
+  e1, e2 = scl(axis(r1, i), s1[i]), scl(axis(r2, j), s2[j])
+  w = sub(p1, p2)
+  aa, bb, ab = dot(e1, e1), dot(e2, e2), dot(e1, e2)
+  aw, bw = dot(e1, w), dot(e2, w)
+  det = aa * bb - ab * ab
+  t1 = min(1.0, max(-1.0, (ab * bw - bb * aw) / det))
+  t2 = min(1.0, max(-1.0, (ab * t1 + bw) / bb))
+  q1, q2 = addscl(p1, e1, t1), addscl(p2, e2, t2)
+  dist = dot(sub(q2, q1), n)
+  if dist > margin:
+    return 0
+  emit(d, i0, dist, scl(add(q1, q2), 0.5), n)
+  return 1
+
+
+@njit(cache=True)
+def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
+  """Clips the incident box's face most opposed to ``out`` (reference face k's outward normal) against face k."""
+  # Incident face: the face of the other box whose normal is most anti-parallel to out.
+  best, bestdot = 0, math.inf
+  for j in range(3):
+    dj = dot(axis(ri, j), out)
+    if -abs(dj) < bestdot:
+      best, bestdot = j, -abs(dj)
+  a = axis(ri, best)
+  fsign = -1.0 if dot(a, out) > 0 else 1.0
+  fc = addscl(ci, a, fsign * si[best])
+  u, v = (best + 1) % 3, (best + 2) % 3
+  au, av = scl(axis(ri, u), si[u]), scl(axis(ri, v), si[v])
+  corners = ((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0))
+  for q in range(4):
+    p = addscl(addscl(fc, au, corners[q][0]), av, corners[q][1])
+    for t in range(3):
+      d.col_vert[0, q, t] = p[t]
+  cnt = 4
+  src = 0
+  # Clip against the 4 side planes of the reference face: |(p - cr) . axis_j| <= sr[j] for j != k.
+  for j in range(3):
+    if j == k:
+      continue
+    aj = axis(rr, j)
+    for side in (1.0, -1.0):
+      nrm = scl(aj, side)
+      cnt = _clip(d, src, cnt, nrm, dot(cr, nrm) + sr[j])
+      src = 1 - src
+      if cnt == 0:
+        return 0
+  face_c = addscl(cr, out, sr[k])
+  found = 0
+  for q in range(cnt):
+    p = vec(d.col_vert[src, q])
+    dist = dot(sub(p, face_c), out)
+    if dist > margin:
+      continue
+    emit(d, i0 + found, dist, addscl(p, out, -0.5 * dist), n)
+    found += 1
+  return found
+
+
+@njit(cache=True)
+def _clip(d, src, cnt, nrm, offset):
+  """Sutherland-Hodgman: keeps the part of polygon col_vert[src, :cnt] with p . nrm <= offset in col_vert[1 - src]."""
+  dst = 1 - src
+  out = 0
+  for q in range(cnt):
+    p = vec(d.col_vert[src, q])
+    r = vec(d.col_vert[src, (q + 1) % cnt])
+    dp, dr = dot(p, nrm) - offset, dot(r, nrm) - offset
+    if dp <= 0:
+      for t in range(3):
+        d.col_vert[dst, out, t] = p[t]
+      out += 1
+    if (dp < 0 < dr) or (dr < 0 < dp):
+      x = addscl(p, sub(r, p), dp / (dp - dr))
+      for t in range(3):
+        d.col_vert[dst, out, t] = x[t]
+      out += 1
+  return out
+
+
+@njit(cache=True)
+def _excess2(lc, la, s, t):
+  """Squared distance from the box to the segment point lc + t la (box frame)."""
+  f = 0.0
+  for i in range(3):
+    x = lc[i] + t * la[i]
+    e = max(abs(x) - s[i], 0.0)
+    f += e * e
+  return f
+
+
+@njit(cache=True)
+def _stationary(lc, la, s, t, eps):
+  """Minimizer over the line of the quadratic piece of the squared box distance just right of parameter t."""
+  num, den = 0.0, 0.0
+  for i in range(3):
+    x = lc[i] + (t + eps) * la[i]
+    if x > s[i]:
+      num += la[i] * (lc[i] - s[i])
+      den += la[i] * la[i]
+    elif x < -s[i]:
+      num += la[i] * (lc[i] + s[i])
+      den += la[i] * la[i]
+  if den < 1e-300:
+    return t
+  return min(1.0, max(-1.0, -num / den))
+
+
+@njit(cache=True)
+def _segment_box_closest(lc, la, s):
+  """Parameter in [-1, 1] of the segment point lc + t la nearest the box, and its squared distance.
+
+  The squared distance is convex and piecewise quadratic in t, with pieces bounded where a coordinate crosses a face
+  plane; its minimum is an end, a crossing, or the stationary point of the piece right of one of those.
+  """
+  best_t, best_f = -1.0, _excess2(lc, la, s, -1.0)
+  f = _excess2(lc, la, s, 1.0)
+  if f < best_f:
+    best_t, best_f = 1.0, f
+  # Pieces shorter than this are not looked into: their stationary points are their ends.
+  eps = 1e-12
+  for k in range(7):
+    if k == 0:
+      t = -1.0
+    else:
+      i, side = (k - 1) // 2, 1.0 if k % 2 else -1.0
+      if abs(la[i]) < 1e-300:
+        continue
+      t = (side * s[i] - lc[i]) / la[i]
+      if not -1.0 < t < 1.0:
+        continue
+      f = _excess2(lc, la, s, t)
+      if f < best_f:
+        best_t, best_f = t, f
+    ts = _stationary(lc, la, s, t, eps)
+    f = _excess2(lc, la, s, ts)
+    if f < best_f:
+      best_t, best_f = ts, f
+  return best_t, best_f
+
+
+@njit(cache=True)
+def capsule_box(m, d, g1, g2, margin, i0):
+  """Capsule and box: the ball at the segment point nearest the box; the general collider once the segment is inside."""
+  c = vec(d.geom_xpos[g1])
+  a = scl(axis(d.geom_xmat[g1], 2), m.geom_size[g1, 1])
+  cb, mat, s = vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2]
+  t, f = _segment_box_closest(to_local(mat, sub(c, cb)), to_local(mat, a), s)
+  if f <= 0.0:
+    # A segment crossing the box has no unique nearest point: the true penetration depth decides.
+    return convex.convex(m, d, g1, g2, margin, i0)
+  return ball_box(d, addscl(c, a, t), m.geom_size[g1, 0], cb, mat, s, margin, i0)

@@ -1,0 +1,346 @@
+"""Collision driver: candidate pairs (explicit pairs, then a sweep-and-prune broad phase), filters and dispatch.
+
+Explicit ``<contact><pair>`` entries are collided first with their own parameters and bypass every filter. All other
+geom pairs come from the broad phase: world-aligned boxes around the geoms (grown by each geom's margin and gap) are
+sorted along x and swept, so only pairs whose boxes overlap on all three axes reach the filters. A pair then has to
+pass, in order: the contype/conaffinity bitmasks, different weld bodies (no contacts within one rigid body), the
+parent-child filter (skipped for children of a static parent, and when ``filterparent`` is disabled), the
+``<exclude>`` list, not being an explicit pair, and a bounding-sphere test. The survivors go to the narrow phase.
+
+Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py, ``g`` = GJK+EPA in convex.py)::
+
+              plane sphere capsule ellipsoid cylinder box mesh
+    plane       -     c      c        c         c      c    c
+    sphere            c      c        g         c      c    g
+    capsule                  c        g         g      c*   g
+    ellipsoid                         g         g      g    g
+    cylinder                                    g      g    g
+    box                                                c    g
+    mesh                                                    g
+
+``c*``: closed form while the capsule's segment stays outside the box, GJK+EPA once it enters.
+Height fields and SDF geoms are refused when the model is compiled.
+"""
+
+import math
+
+from numba import njit
+
+from mjgym.physics.collision import box
+from mjgym.physics.collision import convex
+from mjgym.physics.collision import primitive
+from mjgym.physics.types import DisableBit
+from mjgym.physics.types import EnableBit
+from mjgym.physics.types import GeomType
+from mjgym.physics.types import MINVAL
+from mjgym.physics.types import Warning
+
+_DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
+_DSBL_CONTACT = int(DisableBit.CONTACT)
+_DSBL_FILTERPARENT = int(DisableBit.FILTERPARENT)
+_ENBL_OVERRIDE = int(EnableBit.OVERRIDE)
+_CONTACTFULL = int(Warning.CONTACTFULL)
+_PLANE = int(GeomType.PLANE)
+_SPHERE = int(GeomType.SPHERE)
+_CAPSULE = int(GeomType.CAPSULE)
+_ELLIPSOID = int(GeomType.ELLIPSOID)
+_CYLINDER = int(GeomType.CYLINDER)
+_BOX = int(GeomType.BOX)
+_MESH = int(GeomType.MESH)
+
+
+@njit(cache=True)
+def collision(m, d):
+  """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage."""
+  d.ncon[0] = 0
+  if m.nconmax == 0 or (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_CONTACT)) != 0:
+    return
+  override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
+  for p in range(m.npair):
+    if override:
+      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.opt_o_margin[0], 0.0, p)
+    else:
+      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.pair_margin[p], m.pair_gap[p], p)
+  _broadphase(m, d)
+
+
+# ---------------------------------------------------------------- broad phase ----
+
+
+@njit(cache=True)
+def _world_aabbs(m, d):
+  """col_aabb[g] = (min xyz, max xyz) of geom g's box in world axes, grown by its detection range (margin + gap)."""
+  override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
+  for g in range(m.ngeom):
+    mat = d.geom_xmat[g]
+    a = m.geom_aabb[g]
+    # Each box takes its geom's share of the pair's range; under override the whole range is the global margin.
+    grow = m.opt_o_margin[0] if override else m.geom_margin[g] + m.geom_gap[g]
+    for i in range(3):
+      c = d.geom_xpos[g, i] + mat[3 * i] * a[0] + mat[3 * i + 1] * a[1] + mat[3 * i + 2] * a[2]
+      h = abs(mat[3 * i]) * a[3] + abs(mat[3 * i + 1]) * a[4] + abs(mat[3 * i + 2]) * a[5] + grow
+      d.col_aabb[g, i] = c - h
+      d.col_aabb[g, 3 + i] = c + h
+
+
+@njit(cache=True)
+def _sort_by_min_x(m, d):
+  """col_order = geoms by the lower x of their box: a stable bottom-up merge sort through col_buf (no allocation)."""
+  n = m.ngeom
+  for g in range(n):
+    d.col_order[g] = g
+  width = 1
+  flipped = False
+  while width < n:
+    src, dst = (d.col_buf, d.col_order) if flipped else (d.col_order, d.col_buf)
+    for lo in range(0, n, 2 * width):
+      mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+      i, j, k = lo, mid, lo
+      while i < mid and j < hi:
+        if d.col_aabb[src[j], 0] < d.col_aabb[src[i], 0]:
+          dst[k] = src[j]
+          j += 1
+        else:
+          dst[k] = src[i]
+          i += 1
+        k += 1
+      while i < mid:
+        dst[k] = src[i]
+        i += 1
+        k += 1
+      while j < hi:
+        dst[k] = src[j]
+        j += 1
+        k += 1
+    flipped = not flipped
+    width *= 2
+  if flipped:
+    d.col_order[:n] = d.col_buf[:n]
+
+
+@njit(cache=True)
+def _broadphase(m, d):
+  _world_aabbs(m, d)
+  _sort_by_min_x(m, d)
+  order = d.col_order
+  for i in range(m.ngeom):
+    a = order[i]
+    hi = d.col_aabb[a, 3]
+    for j in range(i + 1, m.ngeom):
+      b = order[j]
+      if d.col_aabb[b, 0] > hi:
+        break
+      if (d.col_aabb[b, 1] > d.col_aabb[a, 4] or d.col_aabb[a, 1] > d.col_aabb[b, 4]
+          or d.col_aabb[b, 2] > d.col_aabb[a, 5] or d.col_aabb[a, 2] > d.col_aabb[b, 5]):
+        continue
+      if a < b:
+        _candidate(m, d, a, b)
+      else:
+        _candidate(m, d, b, a)
+
+
+@njit(cache=True)
+def _candidate(m, d, g1, g2):
+  """Applies MuJoCo's filters to a broad-phase pair (g1 < g2) and collides the survivors."""
+  if not ((m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])):
+    return
+  b1, b2 = m.geom_bodyid[g1], m.geom_bodyid[g2]
+  w1, w2 = m.body_weldid[b1], m.body_weldid[b2]
+  if w1 == w2:
+    return
+  if (m.opt_disableflags[0] & _DSBL_FILTERPARENT) == 0:
+    # A child may still touch its parent when the parent is the (static) world.
+    p1, p2 = m.body_weldid[m.body_parentid[w1]], m.body_weldid[m.body_parentid[w2]]
+    if (w2 != 0 and p1 == w2) or (w1 != 0 and p2 == w1):
+      return
+  signature = (min(b1, b2) << 16) + max(b1, b2)
+  for e in range(m.nexclude):
+    if m.exclude_signature[e] == signature:
+      return
+  for p in range(m.npair):
+    if ((m.pair_geom1[p] == g1 and m.pair_geom2[p] == g2) or (m.pair_geom1[p] == g2 and m.pair_geom2[p] == g1)):
+      return
+  if (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0:
+    margin, gap = m.opt_o_margin[0], 0.0
+  else:
+    # MuJoCo 4 adds the two geoms' margins, and their gaps.
+    margin, gap = m.geom_margin[g1] + m.geom_margin[g2], m.geom_gap[g1] + m.geom_gap[g2]
+  if not _spheres_overlap(m, d, g1, g2, margin + gap):
+    return
+  _narrow(m, d, g1, g2, margin, gap, -1)
+
+
+@njit(cache=True)
+def _spheres_overlap(m, d, g1, g2, margin):
+  """Bounding spheres (a half-space for a plane) closer than the margin."""
+  t1, t2 = m.geom_type[g1], m.geom_type[g2]
+  if t1 == _PLANE or t2 == _PLANE:
+    if t1 == _PLANE and t2 == _PLANE:
+      return False
+    p, g = (g1, g2) if t1 == _PLANE else (g2, g1)
+    mat = d.geom_xmat[p]
+    h = 0.0
+    for k in range(3):
+      h += (d.geom_xpos[g, k] - d.geom_xpos[p, k]) * mat[3 * k + 2]
+    return h <= m.geom_rbound[g] + margin
+  dx = d.geom_xpos[g1, 0] - d.geom_xpos[g2, 0]
+  dy = d.geom_xpos[g1, 1] - d.geom_xpos[g2, 1]
+  dz = d.geom_xpos[g1, 2] - d.geom_xpos[g2, 2]
+  reach = m.geom_rbound[g1] + m.geom_rbound[g2] + margin
+  return dx * dx + dy * dy + dz * dz <= reach * reach
+
+
+# --------------------------------------------------------------- narrow phase ----
+
+
+@njit(cache=True)
+def _dispatch(m, d, t1, t2, g1, g2, margin, i0):
+  """The collider of a type pair (t1 <= t2); returns the number of contacts found."""
+  if t1 == _PLANE:
+    if t2 == _SPHERE:
+      return primitive.plane_sphere(m, d, g1, g2, margin, i0)
+    if t2 == _CAPSULE:
+      return primitive.plane_capsule(m, d, g1, g2, margin, i0)
+    if t2 == _ELLIPSOID:
+      return primitive.plane_ellipsoid(m, d, g1, g2, margin, i0)
+    if t2 == _CYLINDER:
+      return primitive.plane_cylinder(m, d, g1, g2, margin, i0)
+    if t2 == _BOX:
+      return primitive.plane_box(m, d, g1, g2, margin, i0)
+    if t2 == _MESH:
+      return primitive.plane_mesh(m, d, g1, g2, margin, i0)
+    return 0
+  if t1 == _SPHERE:
+    if t2 == _SPHERE:
+      return primitive.sphere_sphere(m, d, g1, g2, margin, i0)
+    if t2 == _CAPSULE:
+      return primitive.sphere_capsule(m, d, g1, g2, margin, i0)
+    if t2 == _CYLINDER:
+      return primitive.sphere_cylinder(m, d, g1, g2, margin, i0)
+    if t2 == _BOX:
+      return primitive.sphere_box(m, d, g1, g2, margin, i0)
+  elif t1 == _CAPSULE:
+    if t2 == _CAPSULE:
+      return primitive.capsule_capsule(m, d, g1, g2, margin, i0)
+    if t2 == _BOX:
+      return box.capsule_box(m, d, g1, g2, margin, i0)
+  elif t1 == _BOX and t2 == _BOX:
+    return box.box_box(m, d, g1, g2, margin, i0)
+  return convex.convex(m, d, g1, g2, margin, i0)
+
+
+@njit(cache=True)
+def _narrow(m, d, g1, g2, margin, gap, pair):
+  """Collides one geom pair and fills the parameters of its contacts; ``pair`` is the explicit pair id or -1."""
+  t1, t2 = m.geom_type[g1], m.geom_type[g2]
+  if t1 > t2:
+    g1, g2, t1, t2 = g2, g1, t2, t1
+  i0 = d.ncon[0]
+  # Contacts are detected out to margin + gap; those beyond the margin stay inactive (MuJoCo 4's gap).
+  n = _dispatch(m, d, t1, t2, g1, g2, margin + gap, i0)
+  capacity = d.contact_dist.shape[0]
+  kept = min(n, capacity - i0)
+  if kept < n:
+    # Keep what fits (the earlier pairs, deterministically) and say so, as MuJoCo does.
+    d.warning_number[_CONTACTFULL] += 1
+    d.warning_lastinfo[_CONTACTFULL] = i0 + n
+  for i in range(i0, i0 + kept):
+    _make_frame(d.contact_frame[i])
+    _parameters(m, d, i, g1, g2, pair)
+    d.contact_includemargin[i] = margin
+    # Not closer than the margin (found within the gap, or just touching with no margin): reported, but the
+    # constraint builder leaves it out, as MuJoCo 4 does.
+    d.contact_exclude[i] = 1 if d.contact_dist[i] >= margin else 0
+  d.ncon[0] = i0 + kept
+
+
+@njit(cache=True)
+def _make_frame(frame):
+  """Tangents of a contact frame from its normal (row 0) and a tangent hint in row 1 when the collider set one.
+
+  Without a hint, y starts from (0, 1, 0), or (0, 0, 1) when that is near the normal.
+  """
+  if frame[3] * frame[3] + frame[4] * frame[4] + frame[5] * frame[5] > 0.25:
+    ty = (frame[3], frame[4], frame[5])
+  elif abs(frame[1]) < 0.5:
+    ty = (0.0, 1.0, 0.0)
+  else:
+    ty = (0.0, 0.0, 1.0)
+  dn = frame[0] * ty[0] + frame[1] * ty[1] + frame[2] * ty[2]
+  y0, y1, y2 = ty[0] - dn * frame[0], ty[1] - dn * frame[1], ty[2] - dn * frame[2]
+  ln = math.sqrt(y0 * y0 + y1 * y1 + y2 * y2)
+  if ln < 1e-10:
+    # A hint along the normal carries no tangent direction.
+    frame[3] = frame[4] = frame[5] = 0.0
+    _make_frame(frame)
+    return
+  s = 1.0 / ln
+  frame[3], frame[4], frame[5] = y0 * s, y1 * s, y2 * s
+  frame[6] = frame[1] * frame[5] - frame[2] * frame[4]
+  frame[7] = frame[2] * frame[3] - frame[0] * frame[5]
+  frame[8] = frame[0] * frame[4] - frame[1] * frame[3]
+
+
+@njit(cache=True)
+def _parameters(m, d, i, g1, g2, pair):
+  """condim, friction, solref, solimp of contact i: the pair's own, or the geoms' mixed by priority and solmix."""
+  d.contact_geom1[i] = g1
+  d.contact_geom2[i] = g2
+  d.contact_efc_address[i] = -1
+  if pair >= 0:
+    d.contact_dim[i] = m.pair_dim[pair]
+    for k in range(5):
+      d.contact_friction[i, k] = m.pair_friction[pair, k]
+      d.contact_solimp[i, k] = m.pair_solimp[pair, k]
+    for k in range(2):
+      d.contact_solref[i, k] = m.pair_solref[pair, k]
+      d.contact_solreffriction[i, k] = m.pair_solreffriction[pair, k]
+  else:
+    p1, p2 = m.geom_priority[g1], m.geom_priority[g2]
+    if p1 != p2:
+      # The geom of higher priority sets every parameter.
+      g = g1 if p1 > p2 else g2
+      mix = 1.0
+      d.contact_dim[i] = m.geom_condim[g]
+      f0, f1, f2 = m.geom_friction[g, 0], m.geom_friction[g, 1], m.geom_friction[g, 2]
+      ga, gb = g, g
+    else:
+      s1, s2 = m.geom_solmix[g1], m.geom_solmix[g2]
+      if s1 < MINVAL and s2 < MINVAL:
+        mix = 0.5
+      elif s1 < MINVAL:
+        mix = 0.0
+      elif s2 < MINVAL:
+        mix = 1.0
+      else:
+        mix = s1 / (s1 + s2)
+      d.contact_dim[i] = max(m.geom_condim[g1], m.geom_condim[g2])
+      f0 = max(m.geom_friction[g1, 0], m.geom_friction[g2, 0])
+      f1 = max(m.geom_friction[g1, 1], m.geom_friction[g2, 1])
+      f2 = max(m.geom_friction[g1, 2], m.geom_friction[g2, 2])
+      ga, gb = g1, g2
+    d.contact_friction[i, 0] = f0
+    d.contact_friction[i, 1] = f0
+    d.contact_friction[i, 2] = f1
+    d.contact_friction[i, 3] = f2
+    d.contact_friction[i, 4] = f2
+    if m.geom_solref[ga, 0] > 0 and m.geom_solref[gb, 0] > 0:
+      for k in range(2):
+        d.contact_solref[i, k] = mix * m.geom_solref[ga, k] + (1.0 - mix) * m.geom_solref[gb, k]
+    else:
+      # Direct (negative) stiffness and damping do not average with time constants: take the stiffer.
+      for k in range(2):
+        d.contact_solref[i, k] = min(m.geom_solref[ga, k], m.geom_solref[gb, k])
+    for k in range(5):
+      d.contact_solimp[i, k] = mix * m.geom_solimp[ga, k] + (1.0 - mix) * m.geom_solimp[gb, k]
+    d.contact_solreffriction[i, 0] = 0.0
+    d.contact_solreffriction[i, 1] = 0.0
+  if (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0:
+    # The global override replaces every mixed or explicit parameter except condim, friction's solref included.
+    for k in range(5):
+      d.contact_friction[i, k] = m.opt_o_friction[k]
+      d.contact_solimp[i, k] = m.opt_o_solimp[k]
+    for k in range(2):
+      d.contact_solref[i, k] = m.opt_o_solref[k]
+      d.contact_solreffriction[i, k] = m.opt_o_solref[k]
+  d.contact_mu[i] = 0.0

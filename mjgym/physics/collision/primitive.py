@@ -1,0 +1,411 @@
+"""Closed-form colliders for the common primitive pairs: planes, spheres, capsules, cylinders, ellipsoids, boxes.
+
+Every collider has the signature ``f(m, d, g1, g2, margin, i0) -> n``: it writes its contacts at rows ``i0, i0 + 1,
+...`` of the contact arrays (only those that fit below the capacity) and returns how many it found, so the driver can
+report overflow. A contact is written as its distance (negative when penetrating), the midpoint between the two
+surfaces and the normal, which points from geom1 to geom2 (the geom of the lower type is geom1).
+"""
+
+import math
+
+from numba import njit
+
+from mjgym.physics.types import MINVAL
+
+
+# ---------------------------------------------------------------- vectors ----
+
+
+@njit(cache=True)
+def add(a, b):
+  return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@njit(cache=True)
+def sub(a, b):
+  return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(cache=True)
+def scl(a, s):
+  return (a[0] * s, a[1] * s, a[2] * s)
+
+
+@njit(cache=True)
+def addscl(a, b, s):
+  """a + s b."""
+  return (a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s)
+
+
+@njit(cache=True)
+def dot(a, b):
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def cross(a, b):
+  return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True)
+def norm(a):
+  return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+@njit(cache=True)
+def vec(arr):
+  """A row of a (n, 3) array as a tuple."""
+  return (arr[0], arr[1], arr[2])
+
+
+@njit(cache=True)
+def axis(mat, k):
+  """Column k of a row-major 3x3 rotation: the geom's local axis k in world coordinates."""
+  return (mat[k], mat[3 + k], mat[6 + k])
+
+
+@njit(cache=True)
+def to_local(mat, v):
+  """Rotation transposed times v: world vector v in the geom's frame."""
+  return (mat[0] * v[0] + mat[3] * v[1] + mat[6] * v[2],
+          mat[1] * v[0] + mat[4] * v[1] + mat[7] * v[2],
+          mat[2] * v[0] + mat[5] * v[1] + mat[8] * v[2])
+
+
+@njit(cache=True)
+def to_world(mat, v):
+  return (mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2],
+          mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2],
+          mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2])
+
+
+# --------------------------------------------------------------- contacts ----
+
+
+@njit(cache=True)
+def emit(d, i, dist, pos, normal):
+  """Writes contact row i (when it fits): distance, position and normal with the tangents left to the driver."""
+  if i >= d.contact_dist.shape[0]:
+    return
+  d.contact_dist[i] = dist
+  for k in range(3):
+    d.contact_pos[i, k] = pos[k]
+    d.contact_frame[i, k] = normal[k]
+    d.contact_frame[i, 3 + k] = 0.0
+    d.contact_frame[i, 6 + k] = 0.0
+
+
+@njit(cache=True)
+def tangent(d, i, t):
+  """Sets the first tangent hint of contact i (made orthogonal to the normal by the driver)."""
+  if i < d.contact_dist.shape[0]:
+    for k in range(3):
+      d.contact_frame[i, 3 + k] = t[k]
+
+
+@njit(cache=True)
+def _spheres(d, c1, r1, c2, r2, margin, i0):
+  """Two spheres; also the core of every pair that reduces to the closest points of segments."""
+  delta = sub(c2, c1)
+  length = norm(delta)
+  dist = length - r1 - r2
+  if dist > margin:
+    return 0
+  if length < MINVAL:
+    # Concentric: any direction separates them equally well; x is MuJoCo's choice.
+    n = (1.0, 0.0, 0.0)
+  else:
+    n = scl(delta, 1.0 / length)
+  emit(d, i0, dist, addscl(c1, n, r1 + 0.5 * dist), n)
+  return 1
+
+
+# ----------------------------------------------------------------- plane ----
+
+
+@njit(cache=True)
+def _plane(d, g):
+  mat = d.geom_xmat[g]
+  return vec(d.geom_xpos[g]), axis(mat, 2)
+
+
+@njit(cache=True)
+def _plane_point(d, i, p0, n, point, margin):
+  """A point below (or within margin of) the plane: contact at the midpoint of the point and its projection."""
+  dist = dot(sub(point, p0), n)
+  if dist > margin:
+    return 0
+  emit(d, i, dist, addscl(point, n, -0.5 * dist), n)
+  return 1
+
+
+@njit(cache=True)
+def plane_sphere(m, d, g1, g2, margin, i0):
+  """Plane and sphere."""
+  p0, n = _plane(d, g1)
+  r = m.geom_size[g2, 0]
+  return _plane_point(d, i0, p0, n, addscl(vec(d.geom_xpos[g2]), n, -r), margin)
+
+
+@njit(cache=True)
+def plane_capsule(m, d, g1, g2, margin, i0):
+  """Plane and capsule: one contact for each end cap."""
+  p0, n = _plane(d, g1)
+  c = vec(d.geom_xpos[g2])
+  a = axis(d.geom_xmat[g2], 2)
+  r, h = m.geom_size[g2, 0], m.geom_size[g2, 1]
+  cnt = 0
+  for s in (1.0, -1.0):
+    end = addscl(addscl(c, a, s * h), n, -r)
+    if _plane_point(d, i0 + cnt, p0, n, end, margin):
+      # The capsule's axis is the first tangent: friction directions follow the capsule.
+      tangent(d, i0 + cnt, a)
+      cnt += 1
+  return cnt
+
+
+@njit(cache=True)
+def plane_ellipsoid(m, d, g1, g2, margin, i0):
+  """Plane and ellipsoid: the ellipsoid's support point against the plane normal."""
+  p0, n = _plane(d, g1)
+  mat = d.geom_xmat[g2]
+  s = m.geom_size[g2]
+  nl = to_local(mat, n)
+  # Support of x'S^-2 x <= 1 in direction -n: -S^2 n / |S n|.
+  sn = (s[0] * nl[0], s[1] * nl[1], s[2] * nl[2])
+  k = -1.0 / norm(sn)
+  local = (s[0] * sn[0] * k, s[1] * sn[1] * k, s[2] * sn[2] * k)
+  return _plane_point(d, i0, p0, n, add(vec(d.geom_xpos[g2]), to_world(mat, local)), margin)
+
+
+@njit(cache=True)
+def plane_cylinder(m, d, g1, g2, margin, i0):
+  """Plane and cylinder: the deepest rim point, the rim point below it on the other cap, and two more on its cap."""
+  p0, n = _plane(d, g1)
+  c = vec(d.geom_xpos[g2])
+  mat = d.geom_xmat[g2]
+  a = axis(mat, 2)
+  r, h = m.geom_size[g2, 0], m.geom_size[g2, 1]
+  proj = dot(n, a)
+  if proj > 0:
+    a = scl(a, -1.0)
+    proj = -proj
+  # Direction within the caps that points most against the normal.
+  v = sub(scl(a, proj), n)
+  length = norm(v)
+  if length < MINVAL:
+    v = scl(axis(mat, 0), r)
+  else:
+    v = scl(v, r / length)
+  dist0 = dot(sub(c, p0), n)
+  pv = dot(v, n)
+  dist1 = dist0 + proj * h + pv
+  if dist1 > margin:
+    return 0
+  cap = addscl(c, a, h)
+  emit(d, i0, dist1, addscl(add(cap, v), n, -0.5 * dist1), n)
+  cnt = 1
+  dist2 = dist0 - proj * h + pv
+  if dist2 <= margin:
+    emit(d, i0 + cnt, dist2, addscl(add(addscl(c, a, -h), v), n, -0.5 * dist2), n)
+    cnt += 1
+  # The other two corners of an equilateral triangle inscribed in the near cap.
+  dist3 = dist0 + proj * h - 0.5 * pv
+  if dist3 <= margin:
+    w = scl(cross(v, a), 0.5 * math.sqrt(3.0))
+    base = addscl(cap, v, -0.5)
+    for s in (1.0, -1.0):
+      emit(d, i0 + cnt, dist3, addscl(addscl(base, w, s), n, -0.5 * dist3), n)
+      cnt += 1
+  return cnt
+
+
+@njit(cache=True)
+def _box_corner(d, c, mat, s, corner):
+  local = (s[0] if corner & 1 else -s[0], s[1] if corner & 2 else -s[1], s[2] if corner & 4 else -s[2])
+  return add(c, to_world(mat, local))
+
+
+@njit(cache=True)
+def plane_box(m, d, g1, g2, margin, i0):
+  """Plane and box: the (up to) four deepest corners within margin."""
+  p0, n = _plane(d, g1)
+  c = vec(d.geom_xpos[g2])
+  mat = d.geom_xmat[g2]
+  s = m.geom_size[g2]
+  cnt = 0
+  last, lastk = -math.inf, -1
+  # Next deepest corner in (depth, index) order: ties (a box lying flat) are all kept, no sort buffer needed.
+  while cnt < 4:
+    best, bestd = -1, math.inf
+    for k in range(8):
+      dk = dot(sub(_box_corner(d, c, mat, s, k), p0), n)
+      if (dk > last or (dk == last and k > lastk)) and dk < bestd:
+        best, bestd = k, dk
+    if best < 0 or bestd > margin:
+      break
+    _plane_point(d, i0 + cnt, p0, n, _box_corner(d, c, mat, s, best), margin)
+    cnt += 1
+    last, lastk = bestd, best
+  return cnt
+
+
+@njit(cache=True)
+def plane_mesh(m, d, g1, g2, margin, i0):
+  """Plane and mesh: the (up to) four deepest hull vertices within margin."""
+  p0, n = _plane(d, g1)
+  c = vec(d.geom_xpos[g2])
+  mat = d.geom_xmat[g2]
+  nl = to_local(mat, n)
+  off = dot(sub(c, p0), n)
+  mid = m.geom_dataid[g2]
+  adr, num = m.mesh_hulladr[mid], m.mesh_hullnum[mid]
+  cnt = 0
+  last, lastk = -math.inf, -1
+  while cnt < 4:
+    best, bestd = -1, math.inf
+    for k in range(adr, adr + num):
+      dk = off + dot(vec(m.mesh_hullvert[k]), nl)
+      if (dk > last or (dk == last and k > lastk)) and dk < bestd:
+        best, bestd = k, dk
+    if best < 0 or bestd > margin:
+      break
+    p = add(c, to_world(mat, vec(m.mesh_hullvert[best])))
+    emit(d, i0 + cnt, bestd, addscl(p, n, -0.5 * bestd), n)
+    cnt += 1
+    last, lastk = bestd, best
+  return cnt
+
+
+# ---------------------------------------------------- spheres and capsules ----
+
+
+@njit(cache=True)
+def _segment(m, d, g):
+  c = vec(d.geom_xpos[g])
+  a = scl(axis(d.geom_xmat[g], 2), m.geom_size[g, 1])
+  return c, a
+
+
+@njit(cache=True)
+def _closest_on_segment(c, a, p):
+  """Closest point to p on the segment c +- a."""
+  aa = dot(a, a)
+  if aa < MINVAL:
+    return c
+  t = min(1.0, max(-1.0, dot(sub(p, c), a) / aa))
+  return addscl(c, a, t)
+
+
+@njit(cache=True)
+def sphere_sphere(m, d, g1, g2, margin, i0):
+  """Sphere and sphere."""
+  return _spheres(d, vec(d.geom_xpos[g1]), m.geom_size[g1, 0], vec(d.geom_xpos[g2]), m.geom_size[g2, 0],
+                  margin, i0)
+
+
+@njit(cache=True)
+def sphere_capsule(m, d, g1, g2, margin, i0):
+  """Sphere and capsule: the sphere against the closest point of the capsule's segment."""
+  p = vec(d.geom_xpos[g1])
+  c, a = _segment(m, d, g2)
+  return _spheres(d, p, m.geom_size[g1, 0], _closest_on_segment(c, a, p), m.geom_size[g2, 0], margin, i0)
+
+
+@njit(cache=True)
+def capsule_capsule(m, d, g1, g2, margin, i0):
+  """Capsule and capsule: spheres at the closest points of the two segments."""
+  c1, a1 = _segment(m, d, g1)
+  c2, a2 = _segment(m, d, g2)
+  r1, r2 = m.geom_size[g1, 0], m.geom_size[g2, 0]
+  w = sub(c1, c2)
+  aa, bb, ab = dot(a1, a1), dot(a2, a2), dot(a1, a2)
+  aw, bw = dot(a1, w), dot(a2, w)
+  det = aa * bb - ab * ab
+  if det < MINVAL * max(1.0, aa * bb):
+    # Parallel segments: the closest points are not unique; take the midpoint of their common stretch.
+    lo = max(-1.0, min(1.0, (-bw - ab) / bb if bb > MINVAL else 0.0))
+    hi = max(-1.0, min(1.0, (-bw + ab) / bb if bb > MINVAL else 0.0))
+    t2 = 0.5 * (lo + hi)
+    p2 = addscl(c2, a2, t2)
+    p1 = _closest_on_segment(c1, a1, p2)
+    return _spheres(d, p1, r1, p2, r2, margin, i0)
+  # Unconstrained minimizer of |c1 + s a1 - c2 - t a2|, then clamp one and re-solve the other (twice).
+  s = (ab * bw - bb * aw) / det
+  s = min(1.0, max(-1.0, s))
+  t = (ab * s + bw) / bb
+  t = min(1.0, max(-1.0, t))
+  s = min(1.0, max(-1.0, (ab * t - aw) / aa))
+  return _spheres(d, addscl(c1, a1, s), r1, addscl(c2, a2, t), r2, margin, i0)
+
+
+# ------------------------------------------------------- sphere vs solids ----
+
+
+@njit(cache=True)
+def sphere_box(m, d, g1, g2, margin, i0):
+  """Sphere and box."""
+  return ball_box(d, vec(d.geom_xpos[g1]), m.geom_size[g1, 0], vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2],
+                  margin, i0)
+
+
+@njit(cache=True)
+def ball_box(d, p, r, c, mat, s, margin, i0):
+  """Ball (center p, radius r) and box: nearest box point to the center, or the nearest face when it is inside."""
+  local = to_local(mat, sub(p, c))
+  clamped = (min(s[0], max(-s[0], local[0])), min(s[1], max(-s[1], local[1])), min(s[2], max(-s[2], local[2])))
+  delta = sub(clamped, local)
+  length = norm(delta)
+  if length > MINVAL:
+    dist = length - r
+    if dist > margin:
+      return 0
+    n = to_world(mat, scl(delta, 1.0 / length))
+  else:
+    # Center inside: leave through the face with the least penetration.
+    k, depth = 0, s[0] - abs(local[0])
+    for j in (1, 2):
+      dj = s[j] - abs(local[j])
+      if dj < depth:
+        k, depth = j, dj
+    dist = -depth - r
+    if dist > margin:
+      return 0
+    sign = -1.0 if local[k] >= 0 else 1.0
+    n = scl(axis(mat, k), sign)
+  emit(d, i0, dist, addscl(p, n, r + 0.5 * dist), n)
+  return 1
+
+
+@njit(cache=True)
+def sphere_cylinder(m, d, g1, g2, margin, i0):
+  """Sphere and cylinder: nearest point of the solid cylinder, or the nearest side or cap when inside."""
+  p = vec(d.geom_xpos[g1])
+  r = m.geom_size[g1, 0]
+  c = vec(d.geom_xpos[g2])
+  mat = d.geom_xmat[g2]
+  rc, h = m.geom_size[g2, 0], m.geom_size[g2, 1]
+  local = to_local(mat, sub(p, c))
+  rho = math.sqrt(local[0] * local[0] + local[1] * local[1])
+  if rho > MINVAL:
+    radial = (local[0] / rho, local[1] / rho, 0.0)
+  else:
+    radial = (1.0, 0.0, 0.0)
+  inside_side = rho <= rc
+  inside_cap = abs(local[2]) <= h
+  if inside_side and inside_cap:
+    side, cap = rc - rho, h - abs(local[2])
+    if side < cap:
+      ln, dist = scl(radial, -1.0), -side - r
+    else:
+      ln, dist = (0.0, 0.0, -1.0 if local[2] >= 0 else 1.0), -cap - r
+  else:
+    q = (radial[0] * min(rho, rc), radial[1] * min(rho, rc), min(h, max(-h, local[2])))
+    delta = sub(q, local)
+    length = norm(delta)
+    ln, dist = scl(delta, 1.0 / length), length - r
+  if dist > margin:
+    return 0
+  n = to_world(mat, ln)
+  emit(d, i0, dist, addscl(p, n, r + 0.5 * dist), n)
+  return 1

@@ -1,0 +1,669 @@
+"""Constraint rows (``efc_*``): equality, friction loss, limits and contacts, as in MuJoCo's constraint model.
+
+Each row family has one builder; ``make_constraint`` calls them in MuJoCo's order (equality, friction loss,
+limits, contacts) and then fills the velocity-dependent quantities. Every row gets, from its solref / solimp
+(Computation chapter, "Soft constraints"):
+
+- impedance d(r) in (0, 1) of the violation r = pos - margin, shaped by solimp = (d0, dwidth, width,
+  midpoint, power);
+- the regularizer R = (1 - d) / d * A_ii, where A_ii approximates the diagonal of A = J M⁻¹ Jᵀ from the
+  invweight0 constants of the model (``set_const``), and D = 1 / R;
+- the reference acceleration aref = -B (J qvel) - K d r, with K, B from solref: positive solref =
+  (timeconst, dampratio) gives B = 2 / (dmax timeconst), K = 1 / (dmax² timeconst² dampratio²); negative
+  solref = (-stiffness, -damping) gives K = stiffness / dmax², B = damping / dmax.
+
+Contacts with friction use one of two cones. Elliptic: one row per contact dimension; the friction rows
+have R scaled so that the cone is isotropic in the solver (R₁ = R₀ / impratio, Rⱼ = R₁ μ₁² / μⱼ²).
+Pyramidal: 2 (condim - 1) edge rows Jₙ ± μⱼ Jⱼ, all sharing one R = 2 μ₁² / impratio · R(first edge).
+"""
+
+import math as pymath
+
+import numpy as np
+from numba import njit
+
+from mjgym.physics import math
+from mjgym.physics import smooth
+from mjgym.physics import support
+from mjgym.physics.types import ConeType
+from mjgym.physics.types import ConstraintType
+from mjgym.physics.types import DisableBit
+from mjgym.physics.types import EqType
+from mjgym.physics.types import JointType
+from mjgym.physics.types import MINVAL
+from mjgym.physics.types import Warning
+
+# Impedance is kept inside (MINIMP, MAXIMP) so that R = (1 - d) / d * A stays finite and positive.
+MINIMP = 0.0001
+MAXIMP = 0.9999
+
+_DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
+_DSBL_EQUALITY = int(DisableBit.EQUALITY)
+_DSBL_FRICTIONLOSS = int(DisableBit.FRICTIONLOSS)
+_DSBL_LIMIT = int(DisableBit.LIMIT)
+_DSBL_CONTACT = int(DisableBit.CONTACT)
+_DSBL_REFSAFE = int(DisableBit.REFSAFE)
+
+_EQUALITY = int(ConstraintType.EQUALITY)
+_FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
+_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
+_LIMIT_JOINT = int(ConstraintType.LIMIT_JOINT)
+_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
+_CONTACT_FRICTIONLESS = int(ConstraintType.CONTACT_FRICTIONLESS)
+_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
+_CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
+
+
+@njit(cache=True)
+def _disabled(m, flag):
+  return (m.opt_disableflags[0] & flag) != 0
+
+
+# -------------------------------------------------------------- impedance ----
+
+
+@njit(cache=True)
+def impedance(solimp, r):
+  """(d, dd/dr) for violation ``r``; solimp = (d0, dwidth, width, midpoint, power), clamped like MuJoCo."""
+  d0 = min(max(solimp[0], MINIMP), MAXIMP)
+  dwidth = min(max(solimp[1], MINIMP), MAXIMP)
+  width = max(MINVAL, solimp[2])
+  mid = min(max(solimp[3], MINIMP), MAXIMP)
+  power = max(1.0, solimp[4])
+  x = abs(r) / width
+  if x >= 1.0 or d0 == dwidth:
+    return dwidth, 0.0
+  # y(x) rises from 0 to 1: a power curve below the midpoint, its mirror image above it
+  if power == 1.0:
+    y, dy = x, 1.0
+  elif x <= mid:
+    a = 1.0 / mid ** (power - 1.0)
+    y, dy = a * x ** power, a * power * x ** (power - 1.0)
+  else:
+    b = 1.0 / (1.0 - mid) ** (power - 1.0)
+    y, dy = 1.0 - b * (1.0 - x) ** power, b * power * (1.0 - x) ** (power - 1.0)
+  sign = 1.0 if r >= 0.0 else -1.0
+  return d0 + y * (dwidth - d0), dy * (dwidth - d0) * sign / width
+
+
+@njit(cache=True)
+def stiffness_damping(m, solref, solimp):
+  """(K, B) of the reference acceleration from solref, with dmax = solimp[1] (refsafe bounds timeconst)."""
+  dmax = min(max(solimp[1], MINIMP), MAXIMP)
+  if solref[0] > 0.0:
+    timeconst = solref[0]
+    if not _disabled(m, _DSBL_REFSAFE):
+      # a time constant below two steps cannot be resolved by the integrator and only adds energy
+      timeconst = max(timeconst, 2.0 * m.opt_timestep[0])
+    dampratio = solref[1]
+    return 1.0 / (dmax * dmax * timeconst * timeconst * dampratio * dampratio), 2.0 / (dmax * timeconst)
+  return -solref[0] / (dmax * dmax), -solref[1] / dmax
+
+
+# ------------------------------------------------------------------- rows ----
+
+
+@njit(cache=True)
+def _reserve(m, d, n):
+  """True when ``n`` more rows fit; otherwise raises CNSTRFULL and the rows are dropped."""
+  if d.nefc[0] + n <= m.njmax:
+    return True
+  d.warning_number[Warning.CNSTRFULL] += 1
+  d.warning_lastinfo[Warning.CNSTRFULL] = d.nefc[0] + n
+  return False
+
+
+@njit(cache=True)
+def _add_row(m, d, ctype, cid, pos, margin, frictionloss, diag, solref, solimp, use_pos):
+  """Appends one row's scalars (its Jacobian row is zeroed for the caller to fill); returns its index."""
+  i = d.nefc[0]
+  d.nefc[0] = i + 1
+  d.efc_type[i] = ctype
+  d.efc_id[i] = cid
+  d.efc_J[i, :] = 0.0
+  d.efc_pos[i] = pos
+  d.efc_margin[i] = margin
+  d.efc_frictionloss[i] = frictionloss
+  imp, dimp = impedance(solimp, pos - margin)
+  k, b = stiffness_damping(m, solref, solimp)
+  d.efc_KBIP[i, 0] = k if use_pos else 0.0
+  d.efc_KBIP[i, 1] = b
+  d.efc_KBIP[i, 2] = imp
+  d.efc_KBIP[i, 3] = dimp
+  d.efc_diagA[i] = diag
+  d.efc_R[i] = max(MINVAL, (1.0 - imp) / imp * diag)
+  return i
+
+
+@njit(cache=True)
+def _add_jac(m, d, jacp, jacr, point, body, sign):
+  """jacp, jacr (3, nv) += sign * Jacobians of world ``point`` moving with ``body``."""
+  c = d.subtree_com[m.body_rootid[body]]
+  offset = (point[0] - c[0], point[1] - c[1], point[2] - c[2])
+  j = support._last_dof(m, body)  # pylint: disable=protected-access
+  while j >= 0:
+    cdof = d.cdof[j]
+    t = math.cross(cdof[:3], offset)
+    for k in range(3):
+      jacr[k, j] += sign * cdof[k]
+      jacp[k, j] += sign * (cdof[3 + k] + t[k])
+    j = m.dof_parentid[j]
+
+
+@njit(cache=True)
+def _jac_pair(m, d, p1, b1, p2, b2):
+  """d.jac_p, d.jac_r = Jacobian of p1 on b1 minus Jacobian of p2 on b2."""
+  d.jac_p[:, :] = 0.0
+  d.jac_r[:, :] = 0.0
+  _add_jac(m, d, d.jac_p, d.jac_r, p1, b1, 1.0)
+  _add_jac(m, d, d.jac_p, d.jac_r, p2, b2, -1.0)
+
+
+@njit(cache=True)
+def _polynomial(coef, x):
+  """(p(x), p'(x)) of the quartic sum coef[k] x^k."""
+  p = coef[0] + x * (coef[1] + x * (coef[2] + x * (coef[3] + x * coef[4])))
+  dp = coef[1] + x * (2.0 * coef[2] + x * (3.0 * coef[3] + x * 4.0 * coef[4]))
+  return p, dp
+
+
+@njit(cache=True)
+def _equality(m, d):
+  """Rows of the active equality constraints: connect (3), weld (6), joint (1), tendon (1)."""
+  for e in range(m.neq):
+    if not d.eq_active[e]:
+      continue
+    etype = m.eq_type[e]
+    o1 = m.eq_obj1id[e]
+    o2 = m.eq_obj2id[e]
+    data = m.eq_data[e]
+    solref = m.eq_solref[e]
+    solimp = m.eq_solimp[e]
+    if etype == EqType.CONNECT or etype == EqType.WELD:
+      b1, b2 = o1, o2
+      tran = m.body_invweight0[b1, 0] + m.body_invweight0[b2, 0]
+      rot = m.body_invweight0[b1, 1] + m.body_invweight0[b2, 1]
+      # connect: anchor on body1 meets its image on body2; weld: body2's anchor meets its target on body1
+      if etype == EqType.CONNECT:
+        a1, a2 = data[0:3], data[3:6]
+      else:
+        a1, a2 = data[3:6], data[0:3]
+      r1 = math.mat_vec(d.xmat[b1], a1)
+      r2 = math.mat_vec(d.xmat[b2], a2)
+      p1 = (d.xpos[b1, 0] + r1[0], d.xpos[b1, 1] + r1[1], d.xpos[b1, 2] + r1[2])
+      p2 = (d.xpos[b2, 0] + r2[0], d.xpos[b2, 1] + r2[1], d.xpos[b2, 2] + r2[2])
+      nrow = 3 if etype == EqType.CONNECT else 6
+      if not _reserve(m, d, nrow):
+        continue
+      _jac_pair(m, d, p1, b1, p2, b2)
+      for k in range(3):
+        i = _add_row(m, d, _EQUALITY, e, p1[k] - p2[k], 0.0, 0.0, tran, solref, solimp, True)
+        d.efc_J[i, :] = d.jac_p[k]
+      if etype == EqType.WELD:
+        _weld_rotation(m, d, e, b1, b2, data, rot, solref, solimp)
+      _block_impedance(d, d.nefc[0] - nrow, nrow, solimp)
+    elif etype == EqType.JOINT or etype == EqType.TENDON:
+      is_joint = etype == EqType.JOINT
+      if is_joint:
+        x1 = d.qpos[m.jnt_qposadr[o1]] - m.qpos0[m.jnt_qposadr[o1]]
+        diag = m.dof_invweight0[m.jnt_dofadr[o1]]
+      else:
+        x1 = d.ten_length[o1] - m.tendon_length0[o1]
+        diag = m.tendon_invweight0[o1]
+      p, dp = data[0], 0.0
+      if o2 >= 0:
+        if is_joint:
+          x2 = d.qpos[m.jnt_qposadr[o2]] - m.qpos0[m.jnt_qposadr[o2]]
+          diag += m.dof_invweight0[m.jnt_dofadr[o2]]
+        else:
+          x2 = d.ten_length[o2] - m.tendon_length0[o2]
+          diag += m.tendon_invweight0[o2]
+        p, dp = _polynomial(data, x2)
+      if not _reserve(m, d, 1):
+        continue
+      i = _add_row(m, d, _EQUALITY, e, x1 - p, 0.0, 0.0, diag, solref, solimp, True)
+      if is_joint:
+        d.efc_J[i, m.jnt_dofadr[o1]] = 1.0
+        if o2 >= 0:
+          d.efc_J[i, m.jnt_dofadr[o2]] -= dp
+      else:
+        for k in range(m.nv):
+          d.efc_J[i, k] = d.ten_J[o1, k]
+          if o2 >= 0:
+            d.efc_J[i, k] -= dp * d.ten_J[o2, k]
+
+
+@njit(cache=True)
+def _block_impedance(d, first, n, solimp):
+  """Gives the rows of a multi-row equality the impedance of their joint violation |pos| (and its R)."""
+  r2 = 0.0
+  for i in range(first, first + n):
+    r2 += d.efc_pos[i] * d.efc_pos[i]
+  imp, dimp = impedance(solimp, pymath.sqrt(r2))
+  for i in range(first, first + n):
+    d.efc_KBIP[i, 2] = imp
+    d.efc_KBIP[i, 3] = dimp
+    d.efc_R[i] = max(MINVAL, (1.0 - imp) / imp * d.efc_diagA[i])
+
+
+@njit(cache=True)
+def _weld_rotation(m, d, e, b1, b2, data, rot, solref, solimp):
+  """The 3 rotational rows of a weld: torquescale times the imaginary part of q2⁻¹ (q1 q_rel)."""
+  q1 = d.xquat[b1]
+  q2 = d.xquat[b2]
+  scale = data[10]
+  target = math.quat_mul(q1, data[6:10])
+  inv2 = (q2[0], -q2[1], -q2[2], -q2[3])
+  err = math.quat_mul(inv2, target)
+  first = d.nefc[0]
+  for k in range(3):
+    _add_row(m, d, _EQUALITY, e, scale * err[1 + k], 0.0, 0.0, rot, solref, solimp, True)
+  # d/dt of the error quaternion is ½ q2⁻¹ ⊗ (0, ω₁ - ω₂) ⊗ (q1 q_rel), ω the world angular velocities
+  for j in range(m.nv):
+    w = (0.0, d.jac_r[0, j], d.jac_r[1, j], d.jac_r[2, j])
+    if w[1] == 0.0 and w[2] == 0.0 and w[3] == 0.0:
+      continue
+    v = math.quat_mul(math.quat_mul(inv2, w), target)
+    for k in range(3):
+      d.efc_J[first + k, j] = 0.5 * scale * v[1 + k]
+
+
+@njit(cache=True)
+def _friction(m, d):
+  """Friction-loss rows: one per dof, then one per tendon, with frictionloss > 0."""
+  for i in range(m.nv):
+    fl = m.dof_frictionloss[i]
+    if fl > 0.0 and _reserve(m, d, 1):
+      r = _add_row(m, d, _FRICTION_DOF, i, 0.0, 0.0, fl, m.dof_invweight0[i], m.dof_solref[i],
+                   m.dof_solimp[i], False)
+      d.efc_J[r, i] = 1.0
+  for t in range(m.ntendon):
+    fl = m.tendon_frictionloss[t]
+    if fl > 0.0 and _reserve(m, d, 1):
+      r = _add_row(m, d, _FRICTION_TENDON, t, 0.0, 0.0, fl, m.tendon_invweight0[t], m.tendon_solref_fri[t],
+                   m.tendon_solimp_fri[t], False)
+      d.efc_J[r, :] = d.ten_J[t]
+
+
+@njit(cache=True)
+def _limits(m, d):
+  """Limit rows of joints (hinge/slide: lower, upper; ball: cone on the rotation angle), then tendons."""
+  for j in range(m.njnt):
+    if not m.jnt_limited[j]:
+      continue
+    jtype = m.jnt_type[j]
+    qadr = m.jnt_qposadr[j]
+    dadr = m.jnt_dofadr[j]
+    margin = m.jnt_margin[j]
+    if jtype == JointType.SLIDE or jtype == JointType.HINGE:
+      q = d.qpos[qadr]
+      for side in range(2):
+        dist = q - m.jnt_range[j, 0] if side == 0 else m.jnt_range[j, 1] - q
+        if dist < margin and _reserve(m, d, 1):
+          i = _add_row(m, d, _LIMIT_JOINT, j, dist, margin, 0.0, m.dof_invweight0[dadr], m.jnt_solref[j],
+                       m.jnt_solimp[j], True)
+          d.efc_J[i, dadr] = 1.0 if side == 0 else -1.0
+    elif jtype == JointType.BALL:
+      v = math.quat_to_vel(d.qpos[qadr:qadr + 4], 1.0)
+      angle = pymath.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+      dist = max(m.jnt_range[j, 0], m.jnt_range[j, 1]) - angle
+      if dist < margin and _reserve(m, d, 1):
+        i = _add_row(m, d, _LIMIT_JOINT, j, dist, margin, 0.0, m.dof_invweight0[dadr], m.jnt_solref[j],
+                     m.jnt_solimp[j], True)
+        if angle > MINVAL:
+          for k in range(3):
+            d.efc_J[i, dadr + k] = -v[k] / angle
+  for t in range(m.ntendon):
+    if not m.tendon_limited[t]:
+      continue
+    length = d.ten_length[t]
+    margin = m.tendon_margin[t]
+    for side in range(2):
+      dist = length - m.tendon_range[t, 0] if side == 0 else m.tendon_range[t, 1] - length
+      if dist < margin and _reserve(m, d, 1):
+        i = _add_row(m, d, _LIMIT_TENDON, t, dist, margin, 0.0, m.tendon_invweight0[t], m.tendon_solref_lim[t],
+                     m.tendon_solimp_lim[t], True)
+        sign = 1.0 if side == 0 else -1.0
+        for k in range(m.nv):
+          d.efc_J[i, k] = sign * d.ten_J[t, k]
+
+
+@njit(cache=True)
+def _contact_direction_row(d, frame, dim_index, out):
+  """out (nv,) = relative-velocity Jacobian of contact direction ``dim_index`` (0..5) from d.jac_p/jac_r."""
+  # 0: normal, 1-2: tangents (translation); 3: spin about the normal, 4-5: rolling about the tangents
+  jac = d.jac_p if dim_index < 3 else d.jac_r
+  a = dim_index if dim_index < 3 else dim_index - 3
+  for k in range(out.shape[0]):
+    out[k] = frame[3 * a] * jac[0, k] + frame[3 * a + 1] * jac[1, k] + frame[3 * a + 2] * jac[2, k]
+
+
+@njit(cache=True)
+def _contacts(m, d):
+  """Contact rows of every included contact: frictionless, pyramidal edges or elliptic dimensions."""
+  elliptic = m.opt_cone[0] == ConeType.ELLIPTIC
+  impratio = m.opt_impratio[0]
+  scratch = d.solver_vec[0]
+  for c in range(d.ncon[0]):
+    d.contact_efc_address[c] = -1
+    if d.contact_exclude[c] != 0 or d.contact_dist[c] >= d.contact_includemargin[c]:
+      continue
+    dim = d.contact_dim[c]
+    friction = d.contact_friction[c]
+    d.contact_mu[c] = friction[0] / pymath.sqrt(impratio)
+    if dim == 1:
+      ctype, nrow = _CONTACT_FRICTIONLESS, 1
+    elif elliptic:
+      ctype, nrow = _CONTACT_ELLIPTIC, dim
+    else:
+      ctype, nrow = _CONTACT_PYRAMIDAL, 2 * (dim - 1)
+    if not _reserve(m, d, nrow):
+      continue
+    b1 = m.geom_bodyid[d.contact_geom1[c]]
+    b2 = m.geom_bodyid[d.contact_geom2[c]]
+    # velocity of body2 relative to body1 at the contact point: the normal points from geom1 to geom2
+    _jac_pair(m, d, d.contact_pos[c], b2, d.contact_pos[c], b1)
+    tran = m.body_invweight0[b1, 0] + m.body_invweight0[b2, 0]
+    rot = m.body_invweight0[b1, 1] + m.body_invweight0[b2, 1]
+    pos = d.contact_dist[c]
+    margin = d.contact_includemargin[c]
+    solref = d.contact_solref[c]
+    solimp = d.contact_solimp[c]
+    frame = d.contact_frame[c]
+    first = d.nefc[0]
+    d.contact_efc_address[c] = first
+    if ctype == _CONTACT_FRICTIONLESS:
+      i = _add_row(m, d, ctype, c, pos, margin, 0.0, tran, solref, solimp, True)
+      _contact_direction_row(d, frame, 0, d.efc_J[i])
+    elif ctype == _CONTACT_ELLIPTIC:
+      solref_f = d.contact_solreffriction[c]
+      if solref_f[0] == 0.0 and solref_f[1] == 0.0:
+        solref_f = solref
+      i0 = _add_row(m, d, ctype, c, pos, margin, 0.0, tran, solref, solimp, True)
+      _contact_direction_row(d, frame, 0, d.efc_J[i0])
+      imp = d.efc_KBIP[i0, 2]
+      r1 = d.efc_R[i0] / impratio
+      for k in range(1, dim):
+        i = _add_row(m, d, ctype, c, 0.0, 0.0, 0.0, tran, solref_f, solimp, False)
+        _contact_direction_row(d, frame, k, d.efc_J[i])
+        # friction rows share the normal row's impedance; R makes the cone isotropic for the solver
+        d.efc_KBIP[i, 2] = imp
+        d.efc_KBIP[i, 3] = d.efc_KBIP[i0, 3]
+        ratio = friction[0] / friction[k - 1] if friction[k - 1] > 0.0 else 1.0
+        d.efc_R[i] = max(MINVAL, r1 * ratio * ratio)
+        d.efc_diagA[i] = d.efc_R[i] * imp / (1.0 - imp)
+    else:
+      _contact_direction_row(d, frame, 0, scratch)
+      for k in range(1, dim):
+        mu = friction[k - 1]
+        for sign in (1.0, -1.0):
+          i = _add_row(m, d, ctype, c, pos, margin, 0.0, tran + mu * mu * (tran if k < 3 else rot), solref,
+                       solimp, True)
+          _contact_direction_row(d, frame, k, d.efc_J[i])
+          for q in range(m.nv):
+            d.efc_J[i, q] = scratch[q] + sign * mu * d.efc_J[i, q]
+      # all edges take the regularizer of the first one, scaled to approximate the elliptic cone's
+      imp = d.efc_KBIP[first, 2]
+      r = max(MINVAL, 2.0 * friction[0] * friction[0] / impratio * d.efc_R[first])
+      for i in range(first, first + nrow):
+        d.efc_R[i] = r
+        d.efc_diagA[i] = r * imp / (1.0 - imp)
+
+
+@njit(cache=True)
+def make_constraint(m, d):
+  """Builds all efc rows of the current positions (after collision) and their D, R, vel, aref and b."""
+  d.nefc[0] = 0
+  d.ne[0] = 0
+  d.nf[0] = 0
+  d.nl[0] = 0
+  for c in range(d.ncon[0]):
+    d.contact_efc_address[c] = -1
+  if _disabled(m, _DSBL_CONSTRAINT):
+    return
+  if not _disabled(m, _DSBL_EQUALITY):
+    _equality(m, d)
+  d.ne[0] = d.nefc[0]
+  if not _disabled(m, _DSBL_FRICTIONLOSS):
+    _friction(m, d)
+  d.nf[0] = d.nefc[0] - d.ne[0]
+  if not _disabled(m, _DSBL_LIMIT):
+    _limits(m, d)
+  d.nl[0] = d.nefc[0] - d.ne[0] - d.nf[0]
+  if not _disabled(m, _DSBL_CONTACT):
+    _contacts(m, d)
+  for i in range(d.nefc[0]):
+    d.efc_D[i] = 1.0 / d.efc_R[i]
+
+
+@njit(cache=True)
+def _bias_motion(m, d, body):
+  """(ω, s) of ``body``: its angular velocity and the spatial acceleration Σ cdof_dot qvel of zero qacc."""
+  s0 = s1 = s2 = s3 = s4 = s5 = 0.0
+  j = support._last_dof(m, body)  # pylint: disable=protected-access
+  while j >= 0:
+    cd = d.cdof_dot[j]
+    v = d.qvel[j]
+    s0 += cd[0] * v
+    s1 += cd[1] * v
+    s2 += cd[2] * v
+    s3 += cd[3] * v
+    s4 += cd[4] * v
+    s5 += cd[5] * v
+    j = m.dof_parentid[j]
+  return d.cvel[body, :3], (s0, s1, s2, s3, s4, s5)
+
+
+@njit(cache=True)
+def _point_bias(m, d, point, body):
+  """Acceleration at zero qacc of the material ``point`` of ``body``: (d/dt Jₚ) qvel."""
+  w, s = _bias_motion(m, d, body)
+  c = d.subtree_com[m.body_rootid[body]]
+  r = (point[0] - c[0], point[1] - c[1], point[2] - c[2])
+  v = d.cvel[body, 3:]
+  wr = math.cross(w, r)
+  vp = (v[0] + wr[0], v[1] + wr[1], v[2] + wr[2])
+  sr = math.cross(s[:3], r)
+  # spatial acceleration at the point plus ω x vₚ is the classical one
+  wv = math.cross(w, vp)
+  return (s[3] + sr[0] + wv[0], s[4] + sr[1] + wv[1], s[5] + sr[2] + wv[2])
+
+
+@njit(cache=True)
+def _equality_bias(m, d, e, first):
+  """aref -= (d/dt J) qvel for the rows of connect / weld ``e``, so they hold at the acceleration level."""
+  b1 = m.eq_obj1id[e]
+  b2 = m.eq_obj2id[e]
+  data = m.eq_data[e]
+  weld = m.eq_type[e] == EqType.WELD
+  a1 = data[3:6] if weld else data[0:3]
+  a2 = data[0:3] if weld else data[3:6]
+  r1 = math.mat_vec(d.xmat[b1], a1)
+  r2 = math.mat_vec(d.xmat[b2], a2)
+  p1 = (d.xpos[b1, 0] + r1[0], d.xpos[b1, 1] + r1[1], d.xpos[b1, 2] + r1[2])
+  p2 = (d.xpos[b2, 0] + r2[0], d.xpos[b2, 1] + r2[1], d.xpos[b2, 2] + r2[2])
+  acc1 = _point_bias(m, d, p1, b1)
+  acc2 = _point_bias(m, d, p2, b2)
+  for k in range(3):
+    d.efc_aref[first + k] -= acc1[k] - acc2[k]
+  if not weld:
+    return
+  # rotation error rate is ½ s imag(q2⁻¹ ⊗ (0, ω₁ - ω₂) ⊗ qt), qt = q1 q_rel; differentiate at zero qacc
+  w1, s1 = _bias_motion(m, d, b1)
+  w2, s2 = _bias_motion(m, d, b2)
+  q2 = d.xquat[b2]
+  qt = math.quat_mul(d.xquat[b1], data[6:10])
+  inv2 = (q2[0], -q2[1], -q2[2], -q2[3])
+  dw = (0.0, w1[0] - w2[0], w1[1] - w2[1], w1[2] - w2[2])
+  ddw = (0.0, s1[0] - s2[0], s1[1] - s2[1], s1[2] - s2[2])
+  # d/dt q2⁻¹ = ½ q2⁻¹ ⊗ (0, -ω₂);  d/dt qt = ½ (0, ω₁) ⊗ qt
+  dinv2 = math.quat_mul(inv2, (0.0, -0.5 * w2[0], -0.5 * w2[1], -0.5 * w2[2]))
+  dqt = math.quat_mul((0.0, 0.5 * w1[0], 0.5 * w1[1], 0.5 * w1[2]), qt)
+  t1 = math.quat_mul(math.quat_mul(dinv2, dw), qt)
+  t2 = math.quat_mul(math.quat_mul(inv2, ddw), qt)
+  t3 = math.quat_mul(math.quat_mul(inv2, dw), dqt)
+  scale = 0.5 * data[10]
+  for k in range(3):
+    d.efc_aref[first + 3 + k] -= scale * (t1[1 + k] + t2[1 + k] + t3[1 + k])
+
+
+@njit(cache=True)
+def constraint_velocity(m, d):
+  """efc_vel = J qvel; efc_aref = -B vel - K imp (pos - margin) (minus (d/dt J) qvel for connect and weld);
+  efc_b = J qacc_smooth - aref."""
+  nv = m.nv
+  for i in range(d.nefc[0]):
+    vel = 0.0
+    for k in range(nv):
+      vel += d.efc_J[i, k] * d.qvel[k]
+    d.efc_vel[i] = vel
+    kbip = d.efc_KBIP[i]
+    d.efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d.efc_pos[i] - d.efc_margin[i])
+  i = 0
+  while i < d.ne[0]:
+    e = d.efc_id[i]
+    etype = m.eq_type[e]
+    if etype == EqType.CONNECT or etype == EqType.WELD:
+      _equality_bias(m, d, e, i)
+      i += 3 if etype == EqType.CONNECT else 6
+    else:
+      i += 1
+  for i in range(d.nefc[0]):
+    acc = 0.0
+    for k in range(nv):
+      acc += d.efc_J[i, k] * d.qacc_smooth[k]
+    d.efc_b[i] = acc - d.efc_aref[i]
+
+
+# ---------------------------------------------------------------- outputs ----
+
+
+@njit(cache=True)
+def contact_force(m, d, c, result):
+  """result (6,) = force and torque of contact ``c`` in its frame (normal, tangents), like mj_contactForce."""
+  result[:] = 0.0
+  first = d.contact_efc_address[c]
+  if first < 0:
+    return
+  dim = d.contact_dim[c]
+  ctype = d.efc_type[first]
+  if ctype == _CONTACT_PYRAMIDAL:
+    # edge pair k carries normal force f₊ + f₋ and friction μₖ (f₊ - f₋)
+    for k in range(dim - 1):
+      fp = d.efc_force[first + 2 * k]
+      fm = d.efc_force[first + 2 * k + 1]
+      result[0] += fp + fm
+      result[k + 1] = d.contact_friction[c, k] * (fp - fm)
+  else:
+    for k in range(dim if ctype == _CONTACT_ELLIPTIC else 1):
+      result[k] = d.efc_force[first + k]
+
+
+@njit(cache=True)
+def add_contact_cfrc_ext(m, d):
+  """cfrc_ext += the com-based wrenches of all contact forces (on body2, and opposite on body1)."""
+  for c in range(d.ncon[0]):
+    if d.contact_efc_address[c] < 0:
+      continue
+    f0 = f1 = f2 = t0 = t1 = t2 = 0.0
+    frame = d.contact_frame[c]
+    res = d.solver_block[9]
+    contact_force(m, d, c, res)
+    for k in range(3):
+      f0 += frame[3 * k] * res[k]
+      f1 += frame[3 * k + 1] * res[k]
+      f2 += frame[3 * k + 2] * res[k]
+      t0 += frame[3 * k] * res[3 + k]
+      t1 += frame[3 * k + 1] * res[3 + k]
+      t2 += frame[3 * k + 2] * res[3 + k]
+    pos = d.contact_pos[c]
+    for side in range(2):
+      body = m.geom_bodyid[d.contact_geom2[c] if side == 0 else d.contact_geom1[c]]
+      if body == 0:
+        continue
+      sign = 1.0 if side == 0 else -1.0
+      com = d.subtree_com[m.body_rootid[body]]
+      r = (pos[0] - com[0], pos[1] - com[1], pos[2] - com[2])
+      rf = math.cross(r, (f0, f1, f2))
+      d.cfrc_ext[body, 0] += sign * (t0 + rf[0])
+      d.cfrc_ext[body, 1] += sign * (t1 + rf[1])
+      d.cfrc_ext[body, 2] += sign * (t2 + rf[2])
+      d.cfrc_ext[body, 3] += sign * f0
+      d.cfrc_ext[body, 4] += sign * f1
+      d.cfrc_ext[body, 5] += sign * f2
+
+
+# -------------------------------------------------------------- constants ----
+
+
+def set_const(model):
+  """Fills the model's invweight0 constants and stat_meaninertia at qpos0, like mj_setConst."""
+  from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
+  data = MjData(model)
+  m, d = model._struct, data._struct  # pylint: disable=protected-access
+  smooth.kinematics(m, d)
+  smooth.com_pos(m, d)
+  smooth.tendon(m, d)
+  smooth.crb(m, d)
+  smooth.factor_m(m, d)
+  _set_const(m, d)
+
+
+@njit(cache=True)
+def _set_const(m, d):
+  nv = m.nv
+  if nv == 0:
+    m.stat_meaninertia[0] = 1.0
+    return
+  minv = np.zeros((nv, nv))
+  col = np.zeros(nv)
+  for k in range(nv):
+    col[:] = 0.0
+    col[k] = 1.0
+    smooth.solve_m(m, d, col, col)
+    minv[:, k] = col
+  trace = 0.0
+  for k in range(nv):
+    trace += d.qM[m.dof_Madr[k]]
+  m.stat_meaninertia[0] = trace / nv
+  # dofs: the diagonal of M⁻¹, averaged over the translations / rotations of free and ball joints
+  for j in range(m.njnt):
+    adr = m.jnt_dofadr[j]
+    jtype = m.jnt_type[j]
+    if jtype == JointType.FREE:
+      t = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
+      r = (minv[adr + 3, adr + 3] + minv[adr + 4, adr + 4] + minv[adr + 5, adr + 5]) / 3.0
+      for k in range(3):
+        m.dof_invweight0[adr + k] = t
+        m.dof_invweight0[adr + 3 + k] = r
+    elif jtype == JointType.BALL:
+      r = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
+      for k in range(3):
+        m.dof_invweight0[adr + k] = r
+    else:
+      m.dof_invweight0[adr] = minv[adr, adr]
+  # bodies: mean diagonal of the translational and rotational blocks of J M⁻¹ Jᵀ at the body's com
+  m.body_invweight0[0, 0] = 0.0
+  m.body_invweight0[0, 1] = 0.0
+  for b in range(1, m.nbody):
+    if m.body_weldid[b] == 0:
+      m.body_invweight0[b, 0] = 0.0
+      m.body_invweight0[b, 1] = 0.0
+      continue
+    support.jac(m, d, d.jac_p, d.jac_r, d.xipos[b], b)
+    for part in range(2):
+      jac = d.jac_p if part == 0 else d.jac_r
+      s = 0.0
+      for k in range(3):
+        for p in range(nv):
+          if jac[k, p] == 0.0:
+            continue
+          for q in range(nv):
+            s += jac[k, p] * minv[p, q] * jac[k, q]
+      m.body_invweight0[b, part] = s / 3.0
+  for t in range(m.ntendon):
+    s = 0.0
+    for p in range(nv):
+      for q in range(nv):
+        s += d.ten_J[t, p] * minv[p, q] * d.ten_J[t, q]
+    m.tendon_invweight0[t] = s

@@ -1,0 +1,457 @@
+"""Sensors: ``sensor_pos``, ``sensor_vel`` and ``sensor_acc`` fill ``sensordata`` at MuJoCo's stages.
+
+Each sensor writes ``sensor_dim`` numbers at ``sensordata[sensor_adr:]`` in the stage named by its
+``sensor_needstage``, then its ``cutoff`` is applied (real data clamped to [-cutoff, cutoff], positive data
+to at most cutoff; axes and quaternions are left alone). ``noise`` is stored but, as in MuJoCo, never
+applied. ``user`` sensors are filled outside the compiled pipeline by a Python callback (see
+``api.set_mjcb_sensor``).
+
+Sensors of objects on bodies use MuJoCo's object frames: ``xbody`` is the body frame, ``body`` its
+inertial frame, then geoms, sites and cameras. Velocities and accelerations are taken from the com-based
+``cvel`` / ``cacc`` and moved to the object's origin.
+"""
+
+import math as pymath
+
+from numba import njit
+
+from mjgym.physics import math
+from mjgym.physics import ray
+from mjgym.physics import smooth
+from mjgym.physics.types import ConstraintType
+from mjgym.physics.types import DataType
+from mjgym.physics.types import DisableBit
+from mjgym.physics.types import JointType
+from mjgym.physics.types import MINVAL
+from mjgym.physics.types import ObjType
+from mjgym.physics.types import SensorType as S
+from mjgym.physics.types import Stage
+
+_DSBL_SENSOR = int(DisableBit.SENSOR)
+_DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
+_DSBL_LIMIT = int(DisableBit.LIMIT)
+_LIMIT_JOINT = int(ConstraintType.LIMIT_JOINT)
+_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
+_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
+
+
+# ------------------------------------------------------------------------------------- object frames ----
+
+
+@njit(cache=True)
+def _object_pose(m, d, objtype, objid):
+  """World position, rotation matrix (9,) and body of a sensed object."""
+  if objtype == ObjType.XBODY:
+    return d.xpos[objid], d.xmat[objid], objid
+  if objtype == ObjType.BODY:
+    return d.xipos[objid], d.ximat[objid], objid
+  if objtype == ObjType.GEOM:
+    return d.geom_xpos[objid], d.geom_xmat[objid], m.geom_bodyid[objid]
+  if objtype == ObjType.SITE:
+    return d.site_xpos[objid], d.site_xmat[objid], m.site_bodyid[objid]
+  return d.cam_xpos[objid], d.cam_xmat[objid], m.cam_bodyid[objid]
+
+
+@njit(cache=True)
+def _object_quat(m, d, objtype, objid):
+  """World orientation of a sensed object as the product of its body's quaternion and its local one."""
+  if objtype == ObjType.XBODY:
+    q = d.xquat[objid]
+    return (q[0], q[1], q[2], q[3])
+  if objtype == ObjType.BODY:
+    return math.quat_mul(d.xquat[objid], m.body_iquat[objid])
+  if objtype == ObjType.GEOM:
+    return math.quat_mul(d.xquat[m.geom_bodyid[objid]], m.geom_quat[objid])
+  if objtype == ObjType.SITE:
+    return math.quat_mul(d.xquat[m.site_bodyid[objid]], m.site_quat[objid])
+  return math.quat_mul(d.xquat[m.cam_bodyid[objid]], m.cam_quat[objid])
+
+
+@njit(cache=True)
+def _point_velocity(m, d, body, pos):
+  """(angular, linear) world velocity of the point ``pos`` moving with ``body``."""
+  v = d.cvel[body]
+  c = d.subtree_com[m.body_rootid[body]]
+  r = (pos[0] - c[0], pos[1] - c[1], pos[2] - c[2])
+  w = (v[0], v[1], v[2])
+  rw = math.cross(r, w)
+  return w, (v[3] - rw[0], v[4] - rw[1], v[5] - rw[2])
+
+
+@njit(cache=True)
+def _point_acceleration(m, d, body, pos):
+  """(angular, linear) world acceleration of the point ``pos`` moving with ``body`` (needs cacc).
+
+  cacc is a spatial acceleration; the classical acceleration of a point adds w x v.
+  """
+  a = d.cacc[body]
+  c = d.subtree_com[m.body_rootid[body]]
+  r = (pos[0] - c[0], pos[1] - c[1], pos[2] - c[2])
+  alpha = (a[0], a[1], a[2])
+  ra = math.cross(r, alpha)
+  w, v = _point_velocity(m, d, body, pos)
+  wv = math.cross(w, v)
+  return alpha, (a[3] - ra[0] + wv[0], a[4] - ra[1] + wv[1], a[5] - ra[2] + wv[2])
+
+
+@njit(cache=True)
+def _write3(out, v):
+  out[0] = v[0]
+  out[1] = v[1]
+  out[2] = v[2]
+
+
+# ---------------------------------------------------------------------------------------- helpers ----
+
+
+@njit(cache=True)
+def _cutoff(m, d, i):
+  """Clamps sensor i's data to its cutoff (real and positive data only)."""
+  cutoff = m.sensor_cutoff[i]
+  if cutoff <= 0.0:
+    return
+  adr = m.sensor_adr[i]
+  datatype = m.sensor_datatype[i]
+  for k in range(adr, adr + m.sensor_dim[i]):
+    if datatype == DataType.REAL:
+      d.sensordata[k] = min(max(d.sensordata[k], -cutoff), cutoff)
+    elif datatype == DataType.POSITIVE:
+      d.sensordata[k] = min(d.sensordata[k], cutoff)
+
+
+@njit(cache=True)
+def _limits_active(m):
+  return (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_LIMIT)) == 0
+
+
+@njit(cache=True)
+def _limit_side(m, d, value, lo, hi, margin):
+  """The active side of a limit on a scalar (1 lower, -1 upper, 0 none) and its distance beyond the margin.
+
+  The lower side is tested first: when both are within their margin, it is the one reported, as the limit
+  rows are ordered lower before upper.
+  """
+  dist = value - lo
+  if dist < margin:
+    return 1, dist - margin
+  dist = hi - value
+  if dist < margin:
+    return -1, dist - margin
+  return 0, 0.0
+
+
+@njit(cache=True)
+def _joint_limit(m, d, j):
+  """(side, distance - margin) of joint j's active limit; for a ball joint the side is 1 when active."""
+  if not _limits_active(m) or not m.jnt_limited[j]:
+    return 0, 0.0
+  qadr = m.jnt_qposadr[j]
+  if m.jnt_type[j] == JointType.BALL:
+    q = math.normalize4(d.qpos[qadr:qadr + 4])
+    v = math.quat_to_vel(q, 1.0)
+    angle = pymath.sqrt(math.dot3(v, v))
+    dist = max(m.jnt_range[j, 0], m.jnt_range[j, 1]) - angle
+    if dist < m.jnt_margin[j]:
+      return 1, dist - m.jnt_margin[j]
+    return 0, 0.0
+  return _limit_side(m, d, d.qpos[qadr], m.jnt_range[j, 0], m.jnt_range[j, 1], m.jnt_margin[j])
+
+
+@njit(cache=True)
+def _tendon_limit(m, d, t):
+  if not _limits_active(m) or not m.tendon_limited[t]:
+    return 0, 0.0
+  return _limit_side(m, d, d.ten_length[t], m.tendon_range[t, 0], m.tendon_range[t, 1], m.tendon_margin[t])
+
+
+@njit(cache=True)
+def _ball_limit_velocity(m, d, j):
+  """Rate of change of the distance to a ball joint's limit: minus the rotation speed along its axis."""
+  qadr = m.jnt_qposadr[j]
+  dadr = m.jnt_dofadr[j]
+  q = math.normalize4(d.qpos[qadr:qadr + 4])
+  axis = math.normalize3(math.quat_to_vel(q, 1.0))
+  return -(axis[0] * d.qvel[dadr] + axis[1] * d.qvel[dadr + 1] + axis[2] * d.qvel[dadr + 2])
+
+
+@njit(cache=True)
+def _contact_normal_force(d, c):
+  """Normal force of contact c (a pyramid's edges each carry part of it)."""
+  first = d.contact_efc_address[c]
+  if first < 0:
+    return 0.0
+  if d.efc_type[first] != _CONTACT_PYRAMIDAL:
+    return d.efc_force[first]
+  f = 0.0
+  for k in range(2 * (d.contact_dim[c] - 1)):
+    f += d.efc_force[first + k]
+  return f
+
+
+@njit(cache=True)
+def _touch(m, d, site):
+  """Sum of the normal forces of the site body's contacts whose force line, pushing on that body, passes
+  through the site's volume (so a contact point inside the site always counts)."""
+  body = m.site_bodyid[site]
+  total = 0.0
+  for c in range(d.ncon[0]):
+    b1 = m.geom_bodyid[d.contact_geom1[c]]
+    b2 = m.geom_bodyid[d.contact_geom2[c]]
+    if b1 != body and b2 != body:
+      continue
+    f = _contact_normal_force(d, c)
+    if f <= 0.0:
+      continue
+    n = d.contact_frame[c]
+    sign = -1.0 if body == b2 else 1.0
+    ray_dir = (sign * n[0], sign * n[1], sign * n[2])
+    if ray.ray_shape(m, m.site_type[site], m.site_size[site], d.site_xpos[site], d.site_xmat[site], -1,
+                     d.contact_pos[c], ray_dir) >= 0.0:
+      total += f
+  return total
+
+
+@njit(cache=True)
+def _limit_force(d, efc_type, objid):
+  """Force of the first active limit row of a joint or tendon (lower before upper; 0 if none)."""
+  for r in range(d.nefc[0]):
+    if d.efc_type[r] == efc_type and d.efc_id[r] == objid:
+      return d.efc_force[r]
+  return 0.0
+
+
+# ------------------------------------------------------------------------------------------- stages ----
+
+
+@njit(cache=True)
+def _enabled(m):
+  return m.nsensor > 0 and (m.opt_disableflags[0] & _DSBL_SENSOR) == 0
+
+
+@njit(cache=True)
+def sensor_pos(m, d):
+  """Position-dependent sensors."""
+  if not _enabled(m):
+    return
+  for i in range(m.nsensor):
+    if m.sensor_needstage[i] != Stage.POS:
+      continue
+    stype = m.sensor_type[i]
+    objid = m.sensor_objid[i]
+    adr = m.sensor_adr[i]
+    out = d.sensordata[adr:adr + m.sensor_dim[i]]
+    if stype == S.MAGNETOMETER:
+      _write3(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
+    elif stype == S.RANGEFINDER:
+      out[0] = _rangefinder(m, d, objid)
+    elif stype == S.JOINTPOS:
+      out[0] = d.qpos[m.jnt_qposadr[objid]]
+    elif stype == S.TENDONPOS:
+      out[0] = d.ten_length[objid]
+    elif stype == S.ACTUATORPOS:
+      out[0] = d.actuator_length[objid]
+    elif stype == S.BALLQUAT:
+      qadr = m.jnt_qposadr[objid]
+      q = math.normalize4(d.qpos[qadr:qadr + 4])
+      for k in range(4):
+        out[k] = q[k]
+    elif stype == S.JOINTLIMITPOS:
+      out[0] = _joint_limit(m, d, objid)[1]
+    elif stype == S.TENDONLIMITPOS:
+      out[0] = _tendon_limit(m, d, objid)[1]
+    elif stype == S.FRAMEPOS or stype == S.FRAMEXAXIS or stype == S.FRAMEYAXIS or stype == S.FRAMEZAXIS:
+      pos, mat, _ = _object_pose(m, d, m.sensor_objtype[i], objid)
+      if stype == S.FRAMEPOS:
+        v = (pos[0], pos[1], pos[2])
+      else:
+        k = stype - S.FRAMEXAXIS
+        v = (mat[k], mat[3 + k], mat[6 + k])
+      refid = m.sensor_refid[i]
+      if refid >= 0:
+        rpos, rmat, _ = _object_pose(m, d, m.sensor_reftype[i], refid)
+        if stype == S.FRAMEPOS:
+          v = (v[0] - rpos[0], v[1] - rpos[1], v[2] - rpos[2])
+        v = math.mat_t_vec(rmat, v)
+      _write3(out, v)
+    elif stype == S.FRAMEQUAT:
+      q = _object_quat(m, d, m.sensor_objtype[i], objid)
+      refid = m.sensor_refid[i]
+      if refid >= 0:
+        r = _object_quat(m, d, m.sensor_reftype[i], refid)
+        q = math.quat_mul((r[0], -r[1], -r[2], -r[3]), q)
+      for k in range(4):
+        out[k] = q[k]
+    elif stype == S.SUBTREECOM:
+      _write3(out, d.subtree_com[objid])
+    elif stype == S.CLOCK:
+      out[0] = d.time[0]
+    _cutoff(m, d, i)
+
+
+@njit(cache=True)
+def sensor_vel(m, d):
+  """Velocity-dependent sensors."""
+  if not _enabled(m):
+    return
+  subtree_done = False
+  for i in range(m.nsensor):
+    if m.sensor_needstage[i] != Stage.VEL:
+      continue
+    stype = m.sensor_type[i]
+    objid = m.sensor_objid[i]
+    adr = m.sensor_adr[i]
+    out = d.sensordata[adr:adr + m.sensor_dim[i]]
+    if stype == S.VELOCIMETER or stype == S.GYRO:
+      w, v = _point_velocity(m, d, m.site_bodyid[objid], d.site_xpos[objid])
+      _write3(out, math.mat_t_vec(d.site_xmat[objid], v if stype == S.VELOCIMETER else w))
+    elif stype == S.JOINTVEL:
+      out[0] = d.qvel[m.jnt_dofadr[objid]]
+    elif stype == S.TENDONVEL:
+      out[0] = d.ten_velocity[objid]
+    elif stype == S.ACTUATORVEL:
+      out[0] = d.actuator_velocity[objid]
+    elif stype == S.BALLANGVEL:
+      dadr = m.jnt_dofadr[objid]
+      _write3(out, d.qvel[dadr:dadr + 3])
+    elif stype == S.JOINTLIMITVEL:
+      side, _ = _joint_limit(m, d, objid)
+      if side == 0:
+        out[0] = 0.0
+      elif m.jnt_type[objid] == JointType.BALL:
+        out[0] = _ball_limit_velocity(m, d, objid)
+      else:
+        out[0] = side * d.qvel[m.jnt_dofadr[objid]]
+    elif stype == S.TENDONLIMITVEL:
+      side, _ = _tendon_limit(m, d, objid)
+      out[0] = side * d.ten_velocity[objid]
+    elif stype == S.FRAMELINVEL or stype == S.FRAMEANGVEL:
+      pos, _, body = _object_pose(m, d, m.sensor_objtype[i], objid)
+      w, v = _point_velocity(m, d, body, pos)
+      refid = m.sensor_refid[i]
+      if refid >= 0:
+        rpos, rmat, rbody = _object_pose(m, d, m.sensor_reftype[i], refid)
+        rw, rv = _point_velocity(m, d, rbody, rpos)
+        if stype == S.FRAMEANGVEL:
+          w = (w[0] - rw[0], w[1] - rw[1], w[2] - rw[2])
+          _write3(out, math.mat_t_vec(rmat, w))
+        else:
+          # velocity seen by an observer riding the reference frame, rotation included
+          dp = (pos[0] - rpos[0], pos[1] - rpos[1], pos[2] - rpos[2])
+          c = math.cross(rw, dp)
+          v = (v[0] - rv[0] - c[0], v[1] - rv[1] - c[1], v[2] - rv[2] - c[2])
+          _write3(out, math.mat_t_vec(rmat, v))
+      else:
+        _write3(out, v if stype == S.FRAMELINVEL else w)
+    elif stype == S.SUBTREELINVEL or stype == S.SUBTREEANGMOM:
+      if not subtree_done:
+        subtree_vel(m, d)
+        subtree_done = True
+      _write3(out, d.subtree_linvel[objid] if stype == S.SUBTREELINVEL else d.subtree_angmom[objid])
+    _cutoff(m, d, i)
+
+
+@njit(cache=True)
+def _needs_rne_post(m):
+  for i in range(m.nsensor):
+    stype = m.sensor_type[i]
+    if (stype == S.ACCELEROMETER or stype == S.FORCE or stype == S.TORQUE or stype == S.FRAMELINACC
+        or stype == S.FRAMEANGACC):
+      return True
+  return False
+
+
+@njit(cache=True)
+def sensor_acc(m, d):
+  """Acceleration- and force-dependent sensors (after the constraint solve)."""
+  if not _enabled(m):
+    return
+  if _needs_rne_post(m):
+    smooth.rne_postconstraint(m, d)
+  for i in range(m.nsensor):
+    if m.sensor_needstage[i] != Stage.ACC:
+      continue
+    stype = m.sensor_type[i]
+    objid = m.sensor_objid[i]
+    adr = m.sensor_adr[i]
+    out = d.sensordata[adr:adr + m.sensor_dim[i]]
+    if stype == S.TOUCH:
+      out[0] = _touch(m, d, objid)
+    elif stype == S.ACCELEROMETER:
+      _, a = _point_acceleration(m, d, m.site_bodyid[objid], d.site_xpos[objid])
+      _write3(out, math.mat_t_vec(d.site_xmat[objid], a))
+    elif stype == S.FORCE or stype == S.TORQUE:
+      body = m.site_bodyid[objid]
+      f = d.cfrc_int[body]
+      if stype == S.FORCE:
+        _write3(out, math.mat_t_vec(d.site_xmat[objid], f[3:]))
+      else:
+        # the interaction torque about the site, moved from the tree's com
+        c = d.subtree_com[m.body_rootid[body]]
+        p = d.site_xpos[objid]
+        r = (p[0] - c[0], p[1] - c[1], p[2] - c[2])
+        rf = math.cross(r, f[3:])
+        _write3(out, math.mat_t_vec(d.site_xmat[objid], (f[0] - rf[0], f[1] - rf[1], f[2] - rf[2])))
+    elif stype == S.ACTUATORFRC:
+      out[0] = d.actuator_force[objid]
+    elif stype == S.JOINTACTFRC:
+      out[0] = d.qfrc_actuator[m.jnt_dofadr[objid]]
+    elif stype == S.TENDONACTFRC:
+      s = 0.0
+      for a in range(m.nu):
+        if m.actuator_trntype[a] == 3 and m.actuator_trnid[a, 0] == objid:
+          s += d.actuator_force[a]
+      out[0] = s
+    elif stype == S.JOINTLIMITFRC:
+      out[0] = _limit_force(d, _LIMIT_JOINT, objid)
+    elif stype == S.TENDONLIMITFRC:
+      out[0] = _limit_force(d, _LIMIT_TENDON, objid)
+    elif stype == S.FRAMELINACC or stype == S.FRAMEANGACC:
+      pos, _, body = _object_pose(m, d, m.sensor_objtype[i], objid)
+      alpha, a = _point_acceleration(m, d, body, pos)
+      _write3(out, a if stype == S.FRAMELINACC else alpha)
+    _cutoff(m, d, i)
+
+
+# --------------------------------------------------------------------------------- subtree momenta ----
+
+
+@njit(cache=True)
+def subtree_vel(m, d):
+  """subtree_linvel (com velocity of each subtree) and subtree_angmom (its angular momentum about its com)."""
+  nbody = m.nbody
+  lin = d.subtree_linvel
+  ang = d.subtree_angmom
+  for i in range(nbody):
+    mass = m.body_mass[i]
+    w, v = _point_velocity(m, d, i, d.xipos[i])
+    # spin about the body's own com: R diag(I) Rᵀ w
+    wl = math.mat_t_vec(d.ximat[i], w)
+    inertia = m.body_inertia[i]
+    spin = math.mat_vec(d.ximat[i], (inertia[0] * wl[0], inertia[1] * wl[1], inertia[2] * wl[2]))
+    xv = math.cross(d.xipos[i], v)
+    for k in range(3):
+      lin[i, k] = mass * v[k]
+      ang[i, k] = spin[k] + mass * xv[k]
+  # sum m v and (L + x × m v) over subtrees; L about the subtree com = sum - M c × v_com
+  for i in range(nbody - 1, 0, -1):
+    p = m.body_parentid[i]
+    for k in range(3):
+      lin[p, k] += lin[i, k]
+      ang[p, k] += ang[i, k]
+  for i in range(nbody):
+    mass = m.body_subtreemass[i]
+    for k in range(3):
+      lin[i, k] /= max(mass, MINVAL)
+    cv = math.cross(d.subtree_com[i], lin[i])
+    for k in range(3):
+      ang[i, k] -= mass * cv[k]
+
+
+# ---------------------------------------------------------------------------------------- rangefinder ----
+
+
+@njit(cache=True)
+def _rangefinder(m, d, site):
+  """Distance along the site's z axis to the nearest geom not on the site's body (-1 if none)."""
+  mat = d.site_xmat[site]
+  return ray.ray(m, d, d.site_xpos[site], (mat[2], mat[5], mat[8]), m.site_bodyid[site])

@@ -1,0 +1,267 @@
+"""Oracle tests of sensors, the full actuator model and spatial tendons against the `mujoco` package.
+
+Purpose-written models (tests/models/sensors.xml, actuators_full.xml, tendon_spatial.xml) are compared field
+by field at random states and along 100 steps of random controls. Relative error of a field =
+max |ours - mujoco| / max(1, max |mujoco|) (oracle.assert_close). Constraints are disabled where MuJoCo would
+solve them (this engine's solver is compared elsewhere); sensors that only read positions and velocities
+are also compared with joint and tendon limits active.
+"""
+
+import mujoco
+import numpy as np
+import pytest
+
+import oracle
+from mjgym import physics
+from mjgym.physics.mjcf import MJCFError
+from test_smooth import dense_moment
+from test_smooth import dense_ten_j
+
+RTOL = 1e-8
+MODELS = ("sensors", "actuators_full", "tendon_spatial")
+# Compile-time fields of these models that must equal MuJoCo's.
+MODEL_FIELDS = ("sensor_type", "sensor_datatype", "sensor_needstage", "sensor_objtype", "sensor_objid",
+                "sensor_reftype", "sensor_refid", "sensor_dim", "sensor_adr", "sensor_cutoff", "sensor_noise",
+                "wrap_type", "wrap_objid", "wrap_prm", "tendon_lengthspring", "tendon_length0", "actuator_trntype",
+                "actuator_trnid", "actuator_dyntype", "actuator_gaintype", "actuator_biastype",
+                "actuator_dynprm", "actuator_gainprm", "actuator_biasprm", "actuator_ctrllimited",
+                "actuator_ctrlrange", "actuator_actlimited", "actuator_actrange", "actuator_actadr",
+                "actuator_actnum", "actuator_length0", "actuator_acc0", "actuator_lengthrange",
+                "actuator_cranklength")
+
+
+def _load(name, constraints=False):
+  path = str(oracle.MODELS_DIR / f"{name}.xml")
+  mjm = mujoco.MjModel.from_xml_path(path)
+  if not constraints:
+    oracle.disable_constraints(mjm)
+  m = physics.MjModel.from_xml_path(path)
+  m.opt.disableflags = mjm.opt.disableflags
+  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
+
+
+def _compare(mjm, mjd, m, d, what):
+  oracle.assert_close(d.sensordata, mjd.sensordata, RTOL, f"{what}: sensordata")
+  oracle.assert_close(d.actuator_force, mjd.actuator_force, RTOL, f"{what}: actuator_force")
+  oracle.assert_close(d.actuator_length, mjd.actuator_length, RTOL, f"{what}: actuator_length")
+  oracle.assert_close(d.actuator_velocity, mjd.actuator_velocity, RTOL, f"{what}: actuator_velocity")
+  oracle.assert_close(d.actuator_moment, dense_moment(mjm, mjd), RTOL, f"{what}: actuator_moment")
+  oracle.assert_close(d.act, mjd.act, RTOL, f"{what}: act")
+  oracle.assert_close(d.act_dot, mjd.act_dot, RTOL, f"{what}: act_dot")
+  oracle.assert_close(d.ten_length, mjd.ten_length, RTOL, f"{what}: ten_length")
+  oracle.assert_close(d.ten_velocity, mjd.ten_velocity, RTOL, f"{what}: ten_velocity")
+  oracle.assert_close(d.ten_J, dense_ten_j(mjm, mjd), RTOL, f"{what}: ten_J")
+  np.testing.assert_array_equal(d.ten_wrapadr, mjd.ten_wrapadr, f"{what}: ten_wrapadr")
+  np.testing.assert_array_equal(d.ten_wrapnum, mjd.ten_wrapnum, f"{what}: ten_wrapnum")
+  # MuJoCo leaves stale values beyond the wrap points in use; only those in use mean something
+  used = int(mjd.ten_wrapadr[-1] + mjd.ten_wrapnum[-1]) if mjm.ntendon else 0
+  np.testing.assert_array_equal(d.wrap_obj.ravel()[:used], mjd.wrap_obj.ravel()[:used], f"{what}: wrap_obj")
+  oracle.assert_close(d.wrap_xpos.reshape(-1, 3)[:used], mjd.wrap_xpos.reshape(-1, 3)[:used], RTOL,
+                      f"{what}: wrap_xpos")
+  oracle.assert_close(d.qfrc_passive, mjd.qfrc_passive, RTOL, f"{what}: qfrc_passive")
+  oracle.assert_close(d.qacc, mjd.qacc, RTOL, f"{what}: qacc")
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_compiled_fields_match_mujoco(name):
+  """Sensor layout, wrap paths, actuator parameters and the qpos0 constants are MuJoCo's."""
+  mjm, _, m, _ = _load(name)
+  for field in MODEL_FIELDS:
+    oracle.assert_close(getattr(m, field), getattr(mjm, field), 1e-12, f"{name}: {field}")
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_random_states_match_mujoco(name):
+  """At 40 random states: sensordata, actuator length/velocity/moment/force, act_dot, tendons, wrap points."""
+  mjm, mjd, m, d = _load(name)
+  rng = np.random.default_rng(1)
+  for k in range(40):
+    oracle.random_state(mjm, mjd, rng)
+    oracle.copy_state(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    _compare(mjm, mjd, m, d, f"{name} state {k}")
+
+
+ROLLOUTS = [(name, "EULER") for name in MODELS] + [("actuators_full", i) for i in ("RK4", "IMPLICITFAST",
+                                                                                   "IMPLICIT")]
+
+
+@pytest.mark.parametrize("name, integrator", ROLLOUTS)
+def test_rollout_with_random_controls_matches_mujoco(name, integrator):
+  """100 steps of random controls from a random state: each step's sensordata (evaluated by the step's
+  forward pass) and state, then every derived field after mj_forward at the new state."""
+  mjm, mjd, m, d = _load(name)
+  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
+  m.opt.integrator = int(getattr(physics.mjtIntegrator, integrator))
+  rng = np.random.default_rng(2)
+  oracle.random_state(mjm, mjd, rng, scale=0.3)
+  oracle.copy_state(mjd, d)
+  for k in range(100):
+    ctrl = rng.uniform(-1.2, 1.2, mjm.nu)
+    mjd.ctrl[:] = ctrl
+    d.ctrl[:] = ctrl
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    what = f"{name} {integrator} step {k}"
+    oracle.assert_close(d.sensordata, mjd.sensordata, RTOL, f"{what}: sensordata")
+    for field in ("qpos", "qvel", "act"):
+      oracle.assert_close(getattr(d, field), getattr(mjd, field), RTOL, f"{what}: {field}")
+    if k % 10 == 9:
+      mujoco.mj_forward(mjm, mjd)
+      physics.mj_forward(m, d)
+      _compare(mjm, mjd, m, d, what)
+  assert np.abs(mjd.qpos - mjm.qpos0).max() > 0.05, "the rollout hardly moved"
+
+
+def test_position_sensors_with_limits_active():
+  """Limit positions/velocities and every position/velocity sensor with joint and tendon limits enabled."""
+  mjm, mjd, m, d = _load("sensors", constraints=True)
+  rng = np.random.default_rng(3)
+  stages = (int(mujoco.mjtStage.mjSTAGE_POS), int(mujoco.mjtStage.mjSTAGE_VEL))
+  active = 0
+  for _ in range(40):
+    oracle.random_state(mjm, mjd, rng)
+    oracle.copy_state(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    for i in range(mjm.nsensor):
+      if mjm.sensor_needstage[i] in stages:
+        adr, dim = mjm.sensor_adr[i], mjm.sensor_dim[i]
+        oracle.assert_close(d.sensordata[adr:adr + dim], mjd.sensordata[adr:adr + dim], RTOL,
+                            f"sensor {i} ({mujoco.mjtSensor(mjm.sensor_type[i]).name})")
+        if mjm.sensor_type[i] == mujoco.mjtSensor.mjSENS_JOINTLIMITPOS and mjd.sensordata[adr] != 0:
+          active += 1
+  assert active > 20, "the limits were hardly ever active: the comparison proves little"
+
+
+def test_sensor_disable_flag_keeps_sensordata():
+  """With the sensor stage disabled, sensordata is left untouched (as in MuJoCo)."""
+  _, _, m, d = _load("sensors")
+  m.opt.disableflags |= int(physics.mjtDisableBit.SENSOR)
+  d.sensordata[:] = 7.0
+  physics.mj_forward(m, d)
+  physics.mj_step(m, d)
+  assert np.all(d.sensordata == 7.0)
+
+
+def test_rangefinder_sees_geoms_and_misses():
+  """The rangefinders hit a wall, a capsule and nothing; transparent geoms are invisible to them."""
+  mjm, mjd, m, d = _load("sensors")
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  values = [d.sensor(n).data[0] for n in ("range_tip", "range_slider", "range_imu")]
+  np.testing.assert_allclose(values, [mjd.sensor(n).data[0] for n in ("range_tip", "range_slider", "range_imu")],
+                             rtol=1e-12)
+  assert min(values) == -1.0 and max(values) > 0
+
+
+def test_user_sensor_callback():
+  """User sensors are filled by the registered callback at their stage, after the compiled pipeline."""
+  xml = """<mujoco><worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>
+    <sensor><user name="u" dim="2" needstage="vel" datatype="real"/><jointpos joint="j"/></sensor></mujoco>"""
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  seen = []
+
+  def callback(model, data, stage):
+    seen.append(stage)
+    data.sensordata[0:2] = data.qpos[0], 2 * data.qvel[0]
+
+  physics.set_mjcb_sensor(callback)
+  try:
+    d.qvel[0] = 0.5
+    physics.mj_step(m, d, 3)
+    assert seen == [physics.mjtStage.VEL] * 3
+    # the callback sees the state forward() saw, before the integrator moved it (as mjcb_sensor does)
+    np.testing.assert_allclose(d.sensordata[:2], [d.sensordata[2], 1.0])
+  finally:
+    physics.set_mjcb_sensor(None)
+
+
+@pytest.mark.parametrize("xml, message", [
+    ('<sensor><jointpos joint="j" delay="0.1"/></sensor>', "delay"),
+    ('<sensor><rangefinder site="s" data="dist normal"/></sensor>', "data"),
+    ('<sensor><camprojection site="s" camera="c"/></sensor>', "camprojection"),
+    ('<sensor><ballquat joint="j"/></sensor>', "ball joint"),
+    ('<sensor><framepos objtype="site" objname="s" reftype="site"/></sensor>', "refname"),
+    ('<sensor><user dim="0"/></sensor>', "dim"),
+    ('<actuator><motor joint="j" delay="0.01"/></actuator>', "delay"),
+    ('<actuator><motor joint="j" armature="0.01"/></actuator>', "armature"),
+    ('<actuator><dcmotor joint="j"/></actuator>', "dcmotor"),
+    ('<actuator><muscle joint="free_j"/></actuator>', "lengthrange"),
+    ('<actuator><position joint="j" kv="1" dampratio="1"/></actuator>', "dampratio"),
+    ('<actuator><intvelocity joint="j"/></actuator>', "actrange"),
+    ('<actuator><damper joint="j"/></actuator>', "ctrlrange"),
+    ('<actuator><adhesion body="b" ctrlrange="-1 1"/></actuator>', "ctrlrange"),
+    ('<actuator><motor cranksite="s" slidersite="s"/></actuator>', "cranklength"),
+    ('<actuator><motor joint="j" refsite="s"/></actuator>', "refsite"),
+    ('<actuator><general joint="j" dyntype="user"/></actuator>', "user"),
+    ('<tendon><spatial><site site="s"/><geom geom="g"/></spatial></tendon>', "end with a site"),
+    ('<tendon><spatial><site site="s"/><geom geom="box"/><site site="s"/></spatial></tendon>', "spheres"),
+    ('<tendon><spatial><site site="s"/><pulley divisor="0"/><site site="s"/></spatial></tendon>', "divisor"),
+])
+def test_unsupported_or_invalid_fails_at_load(xml, message):
+  """Unsupported sensor/actuator attributes and invalid paths fail at load, naming the problem."""
+  model = f"""<mujoco><worldbody><body name="b"><joint name="j"/><geom name="g" size="0.1"/>
+    <geom name="box" type="box" size="0.1 0.1 0.1"/><site name="s"/><camera name="c"/></body>
+    <body name="f"><freejoint name="free_j"/><geom size="0.1"/></body></worldbody>{xml}</mujoco>"""
+  with pytest.raises(MJCFError, match=message):
+    physics.MjModel.from_xml_string(model)
+
+
+def test_arm_holding_cylinder_on_a_limited_tendon():
+  """MuJoCo's overview example loads and simulates: the falling cylinder is caught by the tendon, whose
+  (soft) length limit holds it near 0.6, with the tendon length following MuJoCo's step by step."""
+  mjm, mjd, m, d = _load("arm_cylinder", constraints=True)
+  oracle.assert_close(m.tendon_length0, mjm.tendon_length0, 1e-12, "tendon_length0")
+  for k in range(1000):
+    physics.mj_step(m, d)
+    mujoco.mj_step(mjm, mjd)
+    oracle.assert_close(d.ten_length, mjd.ten_length, 1e-8, f"step {k}: ten_length")
+  # the limit is soft: caught at up to 0.69, the cylinder then hangs just beyond 0.6
+  assert 0.6 < d.ten_length[0] < 0.62
+  assert d.sensor(1).data[0] != 0.0 and d.sensordata[0] == d.ten_length[0]
+
+
+@pytest.mark.xfail(reason="the constraint solver does not yet reproduce MuJoCo's efc_force to 1e-6 (about "
+                   "1e-3 at these states); the sensors read efc_force exactly", strict=False)
+def test_constraint_force_sensors_match_mujoco():
+  """jointlimitfrc/tendonlimitfrc, force/torque, accelerometer and acceleration frames with limits active."""
+  mjm, mjd, m, d = _load("sensors", constraints=True)
+  rng = np.random.default_rng(4)
+  for k in range(20):
+    oracle.random_state(mjm, mjd, rng)
+    oracle.copy_state(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    oracle.assert_close(d.sensordata, mjd.sensordata, 1e-6, f"state {k}: sensordata")
+
+
+def test_limit_force_sensors_read_the_solver():
+  """The limit-force sensors report the efc_force of their joint's or tendon's first limit row."""
+  _, _, m, d = _load("sensors", constraints=True)
+  rng = np.random.default_rng(5)
+  nonzero = 0
+  for _ in range(20):
+    d.qpos[:] = m.qpos0 + rng.uniform(-1, 1, m.nq)
+    physics.mj_forward(m, d)
+    for i in range(m.nsensor):
+      if m.sensor_type[i] in (physics.mjtSensor.JOINTLIMITFRC, physics.mjtSensor.TENDONLIMITFRC):
+        kind = 3 if m.sensor_type[i] == physics.mjtSensor.JOINTLIMITFRC else 4
+        rows = [r for r in range(d.nefc[0]) if d.efc_type[r] == kind and d.efc_id[r] == m.sensor_objid[i]]
+        expected = d.efc_force[rows[0]] if rows else 0.0
+        assert d.sensordata[m.sensor_adr[i]] == expected
+        nonzero += bool(rows)
+  assert nonzero > 10
+
+
+def test_touch_force_and_accelerometer_with_contacts():
+  """Touch sensors (site volumes on a resting box and ball), a force sensor and an accelerometer through
+  300 steps of contact: within 1e-6 of MuJoCo (they depend on the constraint solver's forces)."""
+  mjm, mjd, m, d = _load("touch", constraints=True)
+  for k in range(300):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    oracle.assert_close(d.sensordata, mjd.sensordata, 1e-6, f"step {k}: sensordata")
+  assert d.sensordata[0] > 80 and d.sensordata[1] > 5 and d.sensordata[2] == 0.0
