@@ -3,6 +3,17 @@
 ``from mjgym import physics as mujoco`` lets simple scripts written for the bindings run on this engine.
 """
 
+import os
+
+# OpenMP's default wait policy keeps idle threads spinning for a while after each parallel region. When
+# another process or torch's own OpenMP threads share the cores, those spins eat the time slices the working
+# threads need: a 2-thread hopper batch step ran 10-20x slower than 1 thread on a busy 2-core machine
+# (docs/vector.md). Passive waiting costs microseconds per call and removes the collapse. It must be set before
+# an OpenMP runtime loads (numba loads one at its first parallel call, torch at import); a value the user set
+# wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# pylint: disable=wrong-import-position
 from mjgym.physics import _cache
 
 _cache.configure()
@@ -12,6 +23,7 @@ from mjgym.physics.containers import MjData
 from mjgym.physics.containers import MjModel
 from mjgym.physics.containers import MjOption
 from mjgym.physics.mjcf import MJCFError
+from mjgym.physics.api import mj_contactForce
 from mjgym.physics.api import mj_forward
 from mjgym.physics.api import mj_fullM
 from mjgym.physics.api import mj_id2name
@@ -20,6 +32,9 @@ from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
 from mjgym.physics.api import mj_step
+from mjgym.physics.api import set_mjcb_sensor
+from mjgym.physics.render import MjvCamera
+from mjgym.physics.render import Renderer
 from mjgym.physics import types as _types
 
 mjtBias = _types.bindings_enum("mjtBias", "mjBIAS_", _types.BiasType)
@@ -34,7 +49,16 @@ mjtGeom = _types.bindings_enum("mjtGeom", "mjGEOM_", _types.GeomType)
 mjtIntegrator = _types.bindings_enum("mjtIntegrator", "mjINT_", _types.IntegratorType)
 mjtJoint = _types.bindings_enum("mjtJoint", "mjJNT_", _types.JointType)
 mjtObj = _types.bindings_enum("mjtObj", "mjOBJ_", _types.ObjType)
+mjtSensor = _types.bindings_enum("mjtSensor", "mjSENS_", _types.SensorType)
 mjtSolver = _types.bindings_enum("mjtSolver", "mjSOL_", _types.SolverType)
+mjtStage = _types.bindings_enum("mjtStage", "mjSTAGE_", _types.Stage)
+mjtDataType = _types.bindings_enum("mjtDataType", "mjDATATYPE_", _types.DataType)
 mjtTrn = _types.bindings_enum("mjtTrn", "mjTRN_", _types.TrnType)
 mjtWarning = _types.bindings_enum("mjtWarning", "mjWARN_", _types.Warning)
 mjtWrap = _types.bindings_enum("mjtWrap", "mjWRAP_", _types.WrapType)
+
+
+def mjv_defaultFreeCamera(m, cam):  # pylint: disable=invalid-name
+  """Sets ``cam`` to the model's default free camera (orbiting its centre), as in the bindings."""
+  from mjgym.physics.render import default_free_camera  # pylint: disable=import-outside-toplevel
+  default_free_camera(m, cam)

@@ -1,0 +1,710 @@
+"""Ray-casting rasterizer: numba kernels that turn one world's geoms into depth, ids and shaded pixels.
+
+Every primitive is drawn object by object, as a rasterizer would, but inside the screen rectangle of its
+bounding box each pixel intersects its ray with the exact surface (quadrics, boxes, triangles) instead of
+with a tessellation: silhouettes and depths are the analytic ones, and the cost grows with the pixels a
+geom covers. Then a shading pass lights every pixel (Blinn-Phong, MuJoCo's fixed-function look), casts
+shadow rays, mirrors reflective planes, and supersamples the pixels on silhouette edges.
+
+Rays are ``o + t d`` with ``d = R (u, v, -1)``: the parameter ``t`` of a hit is its depth along the optical
+axis, which is what the depth image holds.
+
+Layouts (flat float64 arrays, filled by scene.py):
+  cam:    pos(3) xmat(9, columns = camera x right, y up, z back) focal(px) znear zfar width height
+  light:  (nlight, LIGHT_SIZE) rows: directional, pos(3), dir(3), ambient(3), diffuse(3), specular(3),
+          attenuation(3), cos(cutoff), exponent, castshadow
+  gbox:   (ngeom, 6) centre(3) and half sizes(3) of the local box around each geom
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+from numba import prange
+
+PLANE = 0
+HFIELD = 1
+SPHERE = 2
+CAPSULE = 3
+ELLIPSOID = 4
+CYLINDER = 5
+BOX = 6
+MESH = 7
+
+LIGHT_SIZE = 22
+INF = 1e30
+
+# Builtin textures (mjtBuiltin) and marks (mjtMark).
+_GRADIENT = 1
+_CHECKER = 2
+_FLAT = 3
+_MARK_EDGE = 1
+
+# Rotated-grid subpixel offsets for the silhouette supersampling (4 samples, no two on a row or column).
+_AA_DX = (-0.375, 0.125, 0.375, -0.125)
+_AA_DY = (-0.125, -0.375, 0.125, 0.375)
+
+# Shadow rays start this far off the surface (m) so that a surface does not shadow itself.
+_SHADOW_EPS = 1e-4
+
+
+# ---- ray / surface intersections in geom-local coordinates (return t, or INF for a miss) ----
+
+@njit(cache=True, _nrt=False)
+def _quadratic(a, b, c, tmin):
+  """Smallest root > tmin of a t^2 + 2 b t + c, or INF."""
+  disc = b * b - a * c
+  if disc < 0.0 or a <= 0.0:
+    return INF
+  s = math.sqrt(disc)
+  t = (-b - s) / a
+  if t > tmin:
+    return t
+  t = (-b + s) / a
+  if t > tmin:
+    return t
+  return INF
+
+
+@njit(cache=True, _nrt=False)
+def _hit_sphere(ox, oy, oz, dx, dy, dz, r, tmin):
+  return _quadratic(dx * dx + dy * dy + dz * dz, ox * dx + oy * dy + oz * dz,
+                    ox * ox + oy * oy + oz * oz - r * r, tmin)
+
+
+@njit(cache=True, _nrt=False)
+def _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin):
+  """The lateral surface of the z-aligned cylinder of radius r and half height h."""
+  a = dx * dx + dy * dy
+  if a <= 0.0:
+    return INF
+  b = ox * dx + oy * dy
+  disc = b * b - a * (ox * ox + oy * oy - r * r)
+  if disc < 0.0:
+    return INF
+  s = math.sqrt(disc)
+  for t in ((-b - s) / a, (-b + s) / a):
+    if t > tmin and abs(oz + t * dz) <= h:
+      return t
+  return INF
+
+
+@njit(cache=True, _nrt=False)
+def _hit_disk(ox, oy, oz, dx, dy, dz, r, z, tmin):
+  if dz == 0.0:
+    return INF
+  t = (z - oz) / dz
+  if t <= tmin:
+    return INF
+  x = ox + t * dx
+  y = oy + t * dy
+  return t if x * x + y * y <= r * r else INF
+
+
+@njit(cache=True, _nrt=False)
+def _hit_box(ox, oy, oz, dx, dy, dz, sx, sy, sz, tmin):
+  t0 = -INF
+  t1 = INF
+  for o, d, s in ((ox, dx, sx), (oy, dy, sy), (oz, dz, sz)):
+    if d == 0.0:
+      if abs(o) > s:
+        return INF
+      continue
+    a = (-s - o) / d
+    b = (s - o) / d
+    if a > b:
+      a, b = b, a
+    t0 = max(t0, a)
+    t1 = min(t1, b)
+  if t0 > t1:
+    return INF
+  if t0 > tmin:
+    return t0
+  if t1 > tmin:
+    return t1
+  return INF
+
+
+@njit(cache=True, _nrt=False)
+def _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, b, c, tmin):
+  """Möller-Trumbore, both faces; returns (t, u, v) with barycentrics of vertices b and c."""
+  e1x = vert[b, 0] - vert[a, 0]
+  e1y = vert[b, 1] - vert[a, 1]
+  e1z = vert[b, 2] - vert[a, 2]
+  e2x = vert[c, 0] - vert[a, 0]
+  e2y = vert[c, 1] - vert[a, 1]
+  e2z = vert[c, 2] - vert[a, 2]
+  px = dy * e2z - dz * e2y
+  py = dz * e2x - dx * e2z
+  pz = dx * e2y - dy * e2x
+  det = e1x * px + e1y * py + e1z * pz
+  if abs(det) < 1e-300:
+    return INF, 0.0, 0.0
+  inv = 1.0 / det
+  sx = ox - vert[a, 0]
+  sy = oy - vert[a, 1]
+  sz = oz - vert[a, 2]
+  u = (sx * px + sy * py + sz * pz) * inv
+  if u < 0.0 or u > 1.0:
+    return INF, 0.0, 0.0
+  qx = sy * e1z - sz * e1y
+  qy = sz * e1x - sx * e1z
+  qz = sx * e1y - sy * e1x
+  v = (dx * qx + dy * qy + dz * qz) * inv
+  if v < 0.0 or u + v > 1.0:
+    return INF, 0.0, 0.0
+  t = (e2x * qx + e2y * qy + e2z * qz) * inv
+  if t <= tmin:
+    return INF, 0.0, 0.0
+  return t, u, v
+
+
+@njit(cache=True, _nrt=False)
+def _hit_primitive(gtype, size, ox, oy, oz, dx, dy, dz, tmin):
+  """Nearest hit of a non-mesh geom; the ray is in the geom's frame."""
+  if gtype == PLANE:
+    if dz == 0.0:
+      return INF
+    t = -oz / dz
+    if t <= tmin:
+      return INF
+    # planes of size 0 are infinite; others are rectangles of half sizes size[0], size[1]
+    if size[0] > 0.0 and abs(ox + t * dx) > size[0]:
+      return INF
+    if size[1] > 0.0 and abs(oy + t * dy) > size[1]:
+      return INF
+    return t
+  if gtype == SPHERE:
+    return _hit_sphere(ox, oy, oz, dx, dy, dz, size[0], tmin)
+  if gtype == ELLIPSOID:
+    # a unit sphere in coordinates scaled by the semi-axes; scaling keeps the ray parameter
+    return _hit_sphere(ox / size[0], oy / size[1], oz / size[2], dx / size[0], dy / size[1], dz / size[2],
+                       1.0, tmin)
+  if gtype == CAPSULE:
+    r, h = size[0], size[1]
+    t = _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin)
+    t = min(t, _hit_sphere(ox, oy, oz - h, dx, dy, dz, r, tmin))
+    return min(t, _hit_sphere(ox, oy, oz + h, dx, dy, dz, r, tmin))
+  if gtype == CYLINDER:
+    r, h = size[0], size[1]
+    t = _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin)
+    t = min(t, _hit_disk(ox, oy, oz, dx, dy, dz, r, h, tmin))
+    return min(t, _hit_disk(ox, oy, oz, dx, dy, dz, r, -h, tmin))
+  if gtype == BOX:
+    return _hit_box(ox, oy, oz, dx, dy, dz, size[0], size[1], size[2], tmin)
+  return INF
+
+
+@njit(cache=True, _nrt=False)
+def _local_normal(gtype, size, x, y, z):
+  """Outward unit normal at a surface point, in the geom's frame."""
+  if gtype == PLANE:
+    return 0.0, 0.0, 1.0
+  if gtype == SPHERE:
+    nx, ny, nz = x, y, z
+  elif gtype == ELLIPSOID:
+    nx, ny, nz = x / (size[0] * size[0]), y / (size[1] * size[1]), z / (size[2] * size[2])
+  elif gtype == CAPSULE:
+    zc = min(max(z, -size[1]), size[1])
+    nx, ny, nz = x, y, z - zc
+  elif gtype == CYLINDER:
+    # the caps where the point is closer to a cap plane than to the side
+    if size[1] - abs(z) < size[0] - math.sqrt(x * x + y * y):
+      return 0.0, 0.0, 1.0 if z > 0 else -1.0
+    nx, ny, nz = x, y, 0.0
+  elif gtype == BOX:
+    ax, ay, az = abs(x) / size[0], abs(y) / size[1], abs(z) / size[2]
+    if ax >= ay and ax >= az:
+      return 1.0 if x > 0 else -1.0, 0.0, 0.0
+    if ay >= az:
+      return 0.0, 1.0 if y > 0 else -1.0, 0.0
+    return 0.0, 0.0, 1.0 if z > 0 else -1.0
+  else:
+    return 0.0, 0.0, 1.0
+  n = math.sqrt(nx * nx + ny * ny + nz * nz)
+  if n == 0.0:
+    return 0.0, 0.0, 1.0
+  return nx / n, ny / n, nz / n
+
+
+# ---- frames ----
+
+@njit(cache=True, _nrt=False)
+def _to_local(gxpos, gxmat, g, px, py, pz):
+  """World point -> geom frame."""
+  x = px - gxpos[g, 0]
+  y = py - gxpos[g, 1]
+  z = pz - gxpos[g, 2]
+  m = gxmat[g]
+  return (m[0] * x + m[3] * y + m[6] * z, m[1] * x + m[4] * y + m[7] * z, m[2] * x + m[5] * y + m[8] * z)
+
+
+@njit(cache=True, _nrt=False)
+def _dir_to_local(gxmat, g, x, y, z):
+  m = gxmat[g]
+  return (m[0] * x + m[3] * y + m[6] * z, m[1] * x + m[4] * y + m[7] * z, m[2] * x + m[5] * y + m[8] * z)
+
+
+@njit(cache=True, _nrt=False)
+def _dir_to_world(gxmat, g, x, y, z):
+  m = gxmat[g]
+  return (m[0] * x + m[1] * y + m[2] * z, m[3] * x + m[4] * y + m[5] * z, m[6] * x + m[7] * y + m[8] * z)
+
+
+@njit(cache=True, _nrt=False)
+def _pixel_dir(cam, px, py):
+  """World direction of the ray through image point (px, py) (pixel units, origin top left)."""
+  f = cam[12]
+  u = (px - 0.5 * cam[15]) / f
+  v = (0.5 * cam[16] - py) / f
+  return (cam[3] * u + cam[4] * v - cam[5], cam[6] * u + cam[7] * v - cam[8], cam[9] * u + cam[10] * v - cam[11])
+
+
+@njit(cache=True, _nrt=False)
+def _screen_rect(cam, gxpos, gxmat, gbox, g, rect):
+  """Pixel rectangle [i0, i1) x [j0, j1) covering geom g (whole image if its box reaches behind the camera)."""
+  width = int(cam[15])
+  height = int(cam[16])
+  f = cam[12]
+  znear = cam[13]
+  imin = INF
+  imax = -INF
+  jmin = INF
+  jmax = -INF
+  behind = False
+  for k in range(8):
+    lx = gbox[g, 0] + (gbox[g, 3] if k & 1 else -gbox[g, 3])
+    ly = gbox[g, 1] + (gbox[g, 4] if k & 2 else -gbox[g, 4])
+    lz = gbox[g, 2] + (gbox[g, 5] if k & 4 else -gbox[g, 5])
+    wx, wy, wz = _dir_to_world(gxmat, g, lx, ly, lz)
+    wx += gxpos[g, 0] - cam[0]
+    wy += gxpos[g, 1] - cam[1]
+    wz += gxpos[g, 2] - cam[2]
+    cx = cam[3] * wx + cam[6] * wy + cam[9] * wz
+    cy = cam[4] * wx + cam[7] * wy + cam[10] * wz
+    cz = cam[5] * wx + cam[8] * wy + cam[11] * wz
+    if -cz < znear:
+      behind = True
+      break
+    j = 0.5 * width + f * cx / -cz
+    i = 0.5 * height - f * cy / -cz
+    imin = min(imin, i)
+    imax = max(imax, i)
+    jmin = min(jmin, j)
+    jmax = max(jmax, j)
+  if behind:
+    rect[g, 0] = 0
+    rect[g, 1] = height
+    rect[g, 2] = 0
+    rect[g, 3] = width
+    return
+  rect[g, 0] = max(0, int(math.floor(imin)))
+  rect[g, 1] = min(height, int(math.floor(imax)) + 1)
+  rect[g, 2] = max(0, int(math.floor(jmin)))
+  rect[g, 3] = min(width, int(math.floor(jmax)) + 1)
+
+
+# ---- visibility ----
+
+@njit(cache=True, _nrt=False)
+def _nearest_in_mesh(vert, face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, tmin, tmax):
+  best = tmax
+  best_face = -1
+  for k in range(fadr, fadr + fnum):
+    t, _, _ = _hit_triangle(ox, oy, oz, dx, dy, dz, vert, vadr + face[k, 0], vadr + face[k, 1],
+                            vadr + face[k, 2], tmin)
+    if t < best:
+      best = t
+      best_face = k
+  return best, best_face
+
+
+@njit(cache=True, _nrt=False)
+def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
+               mesh_faceadr, mesh_facenum, rect, depth, gid, elem):
+  """Z-buffer pass: depth (along the optical axis), geom id and mesh face of the nearest surface per pixel."""
+  height, width = depth.shape
+  znear, zfar = cam[13], cam[14]
+  for i in range(height):
+    for j in range(width):
+      depth[i, j] = zfar
+      gid[i, j] = -1
+      elem[i, j] = -1
+  for g in range(gtype.shape[0]):
+    if not gvis[g]:
+      rect[g, 0] = rect[g, 1] = rect[g, 2] = rect[g, 3] = 0
+      continue
+    _screen_rect(cam, gxpos, gxmat, gbox, g, rect)
+    ox, oy, oz = _to_local(gxpos, gxmat, g, cam[0], cam[1], cam[2])
+    # the local ray direction is linear in the pixel coordinates: d = a + u b + v c
+    bx, by, bz = _dir_to_local(gxmat, g, cam[3], cam[6], cam[9])
+    cx, cy, cz = _dir_to_local(gxmat, g, cam[4], cam[7], cam[10])
+    ax, ay, az = _dir_to_local(gxmat, g, -cam[5], -cam[8], -cam[11])
+    f = cam[12]
+    gt = gtype[g]
+    size = gsize[g]
+    vadr = fadr = fnum = 0
+    if gt == MESH:
+      m = gdataid[g]
+      vadr, fadr, fnum = mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m]
+    for i in range(rect[g, 0], rect[g, 1]):
+      v = (0.5 * height - i - 0.5) / f
+      for j in range(rect[g, 2], rect[g, 3]):
+        u = (j + 0.5 - 0.5 * width) / f
+        dx = ax + u * bx + v * cx
+        dy = ay + u * by + v * cy
+        dz = az + u * bz + v * cz
+        if gt == MESH:
+          t, k = _nearest_in_mesh(mesh_vert, mesh_face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, znear,
+                                  depth[i, j])
+          if k >= 0:
+            depth[i, j] = t
+            gid[i, j] = g
+            elem[i, j] = k
+        else:
+          t = _hit_primitive(gt, size, ox, oy, oz, dx, dy, dz, znear)
+          if t < depth[i, j]:
+            depth[i, j] = t
+            gid[i, j] = g
+            elem[i, j] = -1
+
+
+@njit(cache=True, _nrt=False)
+def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+           mesh_facenum, rect, i, j, px, py):
+  """Nearest surface along the ray through image point (px, py), among geoms whose rectangle holds (i, j)."""
+  dwx, dwy, dwz = _pixel_dir(cam, px, py)
+  best = cam[14]
+  best_g = -1
+  best_e = -1
+  for g in range(gtype.shape[0]):
+    if not gvis[g] or i < rect[g, 0] or i >= rect[g, 1] or j < rect[g, 2] or j >= rect[g, 3]:
+      continue
+    ox, oy, oz = _to_local(gxpos, gxmat, g, cam[0], cam[1], cam[2])
+    dx, dy, dz = _dir_to_local(gxmat, g, dwx, dwy, dwz)
+    if gtype[g] == MESH:
+      m = gdataid[g]
+      t, k = _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
+                              ox, oy, oz, dx, dy, dz, cam[13], best)
+      if k >= 0:
+        best, best_g, best_e = t, g, k
+    else:
+      t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, cam[13])
+      if t < best:
+        best, best_g, best_e = t, g, -1
+  return best, best_g, best_e
+
+
+@njit(cache=True, _nrt=False)
+def _occluded(gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+              mesh_facenum, skip, px, py, pz, lx, ly, lz, tmax):
+  """Whether the segment p + t l, 0 < t < tmax (l a unit vector) hits any visible non-plane geom but skip."""
+  for g in range(gtype.shape[0]):
+    if g == skip or not gvis[g] or gtype[g] == PLANE:
+      continue
+    # bounding sphere of the geom's box first: most geoms are nowhere near the ray
+    cx, cy, cz = _dir_to_world(gxmat, g, gbox[g, 0], gbox[g, 1], gbox[g, 2])
+    cx += gxpos[g, 0] - px
+    cy += gxpos[g, 1] - py
+    cz += gxpos[g, 2] - pz
+    r2 = gbox[g, 3] ** 2 + gbox[g, 4] ** 2 + gbox[g, 5] ** 2
+    tc = cx * lx + cy * ly + cz * lz
+    if tc < -math.sqrt(r2):
+      continue
+    if cx * cx + cy * cy + cz * cz - tc * tc > r2:
+      continue
+    ox, oy, oz = _to_local(gxpos, gxmat, g, px, py, pz)
+    dx, dy, dz = _dir_to_local(gxmat, g, lx, ly, lz)
+    if gtype[g] == MESH:
+      m = gdataid[g]
+      t, _ = _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
+                              ox, oy, oz, dx, dy, dz, 0.0, tmax)
+    else:
+      t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, 0.0)
+    if t < tmax:
+      return True
+  return False
+
+
+# ---- shading ----
+
+@njit(cache=True, _nrt=False)
+def _filtered_square(x, w):
+  """The square wave +1 on [0, .5), -1 on [.5, 1) averaged over [x - w/2, x + w/2]: checkers without aliasing."""
+  if w < 1e-6:
+    return 1.0 if x - math.floor(x) < 0.5 else -1.0
+  w = min(w, 1.0)
+  a = x - 0.5 * w
+  b = x + 0.5 * w
+  # the integral of the square wave is the triangle wave 0.5 - |frac(x) - 0.5|
+  ia = 0.5 - abs(a - math.floor(a) - 0.5)
+  ib = 0.5 - abs(b - math.floor(b) - 0.5)
+  return (ib - ia) / w
+
+@njit(cache=True, _nrt=False)
+def _checker(s, t, w, tt, tex):
+  """MuJoCo's checker builtin (2x2 squares per texture repeat), box-filtered over the pixel footprint."""
+  q = _filtered_square(s, w) * _filtered_square(t, w)
+  # q = +1 where s and t fall on the same half (rgb2 there, as MuJoCo's texture has it), -1 elsewhere (rgb1)
+  a = 0.5 - 0.5 * q
+  return (a * tt[tex, 2] + (1 - a) * tt[tex, 5], a * tt[tex, 3] + (1 - a) * tt[tex, 6],
+          a * tt[tex, 4] + (1 - a) * tt[tex, 7])
+
+
+@njit(cache=True, _nrt=False)
+def _texture(tt, tex, s, t, w):
+  """Colour of a 2d builtin texture at texture coordinates (s, t); w is the pixel footprint in (s, t)."""
+  kind = int(tt[tex, 0])
+  if kind == _CHECKER:
+    r, g, b = _checker(s, t, w, tt, tex)
+  elif kind == _GRADIENT:
+    a = t - math.floor(t)
+    r = (1 - a) * tt[tex, 2] + a * tt[tex, 5]
+    g = (1 - a) * tt[tex, 3] + a * tt[tex, 6]
+    b = (1 - a) * tt[tex, 4] + a * tt[tex, 7]
+  else:
+    r, g, b = tt[tex, 2], tt[tex, 3], tt[tex, 4]
+  if int(tt[tex, 1]) == _MARK_EDGE and tt[tex, 11] > 0:
+    # a line one texel wide along the texture's border, faded out when it gets thinner than a pixel
+    texel = 1.0 / tt[tex, 11]
+    fs = s - math.floor(s)
+    ft = t - math.floor(t)
+    if min(fs, 1 - fs, ft, 1 - ft) < texel:
+      a = min(1.0, texel / max(w, 1e-9))
+      r = (1 - a) * r + a * tt[tex, 8]
+      g = (1 - a) * g + a * tt[tex, 9]
+      b = (1 - a) * b + a * tt[tex, 10]
+  return r, g, b
+
+
+@njit(cache=True, _nrt=False)
+def sky_color(tt, sky, dx, dy, dz):
+  """Background along a world direction: the gradient skybox (rgb1 up, rgb2 down), else black."""
+  if sky < 0:
+    return 0.0, 0.0, 0.0
+  n = math.sqrt(dx * dx + dy * dy + dz * dz)
+  # elevation mapped to [0, 1], 1 straight up
+  a = 0.5 + 0.5 * dz / n
+  a = a * a * (3 - 2 * a)
+  return (a * tt[sky, 2] + (1 - a) * tt[sky, 5], a * tt[sky, 3] + (1 - a) * tt[sky, 6],
+          a * tt[sky, 4] + (1 - a) * tt[sky, 7])
+
+
+@njit(cache=True, _nrt=False)
+def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos, gxmat, g, e,
+             wx, wy, wz, dx, dy, dz, footprint):
+  """Normal (world) and base colour of geom g at world point w seen along d."""
+  lx, ly, lz = _to_local(gxpos, gxmat, g, wx, wy, wz)
+  gt = gtype[g]
+  if gt == MESH:
+    vadr = mesh_vertadr[gdataid[g]]
+    a, b, c = vadr + mesh_face[e, 0], vadr + mesh_face[e, 1], vadr + mesh_face[e, 2]
+    ox, oy, oz = _to_local(gxpos, gxmat, g, wx - dx, wy - dy, wz - dz)
+    ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
+    _, u, v = _hit_triangle(ox, oy, oz, ddx, ddy, ddz, mesh_vert, a, b, c, -INF)
+    w0 = 1 - u - v
+    nx = w0 * mesh_normal[3 * e, 0] + u * mesh_normal[3 * e + 1, 0] + v * mesh_normal[3 * e + 2, 0]
+    ny = w0 * mesh_normal[3 * e, 1] + u * mesh_normal[3 * e + 1, 1] + v * mesh_normal[3 * e + 2, 1]
+    nz = w0 * mesh_normal[3 * e, 2] + u * mesh_normal[3 * e + 1, 2] + v * mesh_normal[3 * e + 2, 2]
+    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+    if nn > 0:
+      nx, ny, nz = nx / nn, ny / nn, nz / nn
+  else:
+    nx, ny, nz = _local_normal(gt, gsize[g], lx, ly, lz)
+  nx, ny, nz = _dir_to_world(gxmat, g, nx, ny, nz)
+  # two-sided: light the face the camera sees
+  if nx * dx + ny * dy + nz * dz > 0:
+    nx, ny, nz = -nx, -ny, -nz
+  r, gg, b = gm[g, 0], gm[g, 1], gm[g, 2]
+  tex = int(gm[g, 8])
+  if tex >= 0:
+    if tt[tex, 12] == 0 and gt == PLANE:
+      # 2d textures on planes: repeated texrepeat times over the plane, or per metre when texuniform
+      sx = gm[g, 9]
+      sy = gm[g, 10]
+      if gm[g, 11] == 0 and gsize[g, 0] > 0:
+        sx = sx / (2 * gsize[g, 0])
+        sy = sy / (2 * gsize[g, 1])
+      tr, tg, tb = _texture(tt, tex, lx * sx, ly * sy, footprint * max(sx, sy))
+    elif int(tt[tex, 0]) == _CHECKER:
+      tr, tg, tb = _checker(lx * gm[g, 9], ly * gm[g, 10], footprint * gm[g, 9], tt, tex)
+    else:
+      # cube textures: the flat colour (marks and random dots are not drawn)
+      tr, tg, tb = tt[tex, 2], tt[tex, 3], tt[tex, 4]
+    r, gg, b = r * tr, gg * tg, b * tb
+  return nx, ny, nz, r, gg, b
+
+
+@njit(cache=True, _nrt=False)
+def _shade_point(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                 mesh_normal, gm, tt, gxpos, gxmat, light, g, e, wx, wy, wz, dx, dy, dz, footprint, shadows):
+  """Lit colour of geom g at world point w seen along d (Blinn-Phong with MuJoCo's light model)."""
+  nx, ny, nz, r, gg, b = _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt,
+                                  gxpos, gxmat, g, e, wx, wy, wz, dx, dy, dz, footprint)
+  spec = gm[g, 4]
+  shininess = max(gm[g, 5] * 128.0, 1.0)
+  emission = gm[g, 6]
+  dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+  vx, vy, vz = -dx / dn, -dy / dn, -dz / dn
+  cr = emission * r
+  cg = emission * gg
+  cb = emission * b
+  for k in range(light.shape[0]):
+    if light[k, 0] > 0:
+      lx, ly, lz = -light[k, 4], -light[k, 5], -light[k, 6]
+      dist = INF
+      atten = 1.0
+    else:
+      lx, ly, lz = light[k, 1] - wx, light[k, 2] - wy, light[k, 3] - wz
+      dist = math.sqrt(lx * lx + ly * ly + lz * lz)
+      lx, ly, lz = lx / dist, ly / dist, lz / dist
+      atten = 1.0 / max(light[k, 16] + light[k, 17] * dist + light[k, 18] * dist * dist, 1e-9)
+      # spot cone: cos of the angle between the light's axis and the way to the point
+      cosang = -(lx * light[k, 4] + ly * light[k, 5] + lz * light[k, 6])
+      if cosang < light[k, 19]:
+        atten = 0.0
+      elif light[k, 20] > 0:
+        atten *= math.exp(light[k, 20] * math.log(max(cosang, 1e-12)))
+    if atten == 0.0:
+      continue
+    cr += atten * light[k, 7] * r
+    cg += atten * light[k, 8] * gg
+    cb += atten * light[k, 9] * b
+    ndl = nx * lx + ny * ly + nz * lz
+    if ndl <= 0:
+      continue
+    if shadows and light[k, 21] > 0:
+      if _occluded(gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
+                   mesh_faceadr, mesh_facenum, g, wx + _SHADOW_EPS * nx, wy + _SHADOW_EPS * ny,
+                   wz + _SHADOW_EPS * nz, lx, ly, lz, dist):
+        continue
+    hx, hy, hz = lx + vx, ly + vy, lz + vz
+    hn = math.sqrt(hx * hx + hy * hy + hz * hz)
+    ndh = (nx * hx + ny * hy + nz * hz) / hn if hn > 0 else 0.0
+    s = spec * math.exp(shininess * math.log(ndh)) if ndh > 1e-6 else 0.0
+    cr += atten * (light[k, 10] * r * ndl + light[k, 13] * s)
+    cg += atten * (light[k, 11] * gg * ndl + light[k, 14] * s)
+    cb += atten * (light[k, 12] * b * ndl + light[k, 15] * s)
+  return min(cr, 1.0), min(cg, 1.0), min(cb, 1.0)
+
+
+@njit(cache=True, _nrt=False)
+def _shade_sample(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                  mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, g, e, t, px, py):
+  """Final colour of one camera sample: sky, or the lit surface, plus its mirror image on reflective planes."""
+  dx, dy, dz = _pixel_dir(cam, px, py)
+  if g < 0:
+    return sky_color(tt, sky, dx, dy, dz)
+  wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
+  # pixel footprint (m) on the surface, for texture filtering: distance over focal length, over the grazing cosine
+  footprint = t / cam[12]
+  plane = gtype[g] == PLANE
+  if plane:
+    cosg = abs(gxmat[g, 2] * dx + gxmat[g, 5] * dy + gxmat[g, 8] * dz) / math.sqrt(dx * dx + dy * dy + dz * dz)
+    footprint = footprint / max(cosg, 0.05)
+  r, gg, b = _shade_point(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                          mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, light, g, e, wx, wy, wz, dx, dy, dz,
+                          footprint, opts[1] > 0)
+  refl = gm[g, 7]
+  if refl > 0 and opts[3] > 0 and plane:
+    # mirror the view ray in the plane and shade what it meets (without shadows)
+    nx, ny, nz = gxmat[g, 2], gxmat[g, 5], gxmat[g, 8]
+    dn = dx * nx + dy * ny + dz * nz
+    rx, ry, rz = dx - 2 * dn * nx, dy - 2 * dn * ny, dz - 2 * dn * nz
+    rn = math.sqrt(rx * rx + ry * ry + rz * rz)
+    rx, ry, rz = rx / rn, ry / rn, rz / rn
+    best = INF
+    best_g = -1
+    best_e = -1
+    for h in range(gtype.shape[0]):
+      if h == g or not gvis[h] or gtype[h] == PLANE:
+        continue
+      # bounding sphere first
+      cx, cy, cz = _dir_to_world(gxmat, h, gbox[h, 0], gbox[h, 1], gbox[h, 2])
+      cx += gxpos[h, 0] - wx
+      cy += gxpos[h, 1] - wy
+      cz += gxpos[h, 2] - wz
+      r2 = gbox[h, 3] ** 2 + gbox[h, 4] ** 2 + gbox[h, 5] ** 2
+      tc = cx * rx + cy * ry + cz * rz
+      if tc < -math.sqrt(r2):
+        continue
+      if cx * cx + cy * cy + cz * cz - tc * tc > r2:
+        continue
+      ox, oy, oz = _to_local(gxpos, gxmat, h, wx, wy, wz)
+      ddx, ddy, ddz = _dir_to_local(gxmat, h, rx, ry, rz)
+      k = -1
+      if gtype[h] == MESH:
+        mm = gdataid[h]
+        tt2, k = _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[mm], mesh_faceadr[mm], mesh_facenum[mm],
+                                  ox, oy, oz, ddx, ddy, ddz, 1e-6, best)
+      else:
+        tt2 = _hit_primitive(gtype[h], gsize[h], ox, oy, oz, ddx, ddy, ddz, 1e-6)
+      if tt2 < best:
+        best, best_g, best_e = tt2, h, k
+    if best_g >= 0:
+      rr, rg, rb = _shade_point(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                                mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, light, best_g, best_e,
+                                wx + best * rx, wy + best * ry, wz + best * rz, rx, ry, rz, footprint, False)
+      r = (1 - refl) * r + refl * rr
+      gg = (1 - refl) * gg + refl * rg
+      b = (1 - refl) * b + refl * rb
+  return r, gg, b
+
+
+@njit(cache=True, _nrt=False)
+def shade(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+          mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, depth, gid, elem, rect, rgb):
+  """Colours every pixel from the visibility buffers, then supersamples the pixels on silhouettes."""
+  height, width = depth.shape
+  for i in range(height):
+    for j in range(width):
+      r, g, b = _shade_sample(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                              mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, gid[i, j],
+                              elem[i, j], depth[i, j], j + 0.5, i + 0.5)
+      rgb[i, j, 0] = np.uint8(r * 255.0 + 0.5)
+      rgb[i, j, 1] = np.uint8(g * 255.0 + 0.5)
+      rgb[i, j, 2] = np.uint8(b * 255.0 + 0.5)
+  if opts[2] <= 0:
+    return
+  for i in range(height):
+    for j in range(width):
+      c = gid[i, j]
+      if not ((i > 0 and gid[i - 1, j] != c) or (i + 1 < height and gid[i + 1, j] != c)
+              or (j > 0 and gid[i, j - 1] != c) or (j + 1 < width and gid[i, j + 1] != c)):
+        continue
+      ar = ag = ab = 0.0
+      for s in range(4):
+        px = j + 0.5 + _AA_DX[s]
+        py = i + 0.5 + _AA_DY[s]
+        t, g, e = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
+                         mesh_faceadr, mesh_facenum, rect, i, j, px, py)
+        r, gg, b = _shade_sample(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr,
+                                 mesh_faceadr, mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky,
+                                 g, e, t, px, py)
+        ar += r
+        ag += gg
+        ab += b
+      rgb[i, j, 0] = np.uint8(ar * 63.75 + 0.5)
+      rgb[i, j, 1] = np.uint8(ag * 63.75 + 0.5)
+      rgb[i, j, 2] = np.uint8(ab * 63.75 + 0.5)
+
+
+@njit(cache=True, _nrt=False)
+def render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                 mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, rect, depth, gid, elem, rgb):
+  """One frame of one world: visibility, then (when opts[0]) shading into rgb."""
+  visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
+             mesh_faceadr, mesh_facenum, rect, depth, gid, elem)
+  if opts[0] > 0:
+    shade(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+          mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, depth, gid, elem, rect, rgb)
+
+
+@njit(cache=True, parallel=True)
+def render_batch(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                 mesh_normal, gm, tt, cams, gxpos, gxmat, lights, opts, sky, rects, depth, gid, elem, rgb):
+  """render_world for every world of a batch (leading axis), worlds in parallel."""
+  for w in prange(cams.shape[0]):
+    render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                 mesh_normal, gm, tt, cams[w], gxpos[w], gxmat[w], lights[w], opts, sky, rects[w], depth[w], gid[w],
+                 elem[w], rgb[w])

@@ -1,0 +1,276 @@
+"""Renderer: geometry from the camera model (analytic depths, silhouettes, ids), camera modes, API, and
+pixels against MuJoCo's own OpenGL renderer where it runs headless (MUJOCO_GL=egl)."""
+
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mjgym import physics
+
+# MuJoCo reads its GL backend on first use of its renderer: headless EGL unless told otherwise.
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+_SCENE = """
+<mujoco>
+  <visual><map znear="0.01" zfar="50"/></visual>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <camera name="front" pos="0 -3 0" xyaxes="1 0 0 0 0 1" fovy="60"/>
+    <geom name="ball" type="sphere" size="0.3" pos="0 0 0"/>
+    <geom name="block" type="box" size="0.2 0.2 0.2" pos="0.9 0 0"/>
+    <geom name="pill" type="capsule" size="0.1 0.25" pos="-0.9 0 0"/>
+    <geom name="hidden" type="sphere" size="0.1" pos="0 0 1" group="4"/>
+  </worldbody>
+</mujoco>
+"""
+_H, _W = 120, 160
+
+
+def _scene():
+  m = physics.MjModel.from_xml_string(_SCENE)
+  d = physics.MjData(m)
+  physics.mj_forward(m, d)
+  return m, d
+
+
+def _render(m, d, camera="front", mode="rgb", h=_H, w=_W):
+  with physics.Renderer(m, h, w) as r:
+    if mode == "depth":
+      r.enable_depth_rendering()
+    elif mode == "seg":
+      r.enable_segmentation_rendering()
+    r.update_scene(d, camera=camera)
+    return r.render()
+
+
+def _focal(fovy_deg, h):
+  return 0.5 * h / math.tan(math.radians(fovy_deg) / 2)
+
+
+def test_output_shapes_and_types():
+  m, d = _scene()
+  rgb = _render(m, d)
+  depth = _render(m, d, mode="depth")
+  seg = _render(m, d, mode="seg")
+  assert rgb.shape == (_H, _W, 3) and rgb.dtype == np.uint8
+  assert depth.shape == (_H, _W) and depth.dtype == np.float32
+  assert seg.shape == (_H, _W, 2) and seg.dtype == np.int32
+
+
+def test_sphere_depth_is_the_analytic_ray_distance():
+  m, d = _scene()
+  depth = _render(m, d, mode="depth").astype(float)
+  seg = _render(m, d, mode="seg")
+  f = _focal(60, _H)
+  ball = m.geom("ball").id
+  checked = 0
+  for i in range(_H):
+    for j in range(_W):
+      if seg[i, j, 0] != ball:
+        continue
+      # camera at (0, -3, 0) looking along +y; pixel ray (u, 1, v) in world coordinates, depth along y
+      u = (j + 0.5 - _W / 2) / f
+      v = (_H / 2 - i - 0.5) / f
+      dvec = np.array([u, 1.0, v])
+      o = np.array([0.0, -3.0, 0.0])
+      b = o @ dvec
+      t = (-b - math.sqrt(b * b - (dvec @ dvec) * (o @ o - 0.09))) / (dvec @ dvec)
+      assert abs(depth[i, j] - t) < 1e-3
+      checked += 1
+  assert checked > 100
+
+
+def test_sphere_silhouette_centre_and_radius():
+  m, d = _scene()
+  seg = _render(m, d, mode="seg")
+  f = _focal(60, _H)
+  mask = seg[..., 0] == m.geom("ball").id
+  ii, jj = np.nonzero(mask)
+  # centre of the ball projects on the image centre
+  assert abs(ii.mean() + 0.5 - _H / 2) < 0.5 and abs(jj.mean() + 0.5 - _W / 2) < 0.5
+  # the silhouette of a sphere of radius r at distance D is a circle of radius f r / sqrt(D^2 - r^2)
+  radius = f * 0.3 / math.sqrt(9 - 0.09)
+  assert abs(math.sqrt(mask.sum() / math.pi) - radius) < 0.5
+  # every pixel whose centre is inside the circle is the ball, every one outside is not
+  ci, cj = np.mgrid[0:_H, 0:_W] + 0.5
+  r = np.hypot(ci - _H / 2, cj - _W / 2)
+  assert np.all(mask[r < radius - 0.5]) and not np.any(mask[r > radius + 0.5])
+
+
+def test_box_edges_and_capsule_outline():
+  m, d = _scene()
+  seg = _render(m, d, mode="seg")
+  f = _focal(60, _H)
+  # front face of the box at y = -0.2: x in [0.7, 1.1], z in [-0.2, 0.2], at depth 2.8
+  box = seg[..., 0] == m.geom("block").id
+  ii, jj = np.nonzero(box)
+  # left edge: the back edge of the side face at x = 0.7 (depth 3.2) that the camera sees; right and bottom
+  # edges: the front face (depth 2.8). A pixel is in when its centre is.
+  assert abs(jj.min() + 0.5 - (_W / 2 + f * 0.7 / 3.2)) <= 1
+  assert abs(jj.max() + 0.5 - (_W / 2 + f * 1.1 / 2.8)) <= 1
+  assert abs(ii.max() + 0.5 - (_H / 2 + f * 0.2 / 2.8)) <= 1
+  # capsule: a vertical pill centred at x = -0.9, total half height 0.35, radius 0.1
+  cap = seg[..., 0] == m.geom("pill").id
+  ii, jj = np.nonzero(cap)
+  assert abs(0.5 * (jj.min() + jj.max() + 1) - (_W / 2 - f * 0.9 / 3)) < 1.5
+  assert abs((ii.max() - ii.min() + 1) - 2 * f * 0.35 / 3) < 2
+
+
+def test_segmentation_ids_types_and_hidden_groups():
+  m, d = _scene()
+  seg = _render(m, d, mode="seg")
+  ids = set(np.unique(seg[..., 0]))
+  assert ids == {-1, m.geom("ball").id, m.geom("block").id, m.geom("pill").id}
+  assert np.all(seg[..., 1][seg[..., 0] >= 0] == int(physics.mjtObj.mjOBJ_GEOM))
+  assert np.all(seg[..., 1][seg[..., 0] < 0] == -1)
+
+
+def test_free_camera_matches_fixed_camera_with_the_same_pose():
+  m, d = _scene()
+  fixed = _render(m, d, camera="front", mode="depth")
+  cam = physics.MjvCamera()
+  cam.lookat[:] = (0, 0, 0)
+  cam.distance, cam.azimuth, cam.elevation = 3.0, 90.0, 0.0
+  # the free camera's fovy is the model's <visual> fovy (45); compare against a 45-degree fixed camera
+  m2 = physics.MjModel.from_xml_string(_SCENE.replace('fovy="60"', 'fovy="45"'))
+  d2 = physics.MjData(m2)
+  physics.mj_forward(m2, d2)
+  free = _render(m, d, camera=cam, mode="depth")
+  fixed45 = _render(m2, d2, camera="front", mode="depth")
+  assert fixed.shape == free.shape
+  np.testing.assert_allclose(free, fixed45, atol=1e-4)
+
+
+def test_tracking_camera_keeps_its_body_at_the_same_pixel():
+  xml = """
+  <mujoco>
+    <worldbody>
+      <geom type="plane" size="5 5 0.1"/>
+      <body name="ball" pos="0 0 1">
+        <freejoint/>
+        <geom type="sphere" size="0.1"/>
+        <camera name="track" mode="track" pos="0 -2 0" xyaxes="1 0 0 0 0 1"/>
+      </body>
+    </worldbody>
+  </mujoco>"""
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  centres = []
+  with physics.Renderer(m, 60, 80) as r:
+    r.enable_segmentation_rendering()
+    for x in (0.0, 0.7, -1.3):
+      d.qpos[:3] = (x, 0.3 * x, 1.0 + 0.2 * x)
+      physics.mj_forward(m, d)
+      r.update_scene(d, camera="track")
+      ii, jj = np.nonzero(r.render()[..., 0] == 1)
+      centres.append((ii.mean(), jj.mean()))
+  np.testing.assert_allclose(centres[1], centres[0], atol=1e-6)
+  np.testing.assert_allclose(centres[2], centres[0], atol=1e-6)
+
+
+def test_renderer_api():
+  m, d = _scene()
+  r = physics.Renderer(m, 30, 40)
+  with pytest.raises(RuntimeError):
+    r.render()
+  with pytest.raises(ValueError):
+    r.update_scene(d, camera="nope")
+  r.update_scene(d, camera=0)
+  assert r.render().shape == (30, 40, 3)
+  r.enable_depth_rendering()
+  r.disable_depth_rendering()
+  r.enable_segmentation_rendering()
+  r.disable_segmentation_rendering()
+  assert r.render().shape == (30, 40, 3)
+  r.close()
+  with pytest.raises(RuntimeError):
+    r.render()
+
+
+def test_all_primitive_types_and_meshes_draw(tmp_path):
+  path = os.path.join(os.path.dirname(__file__), "models", "mesh_geoms.xml")
+  m = physics.MjModel.from_xml_path(path)
+  d = physics.MjData(m)
+  physics.mj_forward(m, d)
+  seg = _render(m, d, camera=-1, mode="seg", h=120, w=160)
+  assert set(range(m.ngeom)) <= set(np.unique(seg[..., 0]))
+
+
+def test_batched_rendering_equals_single_world_rendering():
+  from mjgym.physics.batch import MjDataBatch  # pylint: disable=import-outside-toplevel
+  xml = _SCENE.replace('<geom name="ball" type="sphere" size="0.3" pos="0 0 0"/>',
+                       '<body name="b"><freejoint/><geom name="ball" type="sphere" size="0.3"/></body>')
+  m = physics.MjModel.from_xml_string(xml)
+  batch = MjDataBatch(m, 3)
+  for w in range(3):
+    batch.qpos[w, 0] = 0.2 * w
+  batch.forward()
+  with physics.Renderer(m, 40, 50) as r:
+    images = r.render_batch(batch, camera="front")
+    assert images.shape == (3, 40, 50, 3)
+    for w in range(3):
+      r.update_scene(batch[w], camera="front")
+      np.testing.assert_array_equal(images[w], r.render())
+    assert not np.array_equal(images[0], images[2])
+
+
+def _mujoco_renderer_works():
+  # probed in a child process: a GL backend that fails can abort the whole process, not just raise
+  probe = ("import mujoco; m = mujoco.MjModel.from_xml_string('<mujoco/>'); r = mujoco.Renderer(m, 8, 8); "
+           "r.update_scene(mujoco.MjData(m)); r.render()")
+  try:
+    return subprocess.run([sys.executable, "-c", probe], env=dict(os.environ), capture_output=True,
+                          timeout=120).returncode == 0
+  except (OSError, subprocess.TimeoutExpired):
+    return False
+
+
+@pytest.mark.skipif(not _mujoco_renderer_works(), reason="MuJoCo's renderer has no headless GL here")
+@pytest.mark.parametrize("name", ["hopper", "humanoid"])
+def test_against_mujoco_renderer(name):
+  # In a child process: MuJoCo's GL backend can abort a process (seen inside pytest-xdist workers here).
+  code = f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); import test_render; " \
+         f"test_render.compare_with_mujoco_renderer({name!r})"
+  child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=900)
+  gl_failure = child.returncode < 0 or any(k in child.stderr for k in ("FatalError", "EGL", "OSMesa", "gladLoad"))
+  if child.returncode != 0 and gl_failure:
+    pytest.skip(f"MuJoCo's renderer failed here: {child.stderr.strip()[-300:]}")
+  assert child.returncode == 0, child.stderr
+
+
+def compare_with_mujoco_renderer(name):
+  """Renders Gymnasium's model with both renderers and compares segmentation, depth and colour."""
+  import mujoco  # pylint: disable=import-outside-toplevel
+  from gymnasium.envs.mujoco import __file__ as gym_mujoco  # pylint: disable=import-outside-toplevel
+  path = os.path.join(os.path.dirname(gym_mujoco), "assets", f"{name}.xml")
+  m = physics.MjModel.from_xml_path(path)
+  d = physics.MjData(m)
+  physics.mj_forward(m, d)
+  mm = mujoco.MjModel.from_xml_path(path)
+  dd = mujoco.MjData(mm)
+  mujoco.mj_forward(mm, dd)
+  with physics.Renderer(m, 120, 160) as ours, mujoco.Renderer(mm, 120, 160) as theirs:
+    for cam in (0, -1):
+      ours.update_scene(d, cam)
+      theirs.update_scene(dd, cam)
+      rgb_a, rgb_b = ours.render(), theirs.render()
+      ours.enable_depth_rendering()
+      theirs.enable_depth_rendering()
+      depth_a, depth_b = ours.render(), theirs.render()
+      ours.disable_depth_rendering()
+      theirs.disable_depth_rendering()
+      ours.enable_segmentation_rendering()
+      theirs.enable_segmentation_rendering()
+      seg_a, seg_b = ours.render(), theirs.render()
+      ours.disable_segmentation_rendering()
+      theirs.disable_segmentation_rendering()
+      # same geom at >= 99.9% of pixels (MuJoCo tessellates its primitives; we intersect the exact ones)
+      assert (seg_a[..., 0] == seg_b[..., 0]).mean() > 0.999
+      both = (seg_a[..., 0] >= 0) & (seg_a[..., 0] == seg_b[..., 0])
+      assert np.median(np.abs(depth_a - depth_b)[both]) < 1e-3
+      # the look: mean colour difference small (lighting model and skybox are approximations)
+      assert np.abs(rgb_a.astype(int) - rgb_b).mean() < 20
