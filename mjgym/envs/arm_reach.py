@@ -1,0 +1,118 @@
+"""MjArmReach-v0: a 5-joint 3D arm reaching for a target sampled in its workspace."""
+
+import numpy as np
+from gymnasium.utils import EzPickle
+
+from mjgym.envs.base import MjEnv
+from mjgym.envs.base import Task
+from mjgym.envs.base import asset_path
+
+
+class MjArmReachEnv(MjEnv, EzPickle):
+  """Move the fingertip of a 3D arm to a target that changes every episode.
+
+  ## Description
+  A gravity-compensated arm on a pedestal: shoulder yaw and pitch, elbow, wrist pitch and wrist roll. The
+  target is a mocap body placed at reset. mjgym's own model, ``mjgym/assets/arm_reach.xml``.
+
+  ## Action Space
+  ``Box(-1, 1, (5,), float32)``: joint torques, × gears 12, 12, 8, 3, 1 N·m, for shoulder_yaw,
+  shoulder_pitch, elbow, wrist_pitch, wrist_roll.
+
+  ## Observation Space
+  ``Box(-inf, inf, (16,), obs_dtype)``: sensordata.
+
+  | Num   | Sensor        | Quantity                              | Unit  |
+  |-------|---------------|---------------------------------------|-------|
+  | 0-4   | jointpos      | the five joint angles                 | rad   |
+  | 5-9   | jointvel      | the five joint velocities             | rad/s |
+  | 10-12 | fingertip_pos | fingertip position (world frame)      | m     |
+  | 13-15 | target_pos    | target position (world frame)         | m     |
+
+  ## Rewards
+  ``reward = reward_dist + reward_ctrl`` with ``reward_dist = -distance_weight * |fingertip - target|`` and
+  ``reward_ctrl = -ctrl_cost_weight * sum(action²)``; both in ``info`` with ``distance`` and
+  ``is_success`` (distance below ``success_distance``).
+
+  ## Starting State
+  Joints at 0 plus uniform noise in [-reset_noise_scale, reset_noise_scale]; the target uniformly in the
+  shell ``target_radius_range`` around the shoulder, elevation in ``target_elevation_range``, any azimuth.
+
+  ## Episode End
+  - Termination: none.
+  - Truncation: 200 steps (registration); or when the physics diverges (``info["divergence"]``).
+
+  ## Arguments
+  | Argument | Default | Meaning |
+  |----------|---------|---------|
+  | xml_file | mjgym's arm_reach.xml | MJCF with the same sensors, a mocap target and a shoulder body |
+  | frame_skip | 4 | physics steps per env step (dt = 0.02 s) |
+  | distance_weight | 1.0 | weight of the distance |
+  | ctrl_cost_weight | 0.01 | weight of the control cost |
+  | success_distance | 0.05 | distance counted as success, m |
+  | target_radius_range | (0.25, 0.75) | target distance from the shoulder, m |
+  | target_elevation_range | (-0.5, 1.2) | target elevation seen from the shoulder, rad |
+  | reset_noise_scale | 0.1 | initial-state noise |
+  | obs_dtype | float64 | observation dtype |
+  | camera | side | MJCF camera of render() (it follows the robot where the model says so) |
+  | render_mode, width, height | None, 480, 480 | rendering (rgb_array, depth_array, human) |
+
+  ## Version History
+  - v0: initial version.
+  """
+
+  def __init__(self, xml_file=None, frame_skip=4, distance_weight=1.0, ctrl_cost_weight=0.01,
+               success_distance=0.05, target_radius_range=(0.25, 0.75), target_elevation_range=(-0.5, 1.2),
+               reset_noise_scale=0.1, obs_dtype=np.float64, **kwargs):
+    EzPickle.__init__(self, xml_file, frame_skip, distance_weight, ctrl_cost_weight, success_distance,
+                      target_radius_range, target_elevation_range, reset_noise_scale, obs_dtype, **kwargs)
+    task = ReachTask(distance_weight, ctrl_cost_weight, success_distance, target_radius_range,
+                     target_elevation_range, reset_noise_scale)
+    MjEnv.__init__(self, task, xml_file or asset_path("arm_reach.xml"), frame_skip, obs_dtype=obs_dtype,
+                   **{"camera": "side", **kwargs})
+
+  def distance(self):
+    """Fingertip-to-target distance, m."""
+    return float(self.task.distance(self._batch)[0])
+
+
+class ReachTask(Task):
+  """MjArmReach's reward, success and target sampling, for many worlds at once."""
+
+  def __init__(self, distance_weight, ctrl_cost_weight, success_distance, target_radius_range,
+               target_elevation_range, reset_noise_scale):
+    super().__init__(reset_noise_scale)
+    self.distance_weight = distance_weight
+    self.ctrl_cost_weight = ctrl_cost_weight
+    self.success_distance = success_distance
+    self.target_radius_range = target_radius_range
+    self.target_elevation_range = target_elevation_range
+
+  def bind(self, model, dt):
+    super().bind(model, dt)
+    self.shoulder = model.body("shoulder").pos.copy()
+    self.fingertip = model.site("fingertip").id
+    self.target = model.site("target").id
+
+  def reset(self, b, worlds, noise):
+    super().reset(b, worlds, noise)
+    r = noise.uniform(*self.target_radius_range, 1)[:, 0]
+    elevation = noise.uniform(*self.target_elevation_range, 1)[:, 0]
+    azimuth = noise.uniform(-np.pi, np.pi, 1)[:, 0]
+    direction = np.stack([np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth),
+                          np.sin(elevation)], axis=1)
+    b.mocap_pos[worlds, 0] = self.shoulder + r[:, None] * direction
+
+  def distance(self, b):
+    return np.linalg.norm(b.site_xpos[:, self.fingertip] - b.site_xpos[:, self.target], axis=1)
+
+  def post_step(self, b, action, pre):
+    distance = self.distance(b)
+    reward_dist = -self.distance_weight * distance
+    reward_ctrl = -self.ctrl_cost_weight * np.sum(np.square(action), axis=1)
+    info = {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl, "distance": distance,
+            "is_success": distance < self.success_distance}
+    return reward_dist + reward_ctrl, np.zeros(len(distance), bool), info
+
+  def reset_info(self, b):
+    return {"distance": self.distance(b)}

@@ -1,0 +1,150 @@
+"""MjCartpole-v0 (balance) and MjCartpoleSwingup-v0 on mjgym's physics."""
+
+import numpy as np
+from gymnasium.utils import EzPickle
+
+from mjgym.envs.base import MjEnv
+from mjgym.envs.base import Task
+from mjgym.envs.base import asset_path
+
+
+class MjCartpoleEnv(MjEnv, EzPickle):
+  """Keep a pole upright on a cart by pushing the cart along its rail.
+
+  ## Description
+  A cart slides on a rail (slide joint ``slider``, ±3 m) with a 1 m pole on a hinge (``hinge``, angle 0 =
+  upright); one motor pushes the cart. mjgym's own model, ``mjgym/assets/cartpole.xml``.
+
+  ## Action Space
+  ``Box(-1, 1, (1,), float32)``: force on the cart, × gear 10 (N).
+
+  ## Observation Space
+  ``Box(-inf, inf, (4,), obs_dtype)``: sensordata.
+
+  | Num | Sensor      | Quantity               | Unit  |
+  |-----|-------------|------------------------|-------|
+  | 0   | cart_pos    | cart position          | m     |
+  | 1   | pole_angle  | pole angle from upright | rad  |
+  | 2   | cart_vel    | cart velocity          | m/s   |
+  | 3   | pole_angvel | pole angular velocity  | rad/s |
+
+  ## Rewards
+  ``reward = 1`` every step (``info["reward_alive"]``).
+
+  ## Starting State
+  Upright at rest with uniform noise in [-reset_noise_scale, reset_noise_scale] on qpos and qvel.
+
+  ## Episode End
+  - Termination: |pole angle| > ``max_angle`` (0.2 rad) or |cart position| > ``max_position`` (2.4 m).
+  - Truncation: 1000 steps (registration); or when the physics diverges (``info["divergence"]``).
+
+  ## Arguments
+  | Argument | Default | Meaning |
+  |----------|---------|---------|
+  | xml_file | mjgym's cartpole.xml | MJCF with joints slider/hinge and the 4 sensors |
+  | frame_skip | 2 | physics steps per env step (dt = 0.02 s) |
+  | max_angle | 0.2 | termination angle, rad |
+  | max_position | 2.4 | termination cart position, m |
+  | reset_noise_scale | 0.05 | initial-state noise |
+  | obs_dtype | float64 | observation dtype |
+  | camera | fixed | MJCF camera of render() (it follows the robot where the model says so) |
+  | render_mode, width, height | None, 480, 480 | rendering (rgb_array, depth_array, human) |
+
+  ## Version History
+  - v0: initial version.
+  """
+
+  def __init__(self, xml_file=None, frame_skip=2, max_angle=0.2, max_position=2.4, reset_noise_scale=0.05,
+               obs_dtype=np.float64, **kwargs):
+    EzPickle.__init__(self, xml_file, frame_skip, max_angle, max_position, reset_noise_scale, obs_dtype, **kwargs)
+    task = BalanceTask(max_angle, max_position, reset_noise_scale)
+    MjEnv.__init__(self, task, xml_file or asset_path("cartpole.xml"), frame_skip, obs_dtype=obs_dtype,
+                   **{"camera": "fixed", **kwargs})
+
+
+class BalanceTask(Task):
+  """MjCartpole's reward (+1 per step) and termination, for many worlds at once."""
+
+  def __init__(self, max_angle, max_position, reset_noise_scale):
+    super().__init__(reset_noise_scale)
+    self.max_angle = max_angle
+    self.max_position = max_position
+
+  def post_step(self, b, action, pre):
+    x, angle = b.qpos[:, 0], b.qpos[:, 1]
+    terminated = (np.abs(angle) > self.max_angle) | (np.abs(x) > self.max_position)
+    reward = np.ones(len(x))
+    return reward, terminated, {"reward_alive": reward}
+
+
+def _tolerance(x, margin):
+  """1 at x = 0, falling smoothly (Gaussian) to 0.1 at |x| = margin."""
+  return np.exp(np.log(0.1) * np.square(x / margin))
+
+
+class MjCartpoleSwingupEnv(MjEnv, EzPickle):
+  """Swing the pole up from hanging down and balance it, with the cart near the centre.
+
+  ## Description
+  The cart-pole of MjCartpole-v0 starting with the pole down. The reward is smooth, in [0, 1] per step.
+
+  ## Action Space
+  ``Box(-1, 1, (1,), float32)``: force on the cart, × gear 10 (N).
+
+  ## Observation Space
+  ``Box(-inf, inf, (4,), obs_dtype)``: cart position (m), pole angle from upright (rad, unwrapped),
+  cart velocity (m/s), pole angular velocity (rad/s) — the model's sensordata.
+
+  ## Rewards
+  ``reward = upright * centered * small_control * small_velocity``, each term in [0, 1] and in ``info``:
+  - upright: ``(cos(angle) + 1) / 2``;
+  - centered: ``(1 + tolerance(x, 2)) / 2``;
+  - small_control: ``(4 + tolerance(action, 1)) / 5``;
+  - small_velocity: ``(1 + tolerance(pole angular velocity, 5)) / 2``;
+  where tolerance(v, margin) is 1 at 0 and falls smoothly to 0.1 at |v| = margin.
+
+  ## Starting State
+  Pole down (angle π) at rest, uniform noise in [-reset_noise_scale, reset_noise_scale] on qpos and qvel.
+
+  ## Episode End
+  - Termination: none.
+  - Truncation: 1000 steps (registration); or when the physics diverges (``info["divergence"]``).
+
+  ## Arguments
+  | Argument | Default | Meaning |
+  |----------|---------|---------|
+  | xml_file | mjgym's cartpole.xml | MJCF with joints slider/hinge and the 4 sensors |
+  | frame_skip | 2 | physics steps per env step (dt = 0.02 s) |
+  | reset_noise_scale | 0.05 | initial-state noise |
+  | obs_dtype | float64 | observation dtype |
+  | camera | fixed | MJCF camera of render() (it follows the robot where the model says so) |
+  | render_mode, width, height | None, 480, 480 | rendering (rgb_array, depth_array, human) |
+
+  ## Version History
+  - v0: initial version.
+  """
+
+  def __init__(self, xml_file=None, frame_skip=2, reset_noise_scale=0.05, obs_dtype=np.float64, **kwargs):
+    EzPickle.__init__(self, xml_file, frame_skip, reset_noise_scale, obs_dtype, **kwargs)
+    MjEnv.__init__(self, SwingupTask(reset_noise_scale), xml_file or asset_path("cartpole.xml"), frame_skip,
+                   obs_dtype=obs_dtype, **{"camera": "fixed", **kwargs})
+
+
+class SwingupTask(Task):
+  """MjCartpoleSwingup's smooth reward and pole-down start, for many worlds at once."""
+
+  def bind(self, model, dt):
+    super().bind(model, dt)
+    self.init_qpos[1] = np.pi
+
+  def post_step(self, b, action, pre):
+    x, angle = b.qpos[:, 0], b.qpos[:, 1]
+    terms = {
+        "reward_upright": (np.cos(angle) + 1.0) / 2.0,
+        "reward_centered": (1.0 + _tolerance(x, 2.0)) / 2.0,
+        "reward_small_control": (4.0 + _tolerance(action[:, 0], 1.0)) / 5.0,
+        "reward_small_velocity": (1.0 + _tolerance(b.qvel[:, 1], 5.0)) / 2.0,
+    }
+    reward = terms["reward_upright"] * terms["reward_centered"] * terms["reward_small_control"] * terms[
+        "reward_small_velocity"]
+    return reward, np.zeros(len(x), bool), terms
