@@ -24,51 +24,6 @@ from mjgym.physics.containers import allocate_data_arrays
 # counts): changes to the model from Python still reach every world.
 
 
-@njit(cache=True, parallel=True)
-def step_batch(models, worlds, nstep):
-  """Steps every world ``nstep`` times; the worlds are split into ``len(models)`` chunks run in parallel."""
-  nchunk = len(models)
-  nworld = len(worlds)
-  for c in prange(nchunk):
-    m = models[np.int64(c)]
-    for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
-      forward.step(m, worlds[w], nstep)
-
-
-@njit(cache=True, parallel=True)
-def step_observe_batch(models, worlds, nstep):
-  """forward.step_observe on every world (an environment step), chunks of worlds in parallel."""
-  nchunk = len(models)
-  nworld = len(worlds)
-  for c in prange(nchunk):
-    m = models[np.int64(c)]
-    for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
-      forward.step_observe(m, worlds[w], nstep)
-
-
-@njit(cache=True, parallel=True)
-def forward_batch(models, worlds):
-  """Forward dynamics of every world, chunks of worlds in parallel."""
-  nchunk = len(models)
-  nworld = len(worlds)
-  for c in prange(nchunk):
-    m = models[np.int64(c)]
-    for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
-      forward.forward(m, worlds[w])
-
-
-@njit(cache=True, parallel=True)
-def reset_batch(models, worlds, mask):
-  """Resets the worlds whose ``mask`` entry is true (mj_resetData each), chunks of worlds in parallel."""
-  nchunk = len(models)
-  nworld = len(worlds)
-  for c in prange(nchunk):
-    m = models[np.int64(c)]
-    for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
-      if mask[w]:
-        forward.reset_data(m, worlds[w])
-
-
 # Operations of ``run_batch``: what each world selected by the mask goes through.
 OP_STEP = 0          # mj_step, nstep times
 OP_STEP_OBSERVE = 1  # forward.step_observe: an environment step
