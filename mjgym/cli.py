@@ -67,7 +67,7 @@ def main(argv=None):
   sim.add_argument("--steps", type=int, default=2000)
   sim.add_argument("--seed", type=int, default=0)
   sim.add_argument("--no-constraints", action="store_true",
-                   help="disable constraints and contacts (the engine has no contact solver yet)")
+                   help="disable constraints and contacts (pure smooth dynamics)")
   sim.set_defaults(func=simulate)
   args = parser.parse_args(argv)
   return args.func(args)
