@@ -50,7 +50,7 @@ CASES = [
     ("duplicate_name", '<mujoco>\n<worldbody>\n<geom name="g" size="1"/>\n<geom name="g" size="1"/>\n'
      "</worldbody>\n</mujoco>", 4, 'geom name="g"', "name", "repeated name 'g'"),
     ("muscle", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n<muscle joint="j"/>\n</actuator>\n'
-     "</mujoco>", 6, "muscle", None, "unsupported"),
+     "</mujoco>", 6, "muscle", "lengthrange", "did not settle"),
     ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<tactile/>\n</sensor>\n'
      "</mujoco>", 6, "tactile", None, "unsupported"),
     ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="1 1"/>\n<geom size="1"/>\n'

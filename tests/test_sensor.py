@@ -287,3 +287,57 @@ def test_touch_force_and_accelerometer_with_contacts():
     physics.mj_step(m, d)
     oracle.assert_close(d.sensordata, mjd.sensordata, 1e-6, f"step {k}: sensordata")
   assert d.sensordata[0] > 80 and d.sensordata[1] > 5 and d.sensordata[2] == 0.0
+
+
+# --------------------------------------------------------------- length range ----
+
+LENGTHRANGE_EXTRA = ('<motor name="motor" joint="shoulder"/>'
+                     '<muscle name="given" joint="shoulder" lengthrange="-0.5 0.5"/>'
+                     '<general name="muscle_dynamics_only" joint="elbow" dyntype="muscle"/>')
+
+
+@pytest.mark.parametrize("options", [
+    "",
+    '<lengthrange accel="50" tolrange="0.01"/>',
+    '<lengthrange mode="all" maxforce="5" timeconst="0.5" timestep="0.005"/>',
+    '<lengthrange mode="muscleuser" useexisting="false"/>',
+])
+def test_muscle_lengthrange_by_simulation_matches_mujoco(options):
+  """actuator_lengthrange found by the compiler's simulation (<compiler><lengthrange>) is MuJoCo's to 1e-9.
+
+  tests/models/muscle_lengthrange.xml: muscles on a spatial tendon over two limited hinges, on a tendon
+  limited by geometry only, on a limited joint and on a fixed tendon; plus a motor (simulated under
+  mode="all"), a muscle with a given range (kept unless useexisting="false") and a muscle-dynamics-only
+  actuator (never simulated). Both simulations settle on the same soft-limit equilibria (measured: at
+  most 2e-10 apart; the soft limits let the elbow pass its range by 6e-4 to 2.4e-3, more with more accel).
+  """
+  xml = (oracle.MODELS_DIR / "muscle_lengthrange.xml").read_text()
+  xml = xml.replace("<worldbody>", f"<compiler>{options}</compiler><worldbody>")
+  xml = xml.replace("</actuator>", LENGTHRANGE_EXTRA + "</actuator>")
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = physics.MjModel.from_xml_string(xml)
+  oracle.assert_close(m.actuator_lengthrange, mjm.actuator_lengthrange, 1e-9, "actuator_lengthrange")
+  elbow = m.actuator_lengthrange[2]
+  assert -5e-3 < elbow[0] < 0.0 and np.radians(120) < elbow[1] < np.radians(120) + 5e-3
+  oracle.assert_close(m.actuator_lengthrange[1], [0.4, 0.6], 1e-9, "belt (limited by geometry)")
+
+
+@pytest.mark.parametrize("xml, message", [
+    ('<actuator><muscle joint="j"/></actuator>', "did not settle"),
+    ('<actuator><muscle joint="free_j"/></actuator>', "is empty"),
+    ('<compiler><lengthrange inttotal="1" interval="2"/></compiler><actuator><muscle joint="lim"/></actuator>',
+     "did not settle"),
+    ('<compiler><lengthrange timeconst="0"/></compiler>', "timeconst must be positive"),
+    ('<compiler><lengthrange timestep="-0.01"/></compiler>', "timestep must be non-negative"),
+])
+def test_lengthrange_simulation_errors(xml, message):
+  """Unlimited or immobile transmissions, an unsettled simulation and bad options fail at load, named."""
+  model = f"""<mujoco><worldbody><body name="b"><joint name="j"/><geom size="0.1"/></body>
+    <body name="f"><freejoint name="free_j"/><geom size="0.1"/></body>
+    <body name="c" pos="1 0 0"><joint name="lim" range="-30 40"/><geom size="0.1" pos="0.2 0 0"/></body>
+    </worldbody>{xml}</mujoco>"""
+  with pytest.raises(MJCFError, match=message):
+    physics.MjModel.from_xml_string(model)
+  if "lengthrange" in xml and "muscle" in xml:
+    with pytest.raises(ValueError, match="did not converge"):
+      mujoco.MjModel.from_xml_string(model)

@@ -25,13 +25,14 @@ def _compile(text, filename, source):
   from mjgym.physics.mjcf import compiler  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
   root, _ = parser.parse(text, filename, source)
-  values, names = compiler.compile_tree(root, filename, source)
+  values, names, (lengthrange_jobs, lengthrange_settings) = compiler.compile_tree(root, filename, source)
   model = MjModel.from_fields(values, names, source=filename)
   from mjgym.physics import constraint  # pylint: disable=import-outside-toplevel
   constraint.set_const(model)
   # after constraint.set_const: damping ratios use its dof_invweight0
   from mjgym.physics.mjcf import setconst  # pylint: disable=import-outside-toplevel
   setconst.set_const(model)
+  setconst.lengthrange(model, lengthrange_jobs, lengthrange_settings)
   return model
 
 

@@ -133,6 +133,8 @@ class _Builder:
                                   ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)}
     self.rows = {}
     self.meshes = []  # processed meshes, by mesh id
+    self.lengthrange_jobs = []  # (actuator id, element) of the length ranges setconst finds by simulation
+    self._lengthrange_settings = None
 
   # ---- bookkeeping ----
 
@@ -876,12 +878,12 @@ class _Builder:
         if p["dyntype"] == 5 or p["gaintype"] == 3 or p["biastype"] == 3:
           fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")
         self.shortcut_limits(node, p, trntype, trnid, limits)
-        lengthrange = self.lengthrange(node, p, trntype, trnid, gear)
+        lengthrange, simulate = self.lengthrange(node, p, trntype, trnid)
         actdim = node.get("actdim", -1)
         actnum = (1 if p["dyntype"] else 0) if actdim < 0 else actdim
         if actnum > 1 or (actnum == 1 and not p["dyntype"]) or (actnum == 0 and p["dyntype"]):
           fail(node, f"actdim {actdim} does not fit dyntype", "actdim")
-        self.add(ObjType.ACTUATOR, node, actuator_trntype=trntype, actuator_dyntype=p["dyntype"],
+        actid = self.add(ObjType.ACTUATOR, node, actuator_trntype=trntype, actuator_dyntype=p["dyntype"],
                  actuator_gaintype=p["gaintype"], actuator_biastype=p["biastype"], actuator_trnid=trnid,
                  actuator_actadr=na if actnum else -1, actuator_actnum=actnum, actuator_group=node.get("group", 0),
                  actuator_ctrllimited=limits["ctrl"][0], actuator_forcelimited=limits["force"][0],
@@ -891,6 +893,8 @@ class _Builder:
                  actuator_actrange=limits["act"][1], actuator_gear=gear,
                  actuator_cranklength=node.get("cranklength", 0.0), actuator_length0=length0 * gear[0],
                  actuator_lengthrange=lengthrange)
+        if simulate:
+          self.lengthrange_jobs.append((actid, node))
         na += actnum
     v["na"] = na
 
@@ -921,36 +925,46 @@ class _Builder:
                                               self.lookup(ObjType.SITE, node, "slidersite")]
     return int(types.TrnType.BODY), [self.lookup(ObjType.BODY, node, "body"), -1]
 
-  def lengthrange(self, node, p, trntype, trnid, gear):
-    """actuator_lengthrange: as given, or (compiler lengthrange uselimit) the transmission's limits.
+  def lengthrange(self, node, p, trntype, trnid):
+    """(actuator_lengthrange, whether to simulate for it) under <compiler><lengthrange>.
 
-    MuJoCo finds the remaining ranges by simulating the model, which is not supported: such actuators
-    fail to load, naming the options that avoid it.
+    As given (useexisting), the transmission's joint or tendon limits (uselimit), or, for the actuators
+    ``mode`` selects, found by simulating the model once it is compiled (setconst.lengthrange).
     """
     given = list(node.get("lengthrange", [0.0, 0.0]))
-    settings = {}
-    for comp in self.root.all("compiler"):
-      for lr in comp.all("lengthrange"):
-        settings.update(lr.attrs)
-    mode = settings.get("mode", "muscle")
-    muscle = p["dyntype"] == 4 or p["gaintype"] == 2 or p["biastype"] == 2
+    settings = self.lengthrange_settings()
+    mode = settings["mode"]
+    # MuJoCo selects muscles by their gain or bias type (a muscle-type activation alone does not count)
+    muscle = p["gaintype"] == int(types.GainType.MUSCLE) or p["biastype"] == int(types.BiasType.MUSCLE)
     if mode == "none" or (mode in ("muscle", "muscleuser") and not muscle):
-      return given
-    if settings.get("useexisting", True) and given[0] < given[1]:
-      return given
-    rng = None
-    if settings.get("uselimit", False):
+      return given, False
+    if settings["useexisting"] and given[0] < given[1]:
+      return given, False
+    if settings["uselimit"]:
       if trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT)):
         if self.rows["jnt_limited"][trnid[0]] and self.rows["jnt_type"][trnid[0]] in (2, 3):
-          rng = self.rows["jnt_range"][trnid[0]]
+          # MuJoCo takes the limits as they are, without the gear
+          return list(self.rows["jnt_range"][trnid[0]]), False
       elif trntype == int(types.TrnType.TENDON) and self.rows["tendon_limited"][trnid[0]]:
-        rng = self.rows["tendon_range"][trnid[0]]
-    if rng is None:
-      fail(node, "this actuator's lengthrange would be found by simulating the model, which is not supported "
-           "(unsupported feature): give 'lengthrange', or limit its joint/tendon and set <compiler>"
-           "<lengthrange uselimit='true'/>", "lengthrange")
-    # MuJoCo takes the limits as they are, without the gear
-    return list(rng)
+        return list(self.rows["tendon_range"][trnid[0]]), False
+    return [0.0, 0.0], True
+
+  def lengthrange_settings(self):
+    """The <compiler><lengthrange> options with MuJoCo's defaults, checked once."""
+    if self._lengthrange_settings is None:
+      settings = dict(mode="muscle", useexisting=True, uselimit=False, accel=20.0, maxforce=0.0, timeconst=1.0,
+                      timestep=0.01, inttotal=10.0, interval=2.0, tolrange=0.05)
+      for comp in self.root.all("compiler"):
+        for lr in comp.all("lengthrange"):
+          settings.update(lr.attrs)
+          for attr in ("accel", "timeconst", "inttotal", "interval", "tolrange"):
+            if lr.has(attr) and not settings[attr] > 0:
+              fail(lr, f"{attr} must be positive, got {settings[attr]}", attr)
+          for attr in ("maxforce", "timestep"):
+            if lr.has(attr) and not settings[attr] >= 0:
+              fail(lr, f"{attr} must be non-negative, got {settings[attr]}", attr)
+      self._lengthrange_settings = settings
+    return self._lengthrange_settings
 
   def shortcut_limits(self, node, p, trntype, trnid, limits):
     """Ranges the shortcuts fix or require: inheritrange, intvelocity's actrange, damper/adhesion controls."""
@@ -1322,8 +1336,9 @@ def _apply_shortcut(rec, kind, attrs, node):
 
 
 def compile_tree(root, filename, source):
-  """Model field values and per-type names of a parsed model."""
+  """Model field values, per-type names, and (actuators whose length range setconst simulates, the
+  <compiler><lengthrange> options)."""
   builder = _Builder(root, filename, source)
   builder.build()
   values = builder.finish()
-  return values, builder.names
+  return values, builder.names, (builder.lengthrange_jobs, builder.lengthrange_settings())

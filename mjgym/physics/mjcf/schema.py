@@ -188,9 +188,8 @@ _VISUAL = {
 ELEMENTS = {
     "mujoco": {"model": "s"},
     "mujoco/compiler": _COMPILER,
-    # the simulation parameters only matter for the simulated ranges, which are not supported
     "compiler/lengthrange": {"mode": "e:none|muscle|muscleuser|all", "useexisting": "b", "uselimit": "b",
-                             **{n: "v" for n in ("accel", "maxforce", "timeconst", "timestep", "inttotal",
+                             **{n: "f" for n in ("accel", "maxforce", "timeconst", "timestep", "inttotal",
                                                  "interval", "tolrange")}},
     "mujoco/option": _OPTION,
     "option/flag": _FLAG,

@@ -2,15 +2,26 @@
 
 The counterpart of MuJoCo's mj_setConst for what depends on tendons and transmissions: spring lengths of
 spatial tendons (at qpos_spring), tendon_length0, actuator_length0, actuator_acc0, position gains given as
-and position gains given as damping ratios.
+damping ratios; and the actuator length ranges found by simulation (``lengthrange``).
 """
 
+import math
+
 import numpy as np
+from numba import njit
 
 from mjgym.physics import forward
 from mjgym.physics import smooth
+from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.types import BiasType
+from mjgym.physics.types import DisableBit
 from mjgym.physics.types import GainType
+from mjgym.physics.types import MINVAL
+
+# What the length-range simulation leaves out (Modeling chapter, "Length range"): contacts, passive forces,
+# gravity, friction loss and the actuators' own forces. Joint and tendon limits (and equalities) stay.
+_LENGTHRANGE_DISABLE = int(DisableBit.CONTACT | DisableBit.SPRING | DisableBit.DAMPER | DisableBit.GRAVITY
+                           | DisableBit.FRICTIONLOSS | DisableBit.ACTUATION)
 
 
 def set_const(m):
@@ -53,3 +64,75 @@ def _damping_from_ratio(m, d, i):
   used = moment != 0
   mass = np.sum(moment[used] ** 2 / m.dof_invweight0[used])
   return m.actuator_biasprm[i, 2] * 2.0 * np.sqrt(m.actuator_gainprm[i, 0] * mass)
+
+
+def lengthrange(m, jobs, settings):
+  """actuator_lengthrange of the actuators in ``jobs`` ((id, element) pairs), found by simulation.
+
+  As the Modeling chapter ("Length range") and <compiler><lengthrange> describe it: for each actuator and
+  direction, start at qpos0 at rest and push the transmission with a force that gives a joint-space
+  acceleration of norm ``accel`` (its norm capped at ``maxforce`` if positive), with contacts, passive
+  forces, gravity, friction loss and actuator forces off, damping the motion by scaling qvel by
+  exp(-timestep / timeconst) after every step. After ``inttotal`` seconds the shortest (then the longest)
+  length of the last ``interval`` seconds is the range's end; if the lengths of that interval still spread
+  over more than ``tolrange`` of the range, the simulation did not settle and loading fails.
+  """
+  if not jobs:
+    return
+  from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
+  dt = settings["timestep"] if settings["timestep"] > 0 else float(m.opt.timestep)
+  nstep = max(1, int(settings["inttotal"] / dt + 1e-9))
+  nrec = min(nstep, max(1, int(settings["interval"] / dt + 1e-9)))
+  saved = float(m.opt.timestep), int(m.opt.disableflags)
+  m.opt.timestep = dt
+  m.opt.disableflags = saved[1] | _LENGTHRANGE_DISABLE
+  try:
+    d = MjData(m)
+    lengths = np.zeros(nstep)
+    scratch = np.zeros(m.nv)
+    for i, node in jobs:
+      ends, spread = [0.0, 0.0], [0.0, 0.0]
+      for side, sign in enumerate((-1.0, 1.0)):
+        _push(m._struct, d._struct, i, sign, settings["accel"], settings["maxforce"],
+              math.exp(-dt / settings["timeconst"]), lengths, scratch)
+        last = lengths[nstep - nrec:]
+        ends[side] = float(last.min() if side == 0 else last.max())
+        spread[side] = float(last.max() - last.min())
+      if not ends[0] < ends[1]:
+        fail(node, f"the simulated length range ({ends[0]:g}, {ends[1]:g}) is empty: the transmission does not "
+             "move when pushed from qpos0; give 'lengthrange'", "lengthrange")
+      if max(spread) > settings["tolrange"] * (ends[1] - ends[0]):
+        fail(node, f"the length-range simulation did not settle: the lengths of its last interval spread over "
+             f"({spread[0]:g}, {spread[1]:g}) of the range ({ends[0]:g}, {ends[1]:g}), more than tolrange "
+             f"{settings['tolrange']:g}; limit the joints or tendons it moves, tune <compiler><lengthrange>, or "
+             "give 'lengthrange'", "lengthrange")
+      m.actuator_lengthrange[i] = ends
+  finally:
+    m.opt.timestep, m.opt.disableflags = saved
+
+
+@njit(cache=True)
+def _push(m, d, i, sign, accel, maxforce, decay, lengths, x):
+  """One length-range run from qpos0: lengths[k] = actuator i's length before step k."""
+  forward.reset_data(m, d)
+  nv = m.nv
+  for k in range(lengths.shape[0]):
+    forward.fwd_position(m, d)
+    moment = d.actuator_moment[i]
+    smooth.solve_m(m, d, x, moment)
+    xnorm = 0.0
+    mnorm = 0.0
+    for j in range(nv):
+      xnorm += x[j] * x[j]
+      mnorm += moment[j] * moment[j]
+    xnorm = math.sqrt(xnorm)
+    mnorm = math.sqrt(mnorm)
+    force = accel / xnorm if xnorm > MINVAL else 0.0
+    if maxforce > 0.0 and force * mnorm > maxforce:
+      force = maxforce / mnorm
+    for j in range(nv):
+      d.qfrc_applied[j] = sign * force * moment[j]
+    forward.step(m, d, 1)
+    for j in range(nv):
+      d.qvel[j] *= decay
+    lengths[k] = d.actuator_length[i]
