@@ -341,3 +341,84 @@ def test_lengthrange_simulation_errors(xml, message):
   if "lengthrange" in xml and "muscle" in xml:
     with pytest.raises(ValueError, match="did not converge"):
       mujoco.MjModel.from_xml_string(model)
+
+
+# --------------------------------------------------------- tendon side sites ----
+
+
+def test_sidesite_inside_wrap_geom_matches_mujoco():
+  """A side site inside the wrapping sphere or cylinder: the tendon passes through the geom's surface.
+
+  Measured from MuJoCo: where the straight line crosses the geom (its cylinder cross-section) the tendon is
+  straight; otherwise it bends at the one surface point that makes it shortest (two equal wrap points).
+  At 300 random states, lengths and wrap counts are MuJoCo's (measured: 2e-13); wrap points are within
+  1e-6 and ten_J within 1e-5 (measured 6e-8 and 4e-6): MuJoCo finds the bend point less exactly than we
+  do, and our ten_J matches central differences of MuJoCo's own lengths to 1e-6 (measured 7e-10).
+  """
+  mjm, mjd, m, d = _load("tendon_sidesite_inside")
+  rng = np.random.default_rng(7)
+  seen = set()
+  for k in range(300):
+    oracle.random_state(mjm, mjd, rng)
+    oracle.copy_state(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    oracle.assert_close(d.ten_length, mjd.ten_length, 1e-9, f"state {k}: ten_length")
+    np.testing.assert_array_equal(d.ten_wrapnum, mjd.ten_wrapnum, f"state {k}: ten_wrapnum")
+    used = int(mjd.ten_wrapadr[-1] + mjd.ten_wrapnum[-1])
+    np.testing.assert_array_equal(d.wrap_obj.ravel()[:used], mjd.wrap_obj.ravel()[:used], f"state {k}: wrap_obj")
+    oracle.assert_close(d.wrap_xpos.reshape(-1, 3)[:used], mjd.wrap_xpos.reshape(-1, 3)[:used], 1e-6,
+                        f"state {k}: wrap_xpos")
+    oracle.assert_close(d.ten_J, dense_ten_j(mjm, mjd), 1e-5, f"state {k}: ten_J")
+    seen.update((t, int(n)) for t, n in enumerate(mjd.ten_wrapnum))
+  # both tendons went straight through their geom at some states and bent at its surface at others
+  assert seen == {(0, 2), (0, 4), (1, 2), (1, 4)}, seen
+  for k in range(5):
+    oracle.random_state(mjm, mjd, rng)
+    oracle.copy_state(mjd, d)
+    physics.mj_forward(m, d)
+    fd = np.zeros((mjm.ntendon, mjm.nv))
+    h = 1e-6
+    for j in range(mjm.nv):
+      for sign in (1.0, -1.0):
+        q = mjd.qpos.copy()
+        v = np.zeros(mjm.nv)
+        v[j] = sign * h
+        mujoco.mj_integratePos(mjm, q, v, 1.0)
+        probe = mujoco.MjData(mjm)
+        probe.qpos[:] = q
+        mujoco.mj_fwdPosition(mjm, probe)
+        fd[:, j] += sign * probe.ten_length / (2 * h)
+    oracle.assert_close(d.ten_J, fd, 1e-6, f"state {k}: ten_J vs central differences of MuJoCo's lengths")
+
+
+# ------------------------------------------------------------------- adhesion ----
+
+
+def test_adhesion_with_contacts_matches_mujoco():
+  """Body transmissions with contacts: a box held on the floor (4 contacts), a ball reaching a wall within
+  its margin but beyond margin - gap (a contact without constraint rows, which still counts), and a paddle
+  whose adhesion finds no contact. 600 steps of varying controls: actuator_moment, actuator_force and
+  qfrc_actuator within 1e-8 of MuJoCo at each step, the trajectory (qpos, qvel) within 1e-6 (measured:
+  moment 0, forces 2e-16, qpos 1e-16)."""
+  mjm, mjd, m, d = _load("adhesion", constraints=True)
+  box, ball = (mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_BODY, name) for name in ("box", "ball"))
+  gap_contact_steps = box_steps = 0
+  for k in range(600):
+    t = k * mjm.opt.timestep
+    ctrl = [0.5 + 0.5 * np.sin(3 * t), 1.0 if t < 0.6 else 0.5, 1.0, 0.3 + 0.4 * np.sin(5 * t), 0.4 * np.cos(2 * t)]
+    mjd.ctrl[:] = ctrl
+    d.ctrl[:] = ctrl
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    assert d.ncon[0] == mjd.ncon, f"step {k}: ncon"
+    oracle.assert_close(d.actuator_moment, dense_moment(mjm, mjd), 1e-8, f"step {k}: actuator_moment")
+    oracle.assert_close(d.actuator_force, mjd.actuator_force, 1e-8, f"step {k}: actuator_force")
+    oracle.assert_close(d.qfrc_actuator, mjd.qfrc_actuator, 1e-8, f"step {k}: qfrc_actuator")
+    oracle.assert_close(d.qpos, mjd.qpos, 1e-6, f"step {k}: qpos")
+    oracle.assert_close(d.qvel, mjd.qvel, 1e-6, f"step {k}: qvel")
+    bodies = [(mjm.geom_bodyid[c.geom1], mjm.geom_bodyid[c.geom2], c.exclude) for c in mjd.contact]
+    box_steps += sum(box in pair[:2] for pair in bodies) == 4
+    gap_contact_steps += any(ball in pair[:2] and pair[2] == 1 for pair in bodies)
+  assert box_steps > 500 and gap_contact_steps > 50, (box_steps, gap_contact_steps)
+  assert not np.any(d.actuator_moment[2])

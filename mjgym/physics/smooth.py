@@ -438,13 +438,16 @@ def _slider_crank(m, d, i, crank, slider, gear):
 
 @njit(cache=True)
 def _body_transmission(m, d, i, body, gear):
-  """Adhesion: minus the average normal Jacobian of the body's active contacts (pulls them together)."""
+  """Adhesion: minus the average normal Jacobian of the body's contacts (pulls them together).
+
+  Contacts in the gap band (farther than margin - gap, so without constraint rows) count too, as in
+  MuJoCo: adhesion reaches as far as the geom margin.
+  """
   moment = d.actuator_moment[i]
   d.actuator_length[i] = 0.0
   count = 0
   for c in range(d.ncon[0]):
-    if d.contact_exclude[c] == 0 and (m.geom_bodyid[d.contact_geom1[c]] == body
-                                      or m.geom_bodyid[d.contact_geom2[c]] == body):
+    if m.geom_bodyid[d.contact_geom1[c]] == body or m.geom_bodyid[d.contact_geom2[c]] == body:
       count += 1
   if count == 0:
     return
@@ -452,7 +455,7 @@ def _body_transmission(m, d, i, body, gear):
   for c in range(d.ncon[0]):
     b1 = m.geom_bodyid[d.contact_geom1[c]]
     b2 = m.geom_bodyid[d.contact_geom2[c]]
-    if d.contact_exclude[c] != 0 or (b1 != body and b2 != body):
+    if b1 != body and b2 != body:
       continue
     n = d.contact_frame[c]
     s = gear / count

@@ -73,14 +73,49 @@ def _angle(x, y):
 
 
 @njit(cache=True)
-def _wrap_circle(a, b, side, has_side, r):
+def _touch_point(a, b, r):
+  """The point t of the circle (radius r, centre 0) minimizing |a - t| + |t - b|, for a, b outside it with
+  their segment missing it: on the shorter arc between their directions, where the derivative of the path
+  length along the circle vanishes (bisection to round-off)."""
+  pa = _angle(a[0], a[1])
+  span = _angle(b[0], b[1]) - pa
+  if span > pymath.pi:
+    span -= 2.0 * pymath.pi
+  elif span < -pymath.pi:
+    span += 2.0 * pymath.pi
+  lo, hi = 0.0, 1.0
+  for _ in range(100):
+    mid = 0.5 * (lo + hi)
+    th = pa + mid * span
+    c, sn = pymath.cos(th), pymath.sin(th)
+    tx, ty = r * c, r * sn
+    ux, uy = tx - a[0], ty - a[1]
+    vx, vy = tx - b[0], ty - b[1]
+    nu = max(MINVAL, pymath.sqrt(ux * ux + uy * uy))
+    nv = max(MINVAL, pymath.sqrt(vx * vx + vy * vy))
+    # d(length)/d(mid): the tangent (-sin, cos) r span against the two unit directions
+    slope = span * (-sn * (ux / nu + vx / nv) + c * (uy / nu + vy / nv))
+    if slope > 0.0:
+      hi = mid
+    else:
+      lo = mid
+    if hi - lo < 1e-17:
+      break
+  th = pa + 0.5 * (lo + hi) * span
+  return (r * pymath.cos(th), r * pymath.sin(th))
+
+
+@njit(cache=True)
+def _wrap_circle(a, b, side, has_side, inside, r):
   """Shortest wrap of a string from 2D point a to b around the circle of radius r at the origin.
 
   Returns (arc angle, t0, t1) with the tangent points, or arc -1 when the string does not touch the circle.
   The string leaves a along one of a's two tangents and reaches b along one of b's; of the two wraps that
   go around the same way, the one on the side of ``side`` is taken if given, else the shorter one. An end
   point inside the circle, or a straight line that misses the circle on the side point's side, means no
-  wrap.
+  wrap. A side point ``inside`` the geom makes the string pass through the circle instead (as measured
+  from MuJoCo): straight if its line already crosses the circle, else bent at the one point of the circle
+  that makes it shortest (t0 = t1, arc 0).
   """
   da = pymath.sqrt(a[0] * a[0] + a[1] * a[1])
   db = pymath.sqrt(b[0] * b[0] + b[1] * b[1])
@@ -95,6 +130,11 @@ def _wrap_circle(a, b, side, has_side, r):
     return -1.0, none, none
   s = min(1.0, max(0.0, -(a[0] * ab[0] + a[1] * ab[1]) / l2))
   cx, cy = a[0] + s * ab[0], a[1] + s * ab[1]
+  if inside:
+    if cx * cx + cy * cy <= r * r:
+      return -1.0, none, none
+    t = _touch_point(a, b, r)
+    return 0.0, t, t
   if cx * cx + cy * cy > r * r and (not has_side or side[0] * cx + side[1] * cy >= 0.0):
     return -1.0, none, none
   pa, pb = _angle(a[0], a[1]), _angle(b[0], b[1])
@@ -137,8 +177,11 @@ def wrap(m, d, g, side, p0, p1):
   if has_side:
     sp = d.site_xpos[side]
     sd = math.mat_t_vec(mat, (sp[0] - pos[0], sp[1] - pos[1], sp[2] - pos[2]))
+  is_sphere = m.geom_type[g] == GeomType.SPHERE
+  # a side site inside the sphere, or inside the (infinite) cylinder's cross-section
+  inside = has_side and sd[0] * sd[0] + sd[1] * sd[1] + (sd[2] * sd[2] if is_sphere else 0.0) < r * r
   zero = (0.0, 0.0, 0.0)
-  if m.geom_type[g] == GeomType.SPHERE:
+  if is_sphere:
     e1 = math.normalize3(a)
     n = math.cross(a, b)
     if math.dot3(n, n) < 1e-24:
@@ -148,14 +191,14 @@ def wrap(m, d, g, side, p0, p1):
         n = math.cross(a, (0.0, 1.0, 0.0))
     e2 = math.normalize3(math.cross(n, e1))
     arc, t0, t1 = _wrap_circle((math.dot3(a, e1), math.dot3(a, e2)), (math.dot3(b, e1), math.dot3(b, e2)),
-                               (math.dot3(sd, e1), math.dot3(sd, e2)), has_side, r)
+                               (math.dot3(sd, e1), math.dot3(sd, e2)), has_side, inside, r)
     if arc < 0.0:
       return -1.0, zero, zero
     l0 = (t0[0] * e1[0] + t0[1] * e2[0], t0[0] * e1[1] + t0[1] * e2[1], t0[0] * e1[2] + t0[1] * e2[2])
     l1 = (t1[0] * e1[0] + t1[1] * e2[0], t1[0] * e1[1] + t1[1] * e2[1], t1[0] * e1[2] + t1[1] * e2[2])
     length = r * arc
   else:
-    arc, t0, t1 = _wrap_circle((a[0], a[1]), (b[0], b[1]), (sd[0], sd[1]), has_side, r)
+    arc, t0, t1 = _wrap_circle((a[0], a[1]), (b[0], b[1]), (sd[0], sd[1]), has_side, inside, r)
     if arc < 0.0:
       return -1.0, zero, zero
     s0 = pymath.sqrt((a[0] - t0[0]) ** 2 + (a[1] - t0[1]) ** 2)
