@@ -13,8 +13,11 @@ from mjgym.physics import support
 
 RTOL = 1e-9
 NSTATE = 50
+# MuJoCo finds the bend point of a tendon whose side site is inside its wrapping geom only to ~1e-7, so
+# its ten_J there is ~1e-6 off the exact one: test_sensor checks that model with tolerances of its own.
+_OWN_TOLERANCES = ("tendon_sidesite_inside.xml",)
 MODELS = [("gym", name) for name in oracle.GYM_MODELS] + [
-    ("file", p.name) for p in sorted(oracle.MODELS_DIR.glob("*.xml"))]
+    ("file", p.name) for p in sorted(oracle.MODELS_DIR.glob("*.xml")) if p.name not in _OWN_TOLERANCES]
 
 
 def load(kind, name):
