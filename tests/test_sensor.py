@@ -233,8 +233,9 @@ def test_constraint_force_sensors_match_mujoco():
   normals are ~5e-5 off ours (median over 84 contacts), and at one deep overlap its reported depth is
   smaller than the overlap along its own normal. With ccd_tolerance 1e-15 and 1000 ccd_iterations the
   depths agree to 3e-9 but the normals still differ by up to 1e-3 (median 5e-6; the depth is flat to first
-  order in the normal), which moves the forces by up to 1.5e-3. Those contact rows, not the limit rows or the solver, made this test miss 1e-6;
-  contact forces in sensors are checked on primitive pairs in test_touch_force_and_accelerometer_with_contacts.
+  order in the normal), which moves the forces by up to 1.5e-3. Those contact rows, not the limit rows or
+  the solver, made this test miss 1e-6; contact forces in sensors are checked on primitive pairs in
+  test_touch_force_and_accelerometer_with_contacts.
   """
   mjm, mjd, m, d = _load("sensors", constraints=True)
   mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONTACT)

@@ -178,8 +178,12 @@ def wrap(m, d, g, side, p0, p1):
     sp = d.site_xpos[side]
     sd = math.mat_t_vec(mat, (sp[0] - pos[0], sp[1] - pos[1], sp[2] - pos[2]))
   is_sphere = m.geom_type[g] == GeomType.SPHERE
-  # a side site inside the sphere, or inside the (infinite) cylinder's cross-section
-  inside = has_side and sd[0] * sd[0] + sd[1] * sd[1] + (sd[2] * sd[2] if is_sphere else 0.0) < r * r
+  # a side site inside the geom; for a cylinder, within its length too: MuJoCo does not wrap "inside" for a
+  # side site beyond the cylinder's ends, although the wrap itself treats the cylinder as infinite
+  if is_sphere:
+    inside = has_side and sd[0] * sd[0] + sd[1] * sd[1] + sd[2] * sd[2] < r * r
+  else:
+    inside = has_side and sd[0] * sd[0] + sd[1] * sd[1] < r * r and abs(sd[2]) < m.geom_size[g, 1]
   zero = (0.0, 0.0, 0.0)
   if is_sphere:
     e1 = math.normalize3(a)

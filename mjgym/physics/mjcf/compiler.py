@@ -884,15 +884,16 @@ class _Builder:
         if actnum > 1 or (actnum == 1 and not p["dyntype"]) or (actnum == 0 and p["dyntype"]):
           fail(node, f"actdim {actdim} does not fit dyntype", "actdim")
         actid = self.add(ObjType.ACTUATOR, node, actuator_trntype=trntype, actuator_dyntype=p["dyntype"],
-                 actuator_gaintype=p["gaintype"], actuator_biastype=p["biastype"], actuator_trnid=trnid,
-                 actuator_actadr=na if actnum else -1, actuator_actnum=actnum, actuator_group=node.get("group", 0),
-                 actuator_ctrllimited=limits["ctrl"][0], actuator_forcelimited=limits["force"][0],
-                 actuator_actlimited=limits["act"][0], actuator_actearly=int(p["actearly"]),
-                 actuator_dynprm=p["dynprm"], actuator_gainprm=p["gainprm"], actuator_biasprm=p["biasprm"],
-                 actuator_ctrlrange=limits["ctrl"][1], actuator_forcerange=limits["force"][1],
-                 actuator_actrange=limits["act"][1], actuator_gear=gear,
-                 actuator_cranklength=node.get("cranklength", 0.0), actuator_length0=length0 * gear[0],
-                 actuator_lengthrange=lengthrange)
+                         actuator_gaintype=p["gaintype"], actuator_biastype=p["biastype"], actuator_trnid=trnid,
+                         actuator_actadr=na if actnum else -1, actuator_actnum=actnum,
+                         actuator_group=node.get("group", 0),
+                         actuator_ctrllimited=limits["ctrl"][0], actuator_forcelimited=limits["force"][0],
+                         actuator_actlimited=limits["act"][0], actuator_actearly=int(p["actearly"]),
+                         actuator_dynprm=p["dynprm"], actuator_gainprm=p["gainprm"], actuator_biasprm=p["biasprm"],
+                         actuator_ctrlrange=limits["ctrl"][1], actuator_forcerange=limits["force"][1],
+                         actuator_actrange=limits["act"][1], actuator_gear=gear,
+                         actuator_cranklength=node.get("cranklength", 0.0), actuator_length0=length0 * gear[0],
+                         actuator_lengthrange=lengthrange)
         if simulate:
           self.lengthrange_jobs.append((actid, node))
         na += actnum
