@@ -7,6 +7,10 @@ then end-to-end SB3 PPO steps/s (learner and env in one process) through mjgym's
   python benchmarks/bench_vector.py                 # everything (several minutes)
   python benchmarks/bench_vector.py --quick         # fewer world counts, shorter runs
   python benchmarks/bench_vector.py --skip-busy --skip-ppo
+  python benchmarks/bench_vector.py --envs humanoid --worlds 64 --threads 1 2 --skip-busy --skip-ppo
+
+Every runner steps the same kind of actions: uniform over the env's action space (Hopper [-1, 1], Humanoid
+[-0.4, 0.4]), so episodes end (and worlds reset) about as often everywhere.
 
 No asserts on time: the machine is shared and the numbers are noisy; read them side by side.
 """
@@ -23,7 +27,7 @@ import numpy as np
 import mjgym  # noqa: F401  (registers the environments)
 from mjgym import physics
 
-PAIRS = (("MjHopper-v0", "Hopper-v5"), ("MjHumanoid-v0", "Humanoid-v5"))
+PAIRS = {"hopper": ("MjHopper-v0", "Hopper-v5"), "humanoid": ("MjHumanoid-v0", "Humanoid-v5")}
 
 
 def _spin(stop):
@@ -46,12 +50,16 @@ def _rate(step, nworld, seconds, actions):
       return nworld * n / dt
 
 
+def _actions(space, nworld):
+  """8 batches of actions (nworld, *shape) float32, uniform over the (bounded) single-env action ``space``."""
+  rng = np.random.default_rng(0)
+  return [rng.uniform(space.low, space.high, (nworld,) + space.shape).astype(np.float32) for _ in range(8)]
+
+
 def bench_mjgym(env_id, nworld, threads, seconds):
   envs = gym.make_vec(env_id, num_envs=nworld, num_threads=threads)
   envs.reset(seed=0)
-  envs.action_space.seed(0)
-  actions = [envs.action_space.sample() for _ in range(8)]
-  rate = _rate(envs.step, nworld, seconds, actions)
+  rate = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
   envs.close()
   return rate
 
@@ -59,8 +67,7 @@ def bench_mjgym(env_id, nworld, threads, seconds):
 def bench_gymnasium(env_id, nworld, mode, seconds):
   envs = gym.make_vec(env_id, num_envs=nworld, vectorization_mode=mode)
   envs.reset(seed=0)
-  actions = [envs.action_space.sample() for _ in range(8)]
-  rate = _rate(envs.step, nworld, seconds, actions)
+  rate = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
   envs.close()
   return rate
 
@@ -69,9 +76,7 @@ def bench_envpool(env_id, nworld, threads, seconds):
   import envpool  # pylint: disable=import-outside-toplevel
   envs = envpool.make_gymnasium(env_id, num_envs=nworld, num_threads=threads)
   envs.reset()
-  actions = [np.random.uniform(-0.4, 0.4, (nworld,) + envs.action_space.shape).astype(np.float32)
-             for _ in range(8)]
-  rate = _rate(envs.step, nworld, seconds, actions)
+  rate = _rate(envs.step, nworld, seconds, _actions(envs.action_space, nworld))
   envs.close()
   return rate
 
@@ -93,10 +98,10 @@ def _loads(env_id):
     return False
 
 
-def throughput_table(worlds, threads, seconds, gym_worlds, async_worlds):
+def throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds):
   rows = []
   envpool_ok = _envpool_available()
-  for ours, theirs in PAIRS:
+  for ours, theirs in pairs:
     if _loads(ours):
       for n in worlds:
         for t in threads:
@@ -123,8 +128,8 @@ def throughput_table(worlds, threads, seconds, gym_worlds, async_worlds):
 
 
 def print_table(title, rows):
-  print(f"\n{title}\n")
-  print(f"| env | worlds | runner | env-steps/s |\n|---|---:|---|---:|")
+  print(f"\n{title} (load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
+  print("| env | worlds | runner | env-steps/s |\n|---|---:|---|---:|")
   for env_id, n, runner, rate in rows:
     print(f"| {env_id} | {n} | {runner} | {rate:,.0f} |")
 
@@ -165,16 +170,20 @@ def main():
   parser.add_argument("--seconds", type=float, default=1.5, help="seconds per measurement")
   parser.add_argument("--skip-busy", action="store_true", help="skip the busy-core table")
   parser.add_argument("--skip-ppo", action="store_true", help="skip the SB3 PPO comparison")
+  parser.add_argument("--envs", nargs="+", choices=sorted(PAIRS), default=sorted(PAIRS), help="env pairs to run")
+  parser.add_argument("--worlds", nargs="+", type=int, help="world counts (default 1 16 64 256 1024; quick: 16 64)")
+  parser.add_argument("--threads", nargs="+", type=int, default=(1, 2), help="thread counts of mjgym and EnvPool")
   args = parser.parse_args()
-  worlds = (16, 64) if args.quick else (1, 16, 64, 256, 1024)
+  worlds = args.worlds or ((16, 64) if args.quick else (1, 16, 64, 256, 1024))
   seconds = 0.5 if args.quick else args.seconds
-  threads = (1, 2)
+  threads = args.threads
+  pairs = [PAIRS[name] for name in args.envs]
   gym_worlds = {1, 16, 64, 256}  # SyncVectorEnv at 1024 worlds only repeats the 256 figure, slowly
   async_worlds = {1, 16, 64}  # a process per env: beyond 64 processes on a small machine only thrashes
   print(f"CPUs usable: {len(os.sched_getaffinity(0))}, NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS}, "
         f"threading layer: {numba.config.THREADING_LAYER}, load average: {os.getloadavg()}")
 
-  rows = throughput_table(worlds, threads, seconds, gym_worlds, async_worlds)
+  rows = throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds)
   print_table("Env-steps/s (random actions, autoreset NEXT_STEP)", rows)
 
   if not args.skip_busy:
@@ -182,7 +191,7 @@ def main():
     spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
     spinner.start()
     try:
-      busy = throughput_table(worlds if not args.quick else (64,), threads, seconds, {64}, {16})
+      busy = throughput_table(pairs, worlds if not args.quick else (64,), threads, seconds, {64}, {16})
     finally:
       stop.set()
       spinner.join()

@@ -4,10 +4,15 @@
 exactly what a single ``MjEnv`` does (same Task code, same per-world reset noise, same kernels), so world i
 equals the single env seeded with ``seed + i`` bitwise. Two front ends sit on it: ``MjVectorEnv``, a
 ``gymnasium.vector.VectorEnv`` reached by ``gym.make_vec(id, num_envs)``, and ``mjgym.sb3.MjVecEnv`` for
-stable-baselines3. Nothing in a step loops over worlds in Python: rewards, terminations and infos are numpy
-over the world axis and the physics is one parallel kernel call.
+stable-baselines3. Nothing in a step loops over worlds in Python: the physics is one parallel kernel call, and
+rewards, terminations, truncations and infos come from two small kernels (the Task's and ``base.end_step``).
+
+Every array a step returns (observations, rewards, flags, info entries) is freshly allocated: it stays valid
+after later steps, as Gymnasium and SB3 users expect (allocating a few (W,) arrays costs well under a
+microsecond each; reusing buffers would save nothing measurable and break code that keeps the results).
 """
 
+import contextlib
 import os
 
 import gymnasium as gym
@@ -105,14 +110,20 @@ class VectorCore:
 
   # ---------------------------------------------------------------- physics calls
 
-  def _physics(self, method, *args):
-    """Runs a batched physics call on ``num_threads`` threads (numba's count is per calling thread)."""
+  @contextlib.contextmanager
+  def _threads(self, nworld):
+    """Runs the batched physics calls of the block, over ``nworld`` worlds, on ``num_threads`` threads at most,
+    and on one thread when there are fewer than ``2 * MIN_WORLDS_PER_THREAD`` worlds (resets of a few worlds):
+    waking a second thread for them costs more than they take, and far more when another process holds its
+    core. numba's thread count is per calling thread: it is set for the block and restored."""
+    threads = max(1, min(self.num_threads, nworld // MIN_WORLDS_PER_THREAD))
     previous = numba.get_num_threads()
-    if previous == self.num_threads:
-      return method(*args)
-    numba.set_num_threads(self.num_threads)
+    if previous == threads:
+      yield
+      return
+    numba.set_num_threads(threads)
     try:
-      return method(*args)
+      yield
     finally:
       numba.set_num_threads(previous)
 
@@ -147,6 +158,22 @@ class VectorCore:
     been seeded draws its seed from ``np_random``; any other world starts its next episode.
     """
     mask = self._all if mask is None else mask
+    worlds = np.flatnonzero(mask)
+    if seeds is None and self.seeded[worlds].all():  # each world starts its next episode
+      self.episode[worlds] += np.uint64(1)
+    else:
+      self._start_episodes(mask, seeds)
+    b = self.batch
+    with self._threads(len(worlds)):
+      b.reset(mask)
+      self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])))
+      b.observe(mask)
+    self.warnings_seen[worlds] = 0
+    self.elapsed[worlds] = 0
+    return self.task.reset_info(b)
+
+  def _start_episodes(self, mask, seeds):
+    """Seeds and episode numbers of the worlds of ``mask`` for their reset (see ``reset``)."""
     given, values = self._seeds(seeds)
     fresh = mask & given
     draw = mask & ~given & ~self.seeded
@@ -161,39 +188,26 @@ class VectorCore:
     self.episode[fresh] = 0
     self.seeded |= fresh
     self.episode[cont] += np.uint64(1)
-    b = self.batch
-    worlds = np.flatnonzero(mask)
-    self._physics(b.reset, mask)
-    self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])))
-    self._physics(b.observe, mask)
-    self.warnings_seen[mask] = 0
-    self.elapsed[mask] = 0
-    return {k: np.array(v) for k, v in self.task.reset_info(b).items()}  # copies, never views of b
 
   def step(self, actions, mask=None):
     """One env step of the worlds where ``mask`` is true (all by default) with ``actions`` (W, nu).
 
-    Returns (reward (W,) float64, terminated (W,), truncated (W,), info {name: (W,)}, diverged (W,)); the
-    entries of unstepped worlds are meaningless.
+    Returns (reward (W,) float64, terminated (W,), truncated (W,), info {name: (W,)}, diverged (W,)), all
+    fresh arrays; the entries of unstepped worlds are meaningless.
     """
     mask = self._all if mask is None else mask
     b = self.batch
-    actions = np.asarray(actions, dtype=np.float64)
+    actions = np.ascontiguousarray(actions, dtype=np.float64)
     if actions.shape != (self.num_envs, self.model.nu):
       raise ValueError(f"actions have shape {actions.shape}, expected ({self.num_envs}, {self.model.nu})")
     pre = self.task.pre_step(b)
     b.ctrl[:] = actions
-    self._physics(b.step_observe, self.frame_skip, mask)
+    nworld = self.num_envs if mask is self._all else int(np.count_nonzero(mask))
+    with self._threads(nworld):
+      b.step_observe(self.frame_skip, mask)
     reward, terminated, info = self.task.post_step(b, actions, pre)
-    # copies: a Task may hand out the same array as reward and as an info entry, or views of the batch
-    reward = np.array(reward, dtype=np.float64)
-    terminated = np.array(terminated, dtype=np.bool_)
-    info = {k: np.array(v) for k, v in info.items()}
-    diverged = base.new_divergence(b.warning_number, self.warnings_seen)
-    self.elapsed += mask
-    truncated = diverged.copy()
-    if self.max_episode_steps is not None:
-      truncated |= self.elapsed >= self.max_episode_steps
+    diverged, truncated = base.end_step(b.warning_number, self.warnings_seen, base.DIVERGENCE, self.elapsed, mask,
+                                        -1 if self.max_episode_steps is None else self.max_episode_steps)
     return reward, terminated, truncated, info, diverged
 
   def observe(self):
@@ -245,22 +259,27 @@ class VectorCore:
 def masked_info(info, mask, out=None):
   """Adds ``info`` ({name: (W, ...) array}) for the worlds where ``mask`` is true to the vector info ``out``,
   laid out as Gymnasium's ``VectorEnv._add_info`` does: ``out[name]`` zero where no world set it, and
-  ``out["_" + name]`` the mask of worlds that did. Keys no world sets are left out."""
+  ``out["_" + name]`` the mask of worlds that did. Keys no world sets are left out.
+
+  Where every world sets a key, ``out`` takes the array of ``info`` itself, and the arrays of ``out`` are
+  updated in place: pass fresh arrays that nothing else holds (what ``VectorCore`` returns).
+  """
   out = {} if out is None else out
   if not mask.any():
     return out
-  every = mask.all()
+  every = None
   for key, value in info.items():
     value = np.asarray(value)
-    if every and key not in out:  # the common step: every world has every key (values are fresh copies)
-      out[key], out["_" + key] = value, mask.copy()
-      continue
     m = mask.reshape((-1,) + (1,) * (value.ndim - 1))
-    if key in out:
+    if key in out and np.result_type(value, out[key]) == out[key].dtype:
+      np.copyto(out[key], value, where=m)
+      out["_" + key] |= mask
+    elif key in out:
       out[key] = np.where(m, value, out[key])
-      out["_" + key] = out["_" + key] | mask
+      out["_" + key] |= mask
     else:
-      out[key] = np.where(m, value, np.zeros((), value.dtype))
+      every = mask.all() if every is None else every
+      out[key] = value if every else np.where(m, value, np.zeros((), value.dtype))
       out["_" + key] = mask.copy()
   return out
 
@@ -393,11 +412,12 @@ class MjVectorEnv(VectorEnv):
     mode = self.autoreset_mode
     if mode == AutoresetMode.NEXT_STEP:
       resetting = self._autoreset
-      stepping = ~resetting
-      reward, terminated, truncated, info, diverged = core.step(actions, stepping if resetting.any() else None)
+      any_resetting = resetting.any()
+      stepping = ~resetting if any_resetting else core._all  # pylint: disable=protected-access
+      reward, terminated, truncated, info, diverged = core.step(actions, stepping)
       infos = masked_info(info, stepping)
       infos = masked_info({"divergence": diverged}, diverged & stepping, infos)
-      if resetting.any():
+      if any_resetting:
         infos = masked_info(core.reset(resetting), resetting, infos)
         reward[resetting] = 0.0
         terminated[resetting] = False
