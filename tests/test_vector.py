@@ -215,6 +215,29 @@ def test_disabled_mode_refuses_to_step_ended_worlds():
     envs.step(np.zeros((2, 1)))
 
 
+def test_divergence_truncates_the_world_like_the_single_env():
+  """A world whose state blows up is reset by the engine; the step reports it (info["divergence"], truncated)
+  exactly as the single env does, and the other worlds carry on."""
+  envs = gym.make_vec("MjHopper-v0", num_envs=3)
+  single = gym.make("MjHopper-v0")
+  envs.reset(seed=4)
+  single.reset(seed=5)
+  action = np.zeros((3, 3), np.float32)
+  envs.step(action)
+  single.step(action[1])
+  envs.batch.qvel[1] = 1e11
+  single.unwrapped.data.qvel[:] = 1e11
+  obs, reward, terminated, truncated, info = envs.step(action)
+  single_obs, single_reward, single_terminated, single_truncated, single_info = single.step(action[1])
+  assert single_truncated and single_info["divergence"]
+  assert truncated.tolist() == [False, True, False]
+  assert info["_divergence"].tolist() == [False, True, False] and info["divergence"][1]
+  assert np.array_equal(obs[1], single_obs) and reward[1] == single_reward
+  assert terminated[1] == single_terminated
+  obs, reward, *_ = envs.step(action)  # NEXT_STEP: world 1 starts its next episode
+  assert reward[1] == 0.0 and np.array_equal(obs[1], single.reset()[0])
+
+
 def test_num_threads_do_not_change_results():
   outs = []
   for threads in (1, 2):

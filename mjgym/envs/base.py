@@ -180,7 +180,7 @@ class MjEnv(gym.Env):
     self._episode = 0
     self._warnings_seen = np.zeros_like(self._batch.warning_number)
     self._world = np.zeros(1, np.intp)
-    self._elapsed = np.zeros(1, np.int64)
+    self._elapsed = np.zeros(1, np.int64)  # end_step's episode counter; the TimeLimit wrapper truncates
     self._stepped = np.ones(1, np.bool_)
 
   @property

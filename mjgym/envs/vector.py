@@ -206,6 +206,7 @@ class VectorCore:
     with self._threads(nworld):
       b.step_observe(self.frame_skip, mask)
     reward, terminated, info = self.task.post_step(b, actions, pre)
+    reward, terminated = np.asarray(reward, np.float64), np.asarray(terminated, np.bool_)  # custom Tasks; no copy for ours
     diverged, truncated = base.end_step(b.warning_number, self.warnings_seen, base.DIVERGENCE, self.elapsed, mask,
                                         -1 if self.max_episode_steps is None else self.max_episode_steps)
     return reward, terminated, truncated, info, diverged
@@ -416,7 +417,8 @@ class MjVectorEnv(VectorEnv):
       stepping = ~resetting if any_resetting else core._all  # pylint: disable=protected-access
       reward, terminated, truncated, info, diverged = core.step(actions, stepping)
       infos = masked_info(info, stepping)
-      infos = masked_info({"divergence": diverged}, diverged & stepping, infos)
+      if diverged.any():
+        infos = masked_info({"divergence": diverged}, diverged & stepping, infos)
       if any_resetting:
         infos = masked_info(core.reset(resetting), resetting, infos)
         reward[resetting] = 0.0
