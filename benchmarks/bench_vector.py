@@ -1,6 +1,7 @@
 """Vector env throughput: mjgym's batched worlds vs Gymnasium's Sync/AsyncVectorEnv (and EnvPool if installed).
 
-Prints env-steps/s at several world counts and thread counts for MjHopper-v0 / MjHumanoid-v0 next to
+Prints env-steps/s at several world counts and thread counts (fixed, and "auto": the default num_threads=None,
+one thread or all per step, whichever ran faster lately) for MjHopper-v0 / MjHumanoid-v0 next to
 Hopper-v5 / Humanoid-v5 on MuJoCo, all in one run; then the same with one core kept busy by another process;
 then end-to-end SB3 PPO steps/s (learner and env in one process) through mjgym's VecEnv vs SubprocVecEnv.
 
@@ -26,6 +27,7 @@ import numpy as np
 
 import mjgym  # noqa: F401  (registers the environments)
 from mjgym import physics
+from mjgym.envs.vector import default_num_threads
 
 PAIRS = {"hopper": ("MjHopper-v0", "Hopper-v5"), "humanoid": ("MjHumanoid-v0", "Humanoid-v5")}
 
@@ -104,10 +106,11 @@ def throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds):
   for ours, theirs in pairs:
     if _loads(ours):
       for n in worlds:
-        for t in threads:
-          t = min(t, numba.config.NUMBA_NUM_THREADS)
-          rows.append((ours, n, f"mjgym {t} thr", bench_mjgym(ours, n, t, seconds)))
-          print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:18s} {rows[-1][3]:12,.0f}", flush=True)
+        for t in list(threads) + [None]:
+          t = None if t is None else min(t, numba.config.NUMBA_NUM_THREADS)
+          name = f"mjgym {t} thr" if t is not None else f"mjgym auto (<= {default_num_threads(n)} thr)"
+          rows.append((ours, n, name, bench_mjgym(ours, n, t, seconds)))
+          print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:24s} {rows[-1][3]:12,.0f}", flush=True)
     for n in worlds:
       runs = []
       if n in gym_worlds:
@@ -123,7 +126,7 @@ def throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds):
         except Exception as e:  # pylint: disable=broad-except
           print(f"  {theirs} {n} {name} failed: {e!r}")
           continue
-        print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:18s} {rows[-1][3]:12,.0f}", flush=True)
+        print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:24s} {rows[-1][3]:12,.0f}", flush=True)
   return rows
 
 

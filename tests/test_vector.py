@@ -238,17 +238,52 @@ def test_divergence_truncates_the_world_like_the_single_env():
   assert reward[1] == 0.0 and np.array_equal(obs[1], single.reset()[0])
 
 
+def test_thread_chooser_follows_the_faster_count():
+  """Fed step times, the chooser warms up each count, settles on the faster, probes the other every
+  probe_every steps, and switches when the load changes which one is faster."""
+  chooser = vector.ThreadChooser(2, probe_every=10)
+  cost = {1: 2.0, 2: 1.0}  # two threads twice as fast: idle cores
+  used = []
+  for _ in range(60):
+    threads = chooser.next()
+    used.append(threads)
+    chooser.record(threads, cost[threads])
+  assert used[:4] == [1, 1, 2, 2]  # the first time of each count is a warm-up
+  assert used[10:].count(1) == 5 and all(used[k] == 1 for k in range(19, 60, 10))  # probes only
+  cost = {1: 2.0, 2: 5.0}  # another process now holds a core
+  for _ in range(60):
+    threads = chooser.next()
+    used.append(threads)
+    chooser.record(threads, cost[threads])
+  assert used[-30:].count(2) == 3  # settled on one thread, still probing two
+  assert vector.ThreadChooser(1).next() == 1
+
+
+def test_num_threads_default_is_chosen_per_step_and_explicit_counts_are_fixed():
+  envs = gym.make_vec("MjHopper-v0", num_envs=32)
+  core = envs.unwrapped._core  # pylint: disable=protected-access
+  assert core.thread_chooser is not None and core.num_threads == vector.default_num_threads(32)
+  envs.reset(seed=0)
+  for _ in range(5):
+    envs.step(np.zeros((32, 3)))
+  assert core.thread_chooser.calls == 5
+  envs.unwrapped.num_threads = 1
+  assert core.thread_chooser is None and core.num_threads == 1
+  with pytest.raises(ValueError):
+    envs.unwrapped.num_threads = physics_batch.numba.config.NUMBA_NUM_THREADS + 1
+
+
 def test_num_threads_do_not_change_results():
   outs = []
-  for threads in (1, 2):
-    threads = min(threads, physics_batch.numba.config.NUMBA_NUM_THREADS)
+  for threads in (1, 2, None):
+    threads = None if threads is None else min(threads, physics_batch.numba.config.NUMBA_NUM_THREADS)
     envs = gym.make_vec("MjHopper-v0", num_envs=32, num_threads=threads)
     obs, _ = envs.reset(seed=3)
     rng = np.random.default_rng(1)
     for _ in range(10):
       obs, *_ = envs.step(rng.uniform(-1, 1, (32, 3)))
     outs.append(obs)
-  assert np.array_equal(outs[0], outs[1])
+  assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
   assert vector.default_num_threads(1) == 1
   assert 1 <= vector.default_num_threads(1024) <= physics_batch.numba.config.NUMBA_NUM_THREADS
 

@@ -14,6 +14,7 @@ microsecond each; reusing buffers would save nothing measurable and break code t
 
 import contextlib
 import os
+import time
 
 import gymnasium as gym
 import numba
@@ -51,6 +52,49 @@ def load_env_class(entry_point):
   return load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
 
 
+class ThreadChooser:
+  """Chooses between one thread and ``max_threads`` for the batched step from the times it measures.
+
+  On idle cores a step on two threads runs up to twice as fast as on one; when other processes load the cores,
+  it waits for every thread to be scheduled and often runs slower than one thread (docs/vector.md). The chooser
+  keeps an exponential average of the seconds per world of each count, uses the faster one, and measures the
+  other once every ``probe_every`` steps to follow changes of load. The first measurement of each count is a
+  warm-up and is dropped. Results never depend on the choice.
+  """
+
+  def __init__(self, max_threads, probe_every=50, smoothing=0.3):
+    self.options = (1, int(max_threads)) if max_threads > 1 else (1,)
+    self.probe_every = probe_every
+    self.smoothing = smoothing
+    self.cost = [None] * len(self.options)  # seconds per world-step, averaged
+    self.samples = [0] * len(self.options)
+    self.best = len(self.options) - 1
+    self.calls = 0
+
+  def next(self):
+    """Thread count for the next step."""
+    self.calls += 1
+    for i, cost in enumerate(self.cost):
+      if cost is None:
+        return self.options[i]
+    if len(self.options) > 1 and self.calls % self.probe_every == 0:
+      return self.options[1 - self.best]
+    return self.options[self.best]
+
+  def record(self, threads, seconds_per_world):
+    """Adds the measured time of a step that ran on ``threads`` threads."""
+    if threads not in self.options:
+      return
+    i = self.options.index(threads)
+    self.samples[i] += 1
+    if self.samples[i] == 1:
+      return
+    cost = self.cost[i]
+    self.cost[i] = seconds_per_world if cost is None else cost + self.smoothing * (seconds_per_world - cost)
+    if None not in self.cost:
+      self.best = min(range(len(self.options)), key=self.cost.__getitem__)
+
+
 class WorldBatch:
   """World ``w`` of an MjDataBatch as a batch of one world (fields ``(1, ...)`` viewing the same memory)."""
 
@@ -81,7 +125,8 @@ class VectorCore:
     env: a single ``MjEnv`` serving as template: its model, Task, frame_skip, spaces and render options.
     num_envs: number of worlds.
     max_episode_steps: truncation after this many steps of an episode (None: never).
-    num_threads: threads of the batched physics calls; None picks ``default_num_threads(num_envs)``.
+    num_threads: threads of the batched physics calls; None: up to ``default_num_threads(num_envs)``, the count
+      of each step chosen by a ``ThreadChooser`` from measured step times.
   """
 
   def __init__(self, env, num_envs, max_episode_steps=None, num_threads=None):
@@ -94,10 +139,7 @@ class VectorCore:
     self.frame_skip = env.frame_skip
     self.obs_dtype = env.observation_space.dtype
     self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
-    self.num_threads = default_num_threads(num_envs) if num_threads is None else int(num_threads)
-    if not 1 <= self.num_threads <= numba.config.NUMBA_NUM_THREADS:
-      raise ValueError(f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (NUMBA_NUM_THREADS), "
-                       f"got {self.num_threads}")
+    self.set_num_threads(num_threads)
     self.batch = physics_batch.MjDataBatch(self.model, self.num_envs)
     self.world_seed = np.zeros(self.num_envs, np.uint64)
     self.seeded = np.zeros(self.num_envs, np.bool_)
@@ -110,20 +152,30 @@ class VectorCore:
 
   # ---------------------------------------------------------------- physics calls
 
+  def set_num_threads(self, num_threads):
+    """A fixed thread count for the batched physics, or None: chosen per step (see ``ThreadChooser``)."""
+    n = default_num_threads(self.num_envs) if num_threads is None else int(num_threads)
+    if not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
+      raise ValueError(f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (NUMBA_NUM_THREADS), "
+                       f"got {n}")
+    self.num_threads = n
+    self.thread_chooser = ThreadChooser(n) if num_threads is None else None
+
   @contextlib.contextmanager
-  def _threads(self, nworld):
-    """Runs the batched physics calls of the block, over ``nworld`` worlds, on ``num_threads`` threads at most,
-    and on one thread when there are fewer than ``2 * MIN_WORLDS_PER_THREAD`` worlds (resets of a few worlds):
-    waking a second thread for them costs more than they take, and far more when another process holds its
-    core. numba's thread count is per calling thread: it is set for the block and restored."""
-    threads = max(1, min(self.num_threads, nworld // MIN_WORLDS_PER_THREAD))
+  def _threads(self, nworld, limit=None):
+    """Runs the batched physics calls of the block, over ``nworld`` worlds, on ``limit`` (default
+    ``num_threads``) threads at most, and on one thread when there are fewer than ``2 * MIN_WORLDS_PER_THREAD``
+    worlds (resets of a few worlds): waking a second thread for them costs more than they take, and far more
+    when another process holds its core. Yields the thread count. numba's count is per calling thread: it is
+    set for the block and restored."""
+    threads = max(1, min(self.num_threads if limit is None else limit, nworld // MIN_WORLDS_PER_THREAD))
     previous = numba.get_num_threads()
     if previous == threads:
-      yield
+      yield threads
       return
     numba.set_num_threads(threads)
     try:
-      yield
+      yield threads
     finally:
       numba.set_num_threads(previous)
 
@@ -203,10 +255,16 @@ class VectorCore:
     pre = self.task.pre_step(b)
     b.ctrl[:] = actions
     nworld = self.num_envs if mask is self._all else int(np.count_nonzero(mask))
-    with self._threads(nworld):
+    chooser = self.thread_chooser
+    with self._threads(nworld, None if chooser is None else chooser.next()) as threads:
+      start = time.perf_counter()
       b.step_observe(self.frame_skip, mask)
+      seconds = time.perf_counter() - start
+    if chooser is not None and nworld:
+      chooser.record(threads, seconds / nworld)
     reward, terminated, info = self.task.post_step(b, actions, pre)
-    reward, terminated = np.asarray(reward, np.float64), np.asarray(terminated, np.bool_)  # custom Tasks; no copy for ours
+    # no copies for the Tasks of mjgym; other dtypes of a custom Task converted
+    reward, terminated = np.asarray(reward, np.float64), np.asarray(terminated, np.bool_)
     diverged, truncated = base.end_step(b.warning_number, self.warnings_seen, base.DIVERGENCE, self.elapsed, mask,
                                         -1 if self.max_episode_steps is None else self.max_episode_steps)
     return reward, terminated, truncated, info, diverged
@@ -296,7 +354,8 @@ class MjVectorEnv(VectorEnv):
     max_episode_steps: truncation after this many steps (``make_vec`` passes the registered value).
     autoreset_mode: ``AutoresetMode`` (or its value): NEXT_STEP (default), SAME_STEP or DISABLED, with
       Gymnasium's semantics (SAME_STEP puts ``final_obs``/``final_info`` in the info).
-    num_threads: threads of the batched physics; None: one per usable CPU, at least 8 worlds per thread.
+    num_threads: threads of the batched physics; None: up to one per usable CPU (at least 8 worlds per thread),
+      each step on one thread or all of them, whichever ran faster lately (``ThreadChooser``).
     render_mode: None, "rgb_array" or "depth_array"; ``render()`` returns a tuple of frames, one per world.
     env_class: the single env's class or entry point (subclasses set the class attribute).
     **kwargs: the single env's arguments (frame_skip, obs_dtype, reward weights, xml_file, ...).
@@ -351,9 +410,8 @@ class MjVectorEnv(VectorEnv):
 
   @num_threads.setter
   def num_threads(self, n):
-    if not 1 <= int(n) <= numba.config.NUMBA_NUM_THREADS:
-      raise ValueError(f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}], got {n}")
-    self._core.num_threads = int(n)
+    """A fixed thread count, or None for the per-step choice."""
+    self._core.set_num_threads(n)
 
   @property
   def dt(self):
