@@ -41,15 +41,17 @@ def _spin(stop):
 
 
 def _rate(step, nworld, seconds, actions):
-  """env-steps/s of ``step(actions[k])`` over about ``seconds`` (after a warm-up step)."""
+  """(env-steps/s, CPU µs of this process per env-step) of ``step(actions[k])`` over about ``seconds`` (after a
+  warm-up step). The CPU time counts every thread of the process (EnvPool's workers too, not the processes of
+  an AsyncVectorEnv): on a shared machine it moves far less with the load than the rate does."""
   step(actions[0])
-  n, t0 = 0, time.perf_counter()
+  n, t0, cpu0 = 0, time.perf_counter(), time.process_time()
   while True:
     step(actions[n % len(actions)])
     n += 1
     dt = time.perf_counter() - t0
     if dt >= seconds:
-      return nworld * n / dt
+      return nworld * n / dt, (time.process_time() - cpu0) / (nworld * n) * 1e6
 
 
 def _actions(space, nworld):
@@ -69,9 +71,9 @@ def bench_mjgym(env_id, nworld, threads, seconds):
 def bench_gymnasium(env_id, nworld, mode, seconds):
   envs = gym.make_vec(env_id, num_envs=nworld, vectorization_mode=mode)
   envs.reset(seed=0)
-  rate = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
+  rate, cpu = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
   envs.close()
-  return rate
+  return rate, (cpu if mode == "sync" else None)
 
 
 def bench_envpool(env_id, nworld, threads, seconds):
@@ -109,8 +111,8 @@ def throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds):
         for t in list(threads) + [None]:
           t = None if t is None else min(t, numba.config.NUMBA_NUM_THREADS)
           name = f"mjgym {t} thr" if t is not None else f"mjgym auto (<= {default_num_threads(n)} thr)"
-          rows.append((ours, n, name, bench_mjgym(ours, n, t, seconds)))
-          print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:24s} {rows[-1][3]:12,.0f}", flush=True)
+          rows.append((ours, n, name, *bench_mjgym(ours, n, t, seconds)))
+          _print_row(rows[-1])
     for n in worlds:
       runs = []
       if n in gym_worlds:
@@ -122,19 +124,28 @@ def throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds):
           runs.append((f"EnvPool {t} thr", lambda n=n, t=t: bench_envpool(theirs, n, t, seconds)))
       for name, run in runs:
         try:
-          rows.append((theirs, n, name, run()))
+          rows.append((theirs, n, name, *run()))
         except Exception as e:  # pylint: disable=broad-except
           print(f"  {theirs} {n} {name} failed: {e!r}")
           continue
-        print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:24s} {rows[-1][3]:12,.0f}", flush=True)
+        _print_row(rows[-1])
   return rows
+
+
+def _cpu(cpu):
+  return "–" if cpu is None else f"{cpu:,.1f}"
+
+
+def _print_row(row):
+  env_id, n, runner, rate, cpu = row
+  print(f"  {env_id:14s} {n:5d} {runner:24s} {rate:12,.0f} {_cpu(cpu):>10s}", flush=True)
 
 
 def print_table(title, rows):
   print(f"\n{title} (load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
-  print("| env | worlds | runner | env-steps/s |\n|---|---:|---|---:|")
-  for env_id, n, runner, rate in rows:
-    print(f"| {env_id} | {n} | {runner} | {rate:,.0f} |")
+  print("| env | worlds | runner | env-steps/s | CPU µs / env-step |\n|---|---:|---|---:|---:|")
+  for env_id, n, runner, rate, cpu in rows:
+    print(f"| {env_id} | {n} | {runner} | {rate:,.0f} | {_cpu(cpu)} |")
 
 
 def ppo_rate(make_env, steps, n_envs):
@@ -157,13 +168,14 @@ def ppo_table(steps, n_envs, subproc_envs):
   from stable_baselines3.common.env_util import make_vec_env  # pylint: disable=import-outside-toplevel
   from stable_baselines3.common.vec_env import SubprocVecEnv  # pylint: disable=import-outside-toplevel
   from mjgym import sb3  # pylint: disable=import-outside-toplevel
+  # CPU time left out: SubprocVecEnv's envs run in other processes
   rows = [("MjHopper-v0", n_envs, "mjgym.sb3 VecEnv",
-           ppo_rate(lambda: sb3.make_vec_env("MjHopper-v0", n_envs=n_envs, seed=0), steps, n_envs))]
-  print(f"  {rows[-1]}", flush=True)
+           ppo_rate(lambda: sb3.make_vec_env("MjHopper-v0", n_envs=n_envs, seed=0), steps, n_envs), None)]
+  _print_row(rows[-1])
   rows.append(("Hopper-v5", subproc_envs, "SB3 SubprocVecEnv",
                ppo_rate(lambda: make_vec_env("Hopper-v5", n_envs=subproc_envs, seed=0, vec_env_cls=SubprocVecEnv),
-                        steps, subproc_envs)))
-  print(f"  {rows[-1]}", flush=True)
+                        steps, subproc_envs), None))
+  _print_row(rows[-1])
   return rows
 
 
