@@ -1,12 +1,17 @@
 """Vector env throughput: mjgym's batched worlds vs Gymnasium's Sync/AsyncVectorEnv (and EnvPool if installed).
 
-Prints env-steps/s at several world counts and thread counts for MjHopper-v0 / MjHumanoid-v0 next to
+Prints env-steps/s at several world counts and thread counts (fixed, and "auto": the default num_threads=None,
+one thread or all per step, whichever ran faster lately) for MjHopper-v0 / MjHumanoid-v0 next to
 Hopper-v5 / Humanoid-v5 on MuJoCo, all in one run; then the same with one core kept busy by another process;
 then end-to-end SB3 PPO steps/s (learner and env in one process) through mjgym's VecEnv vs SubprocVecEnv.
 
   python benchmarks/bench_vector.py                 # everything (several minutes)
   python benchmarks/bench_vector.py --quick         # fewer world counts, shorter runs
   python benchmarks/bench_vector.py --skip-busy --skip-ppo
+  python benchmarks/bench_vector.py --envs humanoid --worlds 64 --threads 1 2 --skip-busy --skip-ppo
+
+Every runner steps the same kind of actions: uniform over the env's action space (Hopper [-1, 1], Humanoid
+[-0.4, 0.4]), so episodes end (and worlds reset) about as often everywhere.
 
 No asserts on time: the machine is shared and the numbers are noisy; read them side by side.
 """
@@ -22,8 +27,9 @@ import numpy as np
 
 import mjgym  # noqa: F401  (registers the environments)
 from mjgym import physics
+from mjgym.envs.vector import default_num_threads
 
-PAIRS = (("MjHopper-v0", "Hopper-v5"), ("MjHumanoid-v0", "Humanoid-v5"))
+PAIRS = {"hopper": ("MjHopper-v0", "Hopper-v5"), "humanoid": ("MjHumanoid-v0", "Humanoid-v5")}
 
 
 def _spin(stop):
@@ -35,23 +41,29 @@ def _spin(stop):
 
 
 def _rate(step, nworld, seconds, actions):
-  """env-steps/s of ``step(actions[k])`` over about ``seconds`` (after a warm-up step)."""
+  """(env-steps/s, CPU µs of this process per env-step) of ``step(actions[k])`` over about ``seconds`` (after a
+  warm-up step). The CPU time counts every thread of the process (EnvPool's workers too, not the processes of
+  an AsyncVectorEnv): on a shared machine it moves far less with the load than the rate does."""
   step(actions[0])
-  n, t0 = 0, time.perf_counter()
+  n, t0, cpu0 = 0, time.perf_counter(), time.process_time()
   while True:
     step(actions[n % len(actions)])
     n += 1
     dt = time.perf_counter() - t0
     if dt >= seconds:
-      return nworld * n / dt
+      return nworld * n / dt, (time.process_time() - cpu0) / (nworld * n) * 1e6
+
+
+def _actions(space, nworld):
+  """8 batches of actions (nworld, *shape) float32, uniform over the (bounded) single-env action ``space``."""
+  rng = np.random.default_rng(0)
+  return [rng.uniform(space.low, space.high, (nworld,) + space.shape).astype(np.float32) for _ in range(8)]
 
 
 def bench_mjgym(env_id, nworld, threads, seconds):
   envs = gym.make_vec(env_id, num_envs=nworld, num_threads=threads)
   envs.reset(seed=0)
-  envs.action_space.seed(0)
-  actions = [envs.action_space.sample() for _ in range(8)]
-  rate = _rate(envs.step, nworld, seconds, actions)
+  rate = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
   envs.close()
   return rate
 
@@ -59,19 +71,16 @@ def bench_mjgym(env_id, nworld, threads, seconds):
 def bench_gymnasium(env_id, nworld, mode, seconds):
   envs = gym.make_vec(env_id, num_envs=nworld, vectorization_mode=mode)
   envs.reset(seed=0)
-  actions = [envs.action_space.sample() for _ in range(8)]
-  rate = _rate(envs.step, nworld, seconds, actions)
+  rate, cpu = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
   envs.close()
-  return rate
+  return rate, (cpu if mode == "sync" else None)
 
 
 def bench_envpool(env_id, nworld, threads, seconds):
   import envpool  # pylint: disable=import-outside-toplevel
   envs = envpool.make_gymnasium(env_id, num_envs=nworld, num_threads=threads)
   envs.reset()
-  actions = [np.random.uniform(-0.4, 0.4, (nworld,) + envs.action_space.shape).astype(np.float32)
-             for _ in range(8)]
-  rate = _rate(envs.step, nworld, seconds, actions)
+  rate = _rate(envs.step, nworld, seconds, _actions(envs.action_space, nworld))
   envs.close()
   return rate
 
@@ -93,16 +102,17 @@ def _loads(env_id):
     return False
 
 
-def throughput_table(worlds, threads, seconds, gym_worlds, async_worlds):
+def throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds):
   rows = []
   envpool_ok = _envpool_available()
-  for ours, theirs in PAIRS:
+  for ours, theirs in pairs:
     if _loads(ours):
       for n in worlds:
-        for t in threads:
-          t = min(t, numba.config.NUMBA_NUM_THREADS)
-          rows.append((ours, n, f"mjgym {t} thr", bench_mjgym(ours, n, t, seconds)))
-          print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:18s} {rows[-1][3]:12,.0f}", flush=True)
+        for t in list(threads) + [None]:
+          t = None if t is None else min(t, numba.config.NUMBA_NUM_THREADS)
+          name = f"mjgym {t} thr" if t is not None else f"mjgym auto (<= {default_num_threads(n)} thr)"
+          rows.append((ours, n, name, *bench_mjgym(ours, n, t, seconds)))
+          _print_row(rows[-1])
     for n in worlds:
       runs = []
       if n in gym_worlds:
@@ -114,19 +124,28 @@ def throughput_table(worlds, threads, seconds, gym_worlds, async_worlds):
           runs.append((f"EnvPool {t} thr", lambda n=n, t=t: bench_envpool(theirs, n, t, seconds)))
       for name, run in runs:
         try:
-          rows.append((theirs, n, name, run()))
+          rows.append((theirs, n, name, *run()))
         except Exception as e:  # pylint: disable=broad-except
           print(f"  {theirs} {n} {name} failed: {e!r}")
           continue
-        print(f"  {rows[-1][0]:14s} {n:5d} {rows[-1][2]:18s} {rows[-1][3]:12,.0f}", flush=True)
+        _print_row(rows[-1])
   return rows
 
 
+def _cpu(cpu):
+  return "–" if cpu is None else f"{cpu:,.1f}"
+
+
+def _print_row(row):
+  env_id, n, runner, rate, cpu = row
+  print(f"  {env_id:14s} {n:5d} {runner:24s} {rate:12,.0f} {_cpu(cpu):>10s}", flush=True)
+
+
 def print_table(title, rows):
-  print(f"\n{title}\n")
-  print(f"| env | worlds | runner | env-steps/s |\n|---|---:|---|---:|")
-  for env_id, n, runner, rate in rows:
-    print(f"| {env_id} | {n} | {runner} | {rate:,.0f} |")
+  print(f"\n{title} (load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
+  print("| env | worlds | runner | env-steps/s | CPU µs / env-step |\n|---|---:|---|---:|---:|")
+  for env_id, n, runner, rate, cpu in rows:
+    print(f"| {env_id} | {n} | {runner} | {rate:,.0f} | {_cpu(cpu)} |")
 
 
 def ppo_rate(make_env, steps, n_envs):
@@ -149,13 +168,14 @@ def ppo_table(steps, n_envs, subproc_envs):
   from stable_baselines3.common.env_util import make_vec_env  # pylint: disable=import-outside-toplevel
   from stable_baselines3.common.vec_env import SubprocVecEnv  # pylint: disable=import-outside-toplevel
   from mjgym import sb3  # pylint: disable=import-outside-toplevel
+  # CPU time left out: SubprocVecEnv's envs run in other processes
   rows = [("MjHopper-v0", n_envs, "mjgym.sb3 VecEnv",
-           ppo_rate(lambda: sb3.make_vec_env("MjHopper-v0", n_envs=n_envs, seed=0), steps, n_envs))]
-  print(f"  {rows[-1]}", flush=True)
+           ppo_rate(lambda: sb3.make_vec_env("MjHopper-v0", n_envs=n_envs, seed=0), steps, n_envs), None)]
+  _print_row(rows[-1])
   rows.append(("Hopper-v5", subproc_envs, "SB3 SubprocVecEnv",
                ppo_rate(lambda: make_vec_env("Hopper-v5", n_envs=subproc_envs, seed=0, vec_env_cls=SubprocVecEnv),
-                        steps, subproc_envs)))
-  print(f"  {rows[-1]}", flush=True)
+                        steps, subproc_envs), None))
+  _print_row(rows[-1])
   return rows
 
 
@@ -165,16 +185,20 @@ def main():
   parser.add_argument("--seconds", type=float, default=1.5, help="seconds per measurement")
   parser.add_argument("--skip-busy", action="store_true", help="skip the busy-core table")
   parser.add_argument("--skip-ppo", action="store_true", help="skip the SB3 PPO comparison")
+  parser.add_argument("--envs", nargs="+", choices=sorted(PAIRS), default=sorted(PAIRS), help="env pairs to run")
+  parser.add_argument("--worlds", nargs="+", type=int, help="world counts (default 1 16 64 256 1024; quick: 16 64)")
+  parser.add_argument("--threads", nargs="+", type=int, default=(1, 2), help="thread counts of mjgym and EnvPool")
   args = parser.parse_args()
-  worlds = (16, 64) if args.quick else (1, 16, 64, 256, 1024)
+  worlds = args.worlds or ((16, 64) if args.quick else (1, 16, 64, 256, 1024))
   seconds = 0.5 if args.quick else args.seconds
-  threads = (1, 2)
+  threads = args.threads
+  pairs = [PAIRS[name] for name in args.envs]
   gym_worlds = {1, 16, 64, 256}  # SyncVectorEnv at 1024 worlds only repeats the 256 figure, slowly
   async_worlds = {1, 16, 64}  # a process per env: beyond 64 processes on a small machine only thrashes
   print(f"CPUs usable: {len(os.sched_getaffinity(0))}, NUMBA_NUM_THREADS={numba.config.NUMBA_NUM_THREADS}, "
         f"threading layer: {numba.config.THREADING_LAYER}, load average: {os.getloadavg()}")
 
-  rows = throughput_table(worlds, threads, seconds, gym_worlds, async_worlds)
+  rows = throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds)
   print_table("Env-steps/s (random actions, autoreset NEXT_STEP)", rows)
 
   if not args.skip_busy:
@@ -182,7 +206,7 @@ def main():
     spinner = multiprocessing.Process(target=_spin, args=(stop,), daemon=True)
     spinner.start()
     try:
-      busy = throughput_table(worlds if not args.quick else (64,), threads, seconds, {64}, {16})
+      busy = throughput_table(pairs, worlds if not args.quick else (64,), threads, seconds, {64}, {16})
     finally:
       stop.set()
       spinner.join()

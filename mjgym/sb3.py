@@ -27,7 +27,8 @@ class MjVecEnv(VecEnv):
     env_class: the single env's class or entry point (``"mjgym.envs.hopper:MjHopperEnv"``).
     n_envs: number of worlds.
     max_episode_steps: truncation after this many steps (None: never).
-    num_threads: threads of the batched physics; None: one per usable CPU, at least 8 worlds per thread.
+    num_threads: threads of the batched physics; None: up to one per usable CPU (at least 8 worlds per thread),
+      each step on one thread or all of them, whichever ran faster lately (``vector.ThreadChooser``).
     render_mode: None or "rgb_array" (needed by VecVideoRecorder).
     env_kwargs: the single env's arguments.
   """
@@ -155,7 +156,7 @@ def make_vec_env(env_id, n_envs=1, seed=None, env_kwargs=None, monitor=True, mon
     env_kwargs: the env's arguments.
     monitor: wrap in ``VecMonitor`` (episode returns and lengths in ``info["episode"]``), as SB3 wraps each
       env in ``Monitor``; ``monitor_dir`` is its log directory.
-    num_threads: threads of the batched physics (None: see ``vector.default_num_threads``).
+    num_threads: threads of the batched physics (None: chosen per step, see ``vector.ThreadChooser``).
     max_episode_steps: overrides the registered episode limit.
     render_mode: None or "rgb_array".
   """

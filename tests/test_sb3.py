@@ -23,19 +23,20 @@ def _assert_infos_equal(ours, ref):
       assert type(a[k]) is type(b[k]), (w, k, type(a[k]), type(b[k]))
 
 
-def test_matches_dummy_vec_env_bitwise():
+@pytest.mark.parametrize("env_id,limit,scale", [("MjHopper-v0", 25, 1.0), ("MjHumanoid-v0", 20, 0.4)])
+def test_matches_dummy_vec_env_bitwise(env_id, limit, scale):
   """Observations, rewards, dones and infos (terminal_observation, TimeLimit.truncated) as DummyVecEnv's over
-  episodes ending by termination and by truncation."""
-  n, limit = 4, 25
-  ours = sb3.make_vec_env("MjHopper-v0", n_envs=n, seed=5, monitor=False, max_episode_steps=limit)
-  ref = DummyVecEnv([lambda: gym.make("MjHopper-v0", max_episode_steps=limit) for _ in range(n)])
+  episodes ending by termination and by truncation (random actions in [-scale, scale])."""
+  n = 4
+  ours = sb3.make_vec_env(env_id, n_envs=n, seed=5, monitor=False, max_episode_steps=limit)
+  ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=limit) for _ in range(n)])
   ref.seed(5)
   assert np.array_equal(ours.reset(), ref.reset())
   _assert_infos_equal(ours.reset_infos, ref.reset_infos)
   rng = np.random.default_rng(0)
   terminated = truncated = 0
-  for _ in range(60):
-    actions = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
+  for _ in range(80):
+    actions = rng.uniform(-scale, scale, (n,) + ours.action_space.shape).astype(np.float32)
     obs_a, rew_a, done_a, info_a = ours.step(actions)
     obs_b, rew_b, done_b, info_b = ref.step(actions)
     assert np.array_equal(obs_a, obs_b) and obs_a.dtype == obs_b.dtype

@@ -48,9 +48,9 @@ def assert_same(a, b, where=""):
   assert a.dtype == b.dtype, f"{where}: dtype {a.dtype} != {b.dtype}"
 
 
-def _rollout_against_sync(env_id, mode, num_envs=4, steps=60, max_episode_steps=25, seed=123):
-  """Steps our vector env and SyncVectorEnv of single envs side by side; returns the (terminated, truncated)
-  counts seen."""
+def _rollout_against_sync(env_id, mode, num_envs=4, steps=60, max_episode_steps=25, seed=123, action_scale=1.0):
+  """Steps our vector env and SyncVectorEnv of single envs side by side with actions uniform in
+  [-action_scale, action_scale]; returns the (terminated, truncated) counts seen."""
   ours = gym.make_vec(env_id, num_envs=num_envs, max_episode_steps=max_episode_steps, autoreset_mode=mode)
   ref = SyncVectorEnv([lambda: gym.make(env_id, max_episode_steps=max_episode_steps) for _ in range(num_envs)],
                       autoreset_mode=mode)
@@ -59,7 +59,7 @@ def _rollout_against_sync(env_id, mode, num_envs=4, steps=60, max_episode_steps=
   assert_same(out_a, out_b, "reset")
   ends = np.zeros(2, int)
   for t in range(steps):
-    actions = rng.uniform(-1, 1, ours.action_space.shape).astype(np.float32)
+    actions = rng.uniform(-action_scale, action_scale, ours.action_space.shape).astype(np.float32)
     out_a, out_b = ours.step(actions), ref.step(actions)
     assert_same(out_a, out_b, f"step {t}")
     _, _, terminated, truncated, _ = out_a
@@ -78,6 +78,53 @@ def test_hopper_equals_sync_vector_env_of_single_envs(mode):
   termination (falls under random actions) and by truncation (25 steps)."""
   terminated, truncated = _rollout_against_sync("MjHopper-v0", mode)
   assert terminated > 0 and truncated > 0
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
+def test_humanoid_equals_sync_vector_env_of_single_envs(mode):
+  """The same for MjHumanoid (free joint, contacts, cfrc_ext and the centre of mass in the reward): episodes
+  end by falls under random actions over the action space and by truncation (20 steps)."""
+  _loads("MjHumanoid-v0")
+  terminated, truncated = _rollout_against_sync("MjHumanoid-v0", mode, steps=80, max_episode_steps=20,
+                                                action_scale=0.4)
+  assert terminated > 0 and truncated > 0
+
+
+def _arrays(tree):
+  """The numpy arrays inside a step/reset output (dicts, tuples, object arrays of observations)."""
+  if isinstance(tree, dict):
+    return [a for v in tree.values() for a in _arrays(v)]
+  if isinstance(tree, (tuple, list)):
+    return [a for v in tree for a in _arrays(v)]
+  if isinstance(tree, np.ndarray):
+    if tree.dtype == object:
+      return [tree] + [a for v in tree if v is not None for a in _arrays(v)]
+    return [tree]
+  return []
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
+def test_step_results_are_fresh_arrays_that_stay_valid(mode):
+  """Every array a step returns belongs to that step alone: no two share memory, none views the batch, and
+  later steps and autoresets leave them unchanged."""
+  envs = gym.make_vec("MjHopper-v0", num_envs=8, max_episode_steps=25, autoreset_mode=mode)
+  envs.reset(seed=0)
+  rng = np.random.default_rng(0)
+  kept = []
+  for _ in range(60):
+    out = envs.step(rng.uniform(-1, 1, (8, 3)).astype(np.float32))
+    arrays = _arrays(out)
+    for i, a in enumerate(arrays):
+      assert not any(np.shares_memory(a, v) for v in envs.batch._fields.values())  # pylint: disable=protected-access
+      assert not any(np.shares_memory(a, b) for b in arrays[i + 1:])
+    kept.append((out, [a.copy() for a in arrays]))
+    ended = out[2] | out[3]
+    if mode == AutoresetMode.DISABLED and ended.any():
+      envs.reset(options={"reset_mask": ended})
+  assert any(out[2].any() for out, _ in kept) and any(out[3].any() for out, _ in kept)
+  for out, copies in kept:
+    for a, c in zip(_arrays(out), copies):
+      assert_same(a, c)
 
 
 @pytest.mark.parametrize("env_id", ALL_IDS[1:])
@@ -168,17 +215,75 @@ def test_disabled_mode_refuses_to_step_ended_worlds():
     envs.step(np.zeros((2, 1)))
 
 
+def test_divergence_truncates_the_world_like_the_single_env():
+  """A world whose state blows up is reset by the engine; the step reports it (info["divergence"], truncated)
+  exactly as the single env does, and the other worlds carry on."""
+  envs = gym.make_vec("MjHopper-v0", num_envs=3)
+  single = gym.make("MjHopper-v0")
+  envs.reset(seed=4)
+  single.reset(seed=5)
+  action = np.zeros((3, 3), np.float32)
+  envs.step(action)
+  single.step(action[1])
+  envs.batch.qvel[1] = 1e11
+  single.unwrapped.data.qvel[:] = 1e11
+  obs, reward, terminated, truncated, info = envs.step(action)
+  single_obs, single_reward, single_terminated, single_truncated, single_info = single.step(action[1])
+  assert single_truncated and single_info["divergence"]
+  assert truncated.tolist() == [False, True, False]
+  assert info["_divergence"].tolist() == [False, True, False] and info["divergence"][1]
+  assert np.array_equal(obs[1], single_obs) and reward[1] == single_reward
+  assert terminated[1] == single_terminated
+  obs, reward, *_ = envs.step(action)  # NEXT_STEP: world 1 starts its next episode
+  assert reward[1] == 0.0 and np.array_equal(obs[1], single.reset()[0])
+
+
+def test_thread_chooser_follows_the_faster_count():
+  """Fed step times, the chooser warms up each count, settles on the faster, probes the other every
+  probe_every steps, and switches when the load changes which one is faster."""
+  chooser = vector.ThreadChooser(2, probe_every=10)
+  cost = {1: 2.0, 2: 1.0}  # two threads twice as fast: idle cores
+  used = []
+  for _ in range(60):
+    threads = chooser.next()
+    used.append(threads)
+    chooser.record(threads, cost[threads])
+  assert used[:4] == [1, 1, 2, 2]  # the first time of each count is a warm-up
+  assert used[10:].count(1) == 5 and all(used[k] == 1 for k in range(19, 60, 10))  # probes only
+  cost = {1: 2.0, 2: 5.0}  # another process now holds a core
+  for _ in range(60):
+    threads = chooser.next()
+    used.append(threads)
+    chooser.record(threads, cost[threads])
+  assert used[-30:].count(2) == 3  # settled on one thread, still probing two
+  assert vector.ThreadChooser(1).next() == 1
+
+
+def test_num_threads_default_is_chosen_per_step_and_explicit_counts_are_fixed():
+  envs = gym.make_vec("MjHopper-v0", num_envs=32)
+  core = envs.unwrapped._core  # pylint: disable=protected-access
+  assert core.thread_chooser is not None and core.num_threads == vector.default_num_threads(32)
+  envs.reset(seed=0)
+  for _ in range(5):
+    envs.step(np.zeros((32, 3)))
+  assert core.thread_chooser.calls == 5
+  envs.unwrapped.num_threads = 1
+  assert core.thread_chooser is None and core.num_threads == 1
+  with pytest.raises(ValueError):
+    envs.unwrapped.num_threads = physics_batch.numba.config.NUMBA_NUM_THREADS + 1
+
+
 def test_num_threads_do_not_change_results():
   outs = []
-  for threads in (1, 2):
-    threads = min(threads, physics_batch.numba.config.NUMBA_NUM_THREADS)
+  for threads in (1, 2, None):
+    threads = None if threads is None else min(threads, physics_batch.numba.config.NUMBA_NUM_THREADS)
     envs = gym.make_vec("MjHopper-v0", num_envs=32, num_threads=threads)
     obs, _ = envs.reset(seed=3)
     rng = np.random.default_rng(1)
     for _ in range(10):
       obs, *_ = envs.step(rng.uniform(-1, 1, (32, 3)))
     outs.append(obs)
-  assert np.array_equal(outs[0], outs[1])
+  assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[0], outs[2])
   assert vector.default_num_threads(1) == 1
   assert 1 <= vector.default_num_threads(1024) <= physics_batch.numba.config.NUMBA_NUM_THREADS
 
@@ -243,3 +348,57 @@ def test_randomized_vector_env_and_unrandomized_chunks():
   assert obs[2, 2] > obs[0, 2] > obs[3, 2]  # cart velocity grows with the gear
   with pytest.raises(ValueError):
     envs.unwrapped.randomize(["body_pos"])
+
+
+# ------------------------------------------------------------------ task kernels against their formulas
+
+
+def _hopper_terms(m, qpos0, before, after, action, dt):
+  """MjHopper's documented reward terms, written out in numpy from the states before and after a step."""
+  qpos, qvel = after[:2]
+  x_velocity = (qpos[:, 0] - before[0][:, 0]) / dt
+  healthy = ((0.7 < qpos[:, 1]) & (-0.2 < qpos[:, 2]) & (qpos[:, 2] < 0.2)
+             & (np.abs(qpos[:, 2:]) < 100).all(axis=1) & (np.abs(qvel) < 100).all(axis=1))
+  return {"x_position": qpos[:, 0], "z_distance_from_origin": qpos[:, 1] - qpos0[1], "x_velocity": x_velocity,
+          "reward_forward": x_velocity, "reward_ctrl": -1e-3 * (action**2).sum(axis=1),
+          "reward_survive": np.where(healthy, 1.0, 0.0)}, ~healthy
+
+
+def _humanoid_terms(m, qpos0, before, after, action, dt):
+  """MjHumanoid's documented reward terms: centre-of-mass velocity, survival, control and contact costs."""
+  com_before = np.average(before[2], axis=1, weights=m.body_mass)
+  com = np.average(after[2], axis=1, weights=m.body_mass)
+  velocity = (com - com_before) / dt
+  healthy = (1.0 < after[0][:, 2]) & (after[0][:, 2] < 2.0)
+  contact = np.minimum(5e-7 * (after[3]**2).sum(axis=(1, 2)), 10.0)
+  return {"reward_forward": 1.25 * velocity[:, 0], "reward_survive": np.where(healthy, 5.0, 0.0),
+          "reward_ctrl": -0.1 * (action**2).sum(axis=1), "reward_contact": -contact, "x_position": com[:, 0],
+          "y_position": com[:, 1], "x_velocity": velocity[:, 0], "y_velocity": velocity[:, 1]}, ~healthy
+
+
+@pytest.mark.parametrize("env_id,terms,scale", [("MjHopper-v0", _hopper_terms, 1.0),
+                                                ("MjHumanoid-v0", _humanoid_terms, 0.4)])
+def test_task_kernels_follow_the_documented_formulas(env_id, terms, scale):
+  """Rewards, every info term and terminations of all worlds against the env docstring's formulas evaluated
+  in numpy on the batch's states before and after each step (until the first world falls)."""
+  _loads(env_id)
+  n = 16
+  envs = gym.make_vec(env_id, num_envs=n, autoreset_mode=AutoresetMode.DISABLED)
+  envs.reset(seed=0)
+  b, m = envs.batch, envs.model
+  qpos0 = m.qpos0.copy()
+  rng = np.random.default_rng(2)
+  state = lambda: (b.qpos.copy(), b.qvel.copy(), b.xipos.copy(), b.cfrc_ext.copy())  # noqa: E731
+  for t in range(200):
+    before = state()
+    action = rng.uniform(-scale, scale, (n, m.nu)).astype(np.float32)
+    _, reward, terminated, _, info = envs.step(action)
+    expected, unhealthy = terms(m, qpos0, before, state(), action.astype(np.float64), envs.dt)
+    for key, value in expected.items():
+      np.testing.assert_allclose(info[key], value, rtol=1e-12, atol=1e-12, err_msg=f"step {t}: {key}")
+    total = sum(v for k, v in expected.items() if k.startswith("reward_"))
+    np.testing.assert_allclose(reward, total, rtol=1e-12, atol=1e-12)
+    assert np.array_equal(terminated, unhealthy)
+    if terminated.any():
+      break
+  assert terminated.any()

@@ -2,6 +2,7 @@
 
 import numpy as np
 from gymnasium.utils import EzPickle
+from numba import njit
 
 from mjgym.envs.base import MjEnv
 from mjgym.envs.base import Task
@@ -104,15 +105,47 @@ class ReachTask(Task):
     b.mocap_pos[worlds, 0] = self.shoulder + r[:, None] * direction
 
   def distance(self, b):
-    return np.linalg.norm(b.site_xpos[:, self.fingertip] - b.site_xpos[:, self.target], axis=1)
+    """Fingertip-to-target distance of every world, (W,) m."""
+    return _distance(b.site_xpos, self.fingertip, self.target)
 
   def post_step(self, b, action, pre):
-    distance = self.distance(b)
-    reward_dist = -self.distance_weight * distance
-    reward_ctrl = -self.ctrl_cost_weight * np.sum(np.square(action), axis=1)
-    info = {"reward_dist": reward_dist, "reward_ctrl": reward_ctrl, "distance": distance,
-            "is_success": distance < self.success_distance}
-    return reward_dist + reward_ctrl, np.zeros(len(distance), bool), info
+    reward, terms, success = _post_step(b.site_xpos, self.fingertip, self.target, action,
+                                        float(self.distance_weight), float(self.ctrl_cost_weight),
+                                        float(self.success_distance))
+    info = {"reward_dist": terms[0], "reward_ctrl": terms[1], "distance": terms[2], "is_success": success}
+    return reward, np.zeros(len(reward), np.bool_), info
 
   def reset_info(self, b):
     return {"distance": self.distance(b)}
+
+
+@njit(cache=True)
+def _distance(site_xpos, a, b):
+  """(W,) distance between sites ``a`` and ``b`` in every world."""
+  distance = np.empty(site_xpos.shape[0])
+  for w in range(site_xpos.shape[0]):
+    dx = site_xpos[w, a, 0] - site_xpos[w, b, 0]
+    dy = site_xpos[w, a, 1] - site_xpos[w, b, 1]
+    dz = site_xpos[w, a, 2] - site_xpos[w, b, 2]
+    distance[w] = np.sqrt(dx * dx + dy * dy + dz * dz)
+  return distance
+
+
+@njit(cache=True)
+def _post_step(site_xpos, fingertip, target, action, distance_weight, ctrl_cost_weight, success_distance):
+  """(reward (W,), terms (3, W): reward_dist, reward_ctrl, distance; is_success (W,)) after a step."""
+  nworld = site_xpos.shape[0]
+  distance = _distance(site_xpos, fingertip, target)
+  reward = np.empty(nworld)
+  terms = np.empty((3, nworld))
+  success = np.empty(nworld, np.bool_)
+  for w in range(nworld):
+    sum_sq = 0.0
+    for j in range(action.shape[1]):
+      sum_sq += action[w, j] * action[w, j]
+    terms[0, w] = -distance_weight * distance[w]
+    terms[1, w] = -ctrl_cost_weight * sum_sq
+    terms[2, w] = distance[w]
+    success[w] = distance[w] < success_distance
+    reward[w] = terms[0, w] + terms[1, w]
+  return reward, terms, success

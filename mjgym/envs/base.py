@@ -10,6 +10,10 @@ single env bitwise for the same seed and actions.
 
 Reset noise comes from a counter-based generator (SplitMix64 over ``(world seed, episode number, draw)``),
 computed for all resetting worlds at once; the single env derives its world seed from ``reset(seed=...)``.
+
+Per-step work runs in small numba kernels (one per Task, plus ``end_step``) so that an env step costs a few
+Python calls whatever the number of worlds. Kernels here and in the env modules call only kernels of their own
+module: numba keys a function's cache on its own file, and the engine-wide cache key covers mjgym/physics only.
 """
 
 import os
@@ -18,6 +22,7 @@ import pathlib
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from numba import njit
 
 from mjgym import physics
 from mjgym.physics import batch as physics_batch
@@ -38,18 +43,36 @@ def asset_path(name):
   return str(ASSETS / name)
 
 
+@njit(cache=True)
 def _mix64(z):
-  """SplitMix64's finalizer: a bijection of uint64 with full avalanche (arrays wrap silently)."""
+  """SplitMix64's finalizer: a bijection of uint64 with full avalanche (products wrap)."""
   z = (z ^ (z >> np.uint64(30))) * _MIX1
   z = (z ^ (z >> np.uint64(27))) * _MIX2
   return z ^ (z >> np.uint64(31))
 
 
+@njit(cache=True)
+def _episode_keys(seeds, episodes):
+  keys = np.empty(seeds.shape[0], np.uint64)
+  for w in range(seeds.shape[0]):
+    keys[w] = _mix64(_mix64(seeds[w] + _GAMMA) ^ (episodes[w] * _GAMMA))
+  return keys
+
+
+@njit(cache=True)
+def _unit_uniform(keys, first, n):
+  """(W, n) numbers in [0, 1) on the 2**-53 grid: draws ``first`` .. ``first + n - 1`` of each key's stream."""
+  u = np.empty((keys.shape[0], n))
+  for w in range(keys.shape[0]):
+    for j in range(n):
+      z = _mix64(keys[w] + np.uint64(first + j) * _GAMMA)
+      u[w, j] = np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+  return u
+
+
 def episode_keys(seeds, episodes):
   """Key of each world's episode, (W,) uint64, from world seeds and episode numbers (W,)."""
-  seeds = np.asarray(seeds, np.uint64)
-  episodes = np.asarray(episodes, np.uint64)
-  return _mix64(_mix64(seeds + _GAMMA) ^ (episodes * _GAMMA))
+  return _episode_keys(np.ascontiguousarray(seeds, np.uint64), np.ascontiguousarray(episodes, np.uint64))
 
 
 def seed_to_uint64(seed):
@@ -60,15 +83,14 @@ class Noise:
   """Uniform draws for a set of resetting worlds: row w continues world w's stream for this episode."""
 
   def __init__(self, keys):
-    self._keys = np.asarray(keys, np.uint64)
+    self._keys = np.ascontiguousarray(keys, np.uint64)
     self._count = 0
 
   def uniform(self, low, high, n):
     """(W, n) uniform numbers in [low, high)."""
-    index = np.arange(self._count + 1, self._count + n + 1, dtype=np.uint64)
+    u = _unit_uniform(self._keys, self._count + 1, n)
     self._count += n
-    z = _mix64(self._keys[:, None] + index[None, :] * _GAMMA)
-    return low + (high - low) * ((z >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53)))
+    return low + (high - low) * u
 
 
 class Task:
@@ -100,15 +122,20 @@ class Task:
     b.qvel[worlds] = self.init_qvel + noise.uniform(-s, s, self.model.nv)
 
   def pre_step(self, b):
-    """What post_step needs from before the physics step (e.g. positions for a velocity)."""
+    """What post_step needs from before the physics step (e.g. positions for a velocity), as a fresh array."""
     return None
 
   def post_step(self, b, action, pre):
-    """(reward (W,), terminated (W,) bool, info {name: (W,) array}) after the physics step."""
+    """(reward (W,) float64, terminated (W,) bool, info {name: (W,) array}) after the physics step.
+
+    ``action`` is (W, nu) float64. Every returned array must be fresh and belong to the caller alone (no view of
+    ``b``, no array behind two entries): the vector envs hand them to the user without copying. Tasks compute
+    them in one numba kernel over all worlds.
+    """
     raise NotImplementedError
 
   def reset_info(self, b):
-    """Info of a reset, {name: (W,) array}."""
+    """Info of a reset, {name: (W,) array}, fresh arrays as in ``post_step``."""
     return {}
 
 
@@ -153,6 +180,8 @@ class MjEnv(gym.Env):
     self._episode = 0
     self._warnings_seen = np.zeros_like(self._batch.warning_number)
     self._world = np.zeros(1, np.intp)
+    self._elapsed = np.zeros(1, np.int64)  # end_step's episode counter; the TimeLimit wrapper truncates
+    self._stepped = np.ones(1, np.bool_)
 
   @property
   def dt(self):
@@ -198,18 +227,20 @@ class MjEnv(gym.Env):
       self._episode += 1
     physics.mj_resetData(self.model, self.data)
     self._warnings_seen[:] = 0
+    self._elapsed[:] = 0
     self.task.reset(self._batch, self._world, Noise(episode_keys([self._world_seed], [self._episode])))
     physics.mj_forward(self.model, self.data)
     physics.mj_rnePostConstraint(self.model, self.data)
     return self._get_obs(), {k: v[0] for k, v in self.task.reset_info(self._batch).items()}
 
   def step(self, action):
-    action = np.asarray(action, dtype=np.float64).reshape(1, self.model.nu)
+    action = np.ascontiguousarray(action, dtype=np.float64).reshape(1, self.model.nu)
     pre = self.task.pre_step(self._batch)
     self.do_simulation(action[0], self.frame_skip)
     reward, terminated, info = self.task.post_step(self._batch, action, pre)
     info = {k: v[0] for k, v in info.items()}
-    diverged = new_divergence(self._batch.warning_number, self._warnings_seen)
+    diverged, _ = end_step(self._batch.warning_number, self._warnings_seen, DIVERGENCE, self._elapsed,
+                           self._stepped, -1)
     if diverged[0]:
       info["divergence"] = True
     return self._get_obs(), float(reward[0]), bool(terminated[0]), bool(diverged[0]), info
@@ -245,11 +276,26 @@ def action_space(model):
                     np.where(limited, high, np.inf).astype(np.float32), dtype=np.float32)
 
 
-def new_divergence(number, seen):
-  """Per world, whether a divergence warning was raised since ``seen`` (updated in place). (W,) bool."""
-  raised = (number[:, DIVERGENCE] > seen[:, DIVERGENCE]).any(axis=1)
-  seen[:] = number
-  return raised
+@njit(cache=True)
+def end_step(number, seen, divergence, elapsed, stepped, max_episode_steps):
+  """Bookkeeping after an env step of the worlds where ``stepped`` (W,) is true: (diverged (W,), truncated (W,)).
+
+  diverged: a warning of ``divergence`` (indices into the warning counts ``number`` (W, nwarning)) was raised
+  since ``seen`` (W, nwarning), which is then updated to ``number``. ``elapsed`` (W,) counts the steps of each
+  episode; truncated: diverged, or ``elapsed`` reached ``max_episode_steps`` (a negative value: no limit).
+  """
+  nworld = number.shape[0]
+  diverged = np.zeros(nworld, np.bool_)
+  truncated = np.zeros(nworld, np.bool_)
+  for w in range(nworld):
+    for k in divergence:
+      if number[w, k] > seen[w, k]:
+        diverged[w] = True
+    seen[w, :] = number[w, :]
+    if stepped[w]:
+      elapsed[w] += 1
+    truncated[w] = diverged[w] or (max_episode_steps >= 0 and elapsed[w] >= max_episode_steps)
+  return diverged, truncated
 
 
 def show(frame):

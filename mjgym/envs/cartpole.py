@@ -2,6 +2,7 @@
 
 import numpy as np
 from gymnasium.utils import EzPickle
+from numba import njit
 
 from mjgym.envs.base import MjEnv
 from mjgym.envs.base import Task
@@ -71,15 +72,24 @@ class BalanceTask(Task):
     self.max_position = max_position
 
   def post_step(self, b, action, pre):
-    x, angle = b.qpos[:, 0], b.qpos[:, 1]
-    terminated = (np.abs(angle) > self.max_angle) | (np.abs(x) > self.max_position)
-    reward = np.ones(len(x))
-    return reward, terminated, {"reward_alive": reward}
+    reward, terminated, alive = _balance_step(b.qpos, float(self.max_angle), float(self.max_position))
+    return reward, terminated, {"reward_alive": alive}
 
 
+@njit(cache=True)
+def _balance_step(qpos, max_angle, max_position):
+  """(reward (W,), terminated (W,), reward_alive (W,)) of every world after a step."""
+  nworld = qpos.shape[0]
+  terminated = np.empty(nworld, np.bool_)
+  for w in range(nworld):
+    terminated[w] = abs(qpos[w, 1]) > max_angle or abs(qpos[w, 0]) > max_position
+  return np.ones(nworld), terminated, np.ones(nworld)
+
+
+@njit(cache=True)
 def _tolerance(x, margin):
   """1 at x = 0, falling smoothly (Gaussian) to 0.1 at |x| = margin."""
-  return np.exp(np.log(0.1) * np.square(x / margin))
+  return np.exp(np.log(0.1) * (x / margin) ** 2)
 
 
 class MjCartpoleSwingupEnv(MjEnv, EzPickle):
@@ -138,13 +148,23 @@ class SwingupTask(Task):
     self.init_qpos[1] = np.pi
 
   def post_step(self, b, action, pre):
-    x, angle = b.qpos[:, 0], b.qpos[:, 1]
-    terms = {
-        "reward_upright": (np.cos(angle) + 1.0) / 2.0,
-        "reward_centered": (1.0 + _tolerance(x, 2.0)) / 2.0,
-        "reward_small_control": (4.0 + _tolerance(action[:, 0], 1.0)) / 5.0,
-        "reward_small_velocity": (1.0 + _tolerance(b.qvel[:, 1], 5.0)) / 2.0,
-    }
-    reward = terms["reward_upright"] * terms["reward_centered"] * terms["reward_small_control"] * terms[
-        "reward_small_velocity"]
-    return reward, np.zeros(len(x), bool), terms
+    reward, terms = _swingup_step(b.qpos, b.qvel, action)
+    return reward, np.zeros(len(reward), np.bool_), dict(zip(SWINGUP_TERMS, terms))
+
+
+SWINGUP_TERMS = ("reward_upright", "reward_centered", "reward_small_control", "reward_small_velocity")
+
+
+@njit(cache=True)
+def _swingup_step(qpos, qvel, action):
+  """(reward (W,), terms (4, W), rows as SWINGUP_TERMS) of every world after a step."""
+  nworld = qpos.shape[0]
+  reward = np.empty(nworld)
+  terms = np.empty((4, nworld))
+  for w in range(nworld):
+    terms[0, w] = (np.cos(qpos[w, 1]) + 1.0) / 2.0
+    terms[1, w] = (1.0 + _tolerance(qpos[w, 0], 2.0)) / 2.0
+    terms[2, w] = (4.0 + _tolerance(action[w, 0], 1.0)) / 5.0
+    terms[3, w] = (1.0 + _tolerance(qvel[w, 1], 5.0)) / 2.0
+    reward[w] = terms[0, w] * terms[1, w] * terms[2, w] * terms[3, w]
+  return reward, terms

@@ -2,6 +2,7 @@
 
 import numpy as np
 from gymnasium.utils import EzPickle
+from numba import njit
 
 from mjgym.envs.base import MjEnv
 from mjgym.envs.base import Task
@@ -113,29 +114,70 @@ class HopperTask(Task):
     self.healthy_z_range = healthy_z_range
     self.healthy_angle_range = healthy_angle_range
 
+  def _params(self):
+    return np.array([*self.healthy_state_range, *self.healthy_z_range, *self.healthy_angle_range,
+                     self.forward_reward_weight, self.ctrl_cost_weight, self.healthy_reward,
+                     self.terminate_when_unhealthy, self.dt, self.init_qpos[1]], np.float64)
+
   def healthy(self, b):
-    z, angle = b.qpos[:, 1], b.qpos[:, 2]
-    lo, hi = self.healthy_state_range
-    state_ok = np.all((lo < b.qpos[:, 2:]) & (b.qpos[:, 2:] < hi), axis=1) & np.all((lo < b.qvel) & (b.qvel < hi),
-                                                                                  axis=1)
-    return (state_ok & (self.healthy_z_range[0] < z) & (z < self.healthy_z_range[1])
-            & (self.healthy_angle_range[0] < angle) & (angle < self.healthy_angle_range[1]))
+    """Per world, whether the hopper is healthy, (W,) bool."""
+    return _healthy(b.qpos, b.qvel, self._params())
 
   def pre_step(self, b):
     return b.qpos[:, 0].copy()
 
   def post_step(self, b, action, x_before):
-    x_after = b.qpos[:, 0]
-    x_velocity = (x_after - x_before) / self.dt
-    healthy = self.healthy(b)
-    forward = self.forward_reward_weight * x_velocity
-    survive = np.where(healthy | (not self.terminate_when_unhealthy), self.healthy_reward, 0.0)
-    ctrl = self.ctrl_cost_weight * np.sum(np.square(action), axis=1)
-    reward = forward + survive - ctrl
-    terminated = ~healthy if self.terminate_when_unhealthy else np.zeros_like(healthy)
-    info = {"x_position": x_after.copy(), "z_distance_from_origin": b.qpos[:, 1] - self.init_qpos[1],
-            "x_velocity": x_velocity, "reward_forward": forward, "reward_ctrl": -ctrl, "reward_survive": survive}
-    return reward, terminated, info
+    reward, terminated, info = _post_step(b.qpos, b.qvel, action, x_before, self._params())
+    return reward, terminated, dict(zip(INFO_KEYS, info))
 
   def reset_info(self, b):
     return {"x_position": b.qpos[:, 0].copy(), "z_distance_from_origin": b.qpos[:, 1] - self.init_qpos[1]}
+
+
+INFO_KEYS = ("x_position", "z_distance_from_origin", "x_velocity", "reward_forward", "reward_ctrl", "reward_survive")
+NINFO = len(INFO_KEYS)
+
+
+@njit(cache=True)
+def _healthy(qpos, qvel, params):
+  """(W,) bool; params as HopperTask._params."""
+  state_lo, state_hi = params[0], params[1]
+  z_lo, z_hi, angle_lo, angle_hi = params[2], params[3], params[4], params[5]
+  healthy = np.empty(qpos.shape[0], np.bool_)
+  for w in range(qpos.shape[0]):
+    ok = z_lo < qpos[w, 1] < z_hi and angle_lo < qpos[w, 2] < angle_hi
+    for i in range(2, qpos.shape[1]):
+      ok = ok and state_lo < qpos[w, i] < state_hi
+    for i in range(qvel.shape[1]):
+      ok = ok and state_lo < qvel[w, i] < state_hi
+    healthy[w] = ok
+  return healthy
+
+
+@njit(cache=True)
+def _post_step(qpos, qvel, action, x_before, params):
+  """(reward (W,), terminated (W,), info (NINFO, W), rows as INFO_KEYS) of every world after a step."""
+  forward_weight, ctrl_weight, healthy_reward = params[6], params[7], params[8]
+  terminate, dt, z0 = params[9] != 0.0, params[10], params[11]
+  nworld = qpos.shape[0]
+  healthy = _healthy(qpos, qvel, params)
+  reward = np.empty(nworld)
+  terminated = np.empty(nworld, np.bool_)
+  info = np.empty((NINFO, nworld))
+  for w in range(nworld):
+    x_velocity = (qpos[w, 0] - x_before[w]) / dt
+    forward = forward_weight * x_velocity
+    survive = healthy_reward if healthy[w] or not terminate else 0.0
+    sum_sq = 0.0
+    for j in range(action.shape[1]):
+      sum_sq += action[w, j] * action[w, j]
+    ctrl = ctrl_weight * sum_sq
+    reward[w] = forward + survive - ctrl
+    terminated[w] = terminate and not healthy[w]
+    info[0, w] = qpos[w, 0]
+    info[1, w] = qpos[w, 1] - z0
+    info[2, w] = x_velocity
+    info[3, w] = forward
+    info[4, w] = -ctrl
+    info[5, w] = survive
+  return reward, terminated, info

@@ -2,6 +2,7 @@
 
 import numpy as np
 from gymnasium.utils import EzPickle
+from numba import njit
 
 from mjgym.envs.base import MjEnv
 from mjgym.envs.base import Task
@@ -108,13 +109,18 @@ class HumanoidTask(Task):
     super().bind(model, dt)
     self.mass_fraction = model.body_mass / model.body_mass.sum()
 
+  def _params(self):
+    return np.array([*self.healthy_z_range, *self.contact_cost_range, self.forward_reward_weight,
+                     self.ctrl_cost_weight, self.contact_cost_weight, self.healthy_reward,
+                     self.terminate_when_unhealthy, self.dt], np.float64)
+
   def com(self, b):
     """Whole-body centre of mass (W, 3)."""
-    return np.einsum("b,wbi->wi", self.mass_fraction, b.xipos)
+    return _com(self.mass_fraction, b.xipos)
 
   def healthy(self, b):
-    z = b.qpos[:, 2]
-    return (self.healthy_z_range[0] < z) & (z < self.healthy_z_range[1])
+    """Per world, whether the torso height is within healthy_z_range, (W,) bool."""
+    return _healthy(b.qpos, self._params())
 
   def reset(self, b, worlds, noise):
     super().reset(b, worlds, noise)
@@ -125,21 +131,74 @@ class HumanoidTask(Task):
     return self.com(b)
 
   def post_step(self, b, action, com_before):
-    com_after = self.com(b)
-    velocity = (com_after - com_before) / self.dt
-    healthy = self.healthy(b)
-    forward = self.forward_reward_weight * velocity[:, 0]
-    survive = np.where(healthy | (not self.terminate_when_unhealthy), self.healthy_reward, 0.0)
-    ctrl = self.ctrl_cost_weight * np.sum(np.square(action), axis=1)
-    contact = np.clip(self.contact_cost_weight * np.sum(np.square(b.cfrc_ext), axis=(1, 2)),
-                      *self.contact_cost_range)
-    reward = forward + survive - ctrl - contact
-    info = {"reward_forward": forward, "reward_survive": survive, "reward_ctrl": -ctrl, "reward_contact": -contact,
-            "x_position": com_after[:, 0], "y_position": com_after[:, 1], "x_velocity": velocity[:, 0],
-            "y_velocity": velocity[:, 1]}
-    terminated = ~healthy if self.terminate_when_unhealthy else np.zeros_like(healthy)
-    return reward, terminated, info
+    reward, terminated, info = _post_step(self.mass_fraction, b.qpos, b.xipos, b.cfrc_ext, action, com_before,
+                                          self._params())
+    return reward, terminated, dict(zip(INFO_KEYS, info))
 
   def reset_info(self, b):
     com = self.com(b)
-    return {"x_position": com[:, 0], "y_position": com[:, 1]}
+    return {"x_position": com[:, 0].copy(), "y_position": com[:, 1].copy()}
+
+
+INFO_KEYS = ("reward_forward", "reward_survive", "reward_ctrl", "reward_contact", "x_position", "y_position",
+             "x_velocity", "y_velocity")
+NINFO = len(INFO_KEYS)
+
+
+@njit(cache=True)
+def _com(mass_fraction, xipos):
+  """(W, 3) centre of mass: bodies' ``xipos`` (W, nbody, 3) weighted by ``mass_fraction`` (nbody,)."""
+  com = np.zeros((xipos.shape[0], 3))
+  for w in range(xipos.shape[0]):
+    for i in range(xipos.shape[1]):
+      for k in range(3):
+        com[w, k] += mass_fraction[i] * xipos[w, i, k]
+  return com
+
+
+@njit(cache=True)
+def _healthy(qpos, params):
+  healthy = np.empty(qpos.shape[0], np.bool_)
+  for w in range(qpos.shape[0]):
+    healthy[w] = params[0] < qpos[w, 2] < params[1]
+  return healthy
+
+
+@njit(cache=True)
+def _post_step(mass_fraction, qpos, xipos, cfrc_ext, action, com_before, params):
+  """(reward (W,), terminated (W,), info (NINFO, W), rows as INFO_KEYS) of every world after a step; params as
+  HumanoidTask._params."""
+  contact_lo, contact_hi = params[2], params[3]
+  forward_weight, ctrl_weight, contact_weight, healthy_reward = params[4], params[5], params[6], params[7]
+  terminate, dt = params[8] != 0.0, params[9]
+  nworld = qpos.shape[0]
+  com_after = _com(mass_fraction, xipos)
+  healthy = _healthy(qpos, params)
+  reward = np.empty(nworld)
+  terminated = np.empty(nworld, np.bool_)
+  info = np.empty((NINFO, nworld))
+  for w in range(nworld):
+    x_velocity = (com_after[w, 0] - com_before[w, 0]) / dt
+    y_velocity = (com_after[w, 1] - com_before[w, 1]) / dt
+    forward = forward_weight * x_velocity
+    survive = healthy_reward if healthy[w] or not terminate else 0.0
+    sum_sq = 0.0
+    for j in range(action.shape[1]):
+      sum_sq += action[w, j] * action[w, j]
+    ctrl = ctrl_weight * sum_sq
+    sum_sq = 0.0
+    for i in range(cfrc_ext.shape[1]):
+      for k in range(6):
+        sum_sq += cfrc_ext[w, i, k] * cfrc_ext[w, i, k]
+    contact = min(max(contact_weight * sum_sq, contact_lo), contact_hi)
+    reward[w] = forward + survive - ctrl - contact
+    terminated[w] = terminate and not healthy[w]
+    info[0, w] = forward
+    info[1, w] = survive
+    info[2, w] = -ctrl
+    info[3, w] = -contact
+    info[4, w] = com_after[w, 0]
+    info[5, w] = com_after[w, 1]
+    info[6, w] = x_velocity
+    info[7, w] = y_velocity
+  return reward, terminated, info

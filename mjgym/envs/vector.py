@@ -4,11 +4,17 @@
 exactly what a single ``MjEnv`` does (same Task code, same per-world reset noise, same kernels), so world i
 equals the single env seeded with ``seed + i`` bitwise. Two front ends sit on it: ``MjVectorEnv``, a
 ``gymnasium.vector.VectorEnv`` reached by ``gym.make_vec(id, num_envs)``, and ``mjgym.sb3.MjVecEnv`` for
-stable-baselines3. Nothing in a step loops over worlds in Python: rewards, terminations and infos are numpy
-over the world axis and the physics is one parallel kernel call.
+stable-baselines3. Nothing in a step loops over worlds in Python: the physics is one parallel kernel call, and
+rewards, terminations, truncations and infos come from two small kernels (the Task's and ``base.end_step``).
+
+Every array a step returns (observations, rewards, flags, info entries) is freshly allocated: it stays valid
+after later steps, as Gymnasium and SB3 users expect (allocating a few (W,) arrays costs well under a
+microsecond each; reusing buffers would save nothing measurable and break code that keeps the results).
 """
 
+import contextlib
 import os
+import time
 
 import gymnasium as gym
 import numba
@@ -46,6 +52,49 @@ def load_env_class(entry_point):
   return load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
 
 
+class ThreadChooser:
+  """Chooses between one thread and ``max_threads`` for the batched step from the times it measures.
+
+  On idle cores a step on two threads runs up to twice as fast as on one; when other processes load the cores,
+  it waits for every thread to be scheduled and often runs slower than one thread (docs/vector.md). The chooser
+  keeps an exponential average of the seconds per world of each count, uses the faster one, and measures the
+  other once every ``probe_every`` steps to follow changes of load. The first measurement of each count is a
+  warm-up and is dropped. Results never depend on the choice.
+  """
+
+  def __init__(self, max_threads, probe_every=50, smoothing=0.3):
+    self.options = (1, int(max_threads)) if max_threads > 1 else (1,)
+    self.probe_every = probe_every
+    self.smoothing = smoothing
+    self.cost = [None] * len(self.options)  # seconds per world-step, averaged
+    self.samples = [0] * len(self.options)
+    self.best = len(self.options) - 1
+    self.calls = 0
+
+  def next(self):
+    """Thread count for the next step."""
+    self.calls += 1
+    for i, cost in enumerate(self.cost):
+      if cost is None:
+        return self.options[i]
+    if len(self.options) > 1 and self.calls % self.probe_every == 0:
+      return self.options[1 - self.best]
+    return self.options[self.best]
+
+  def record(self, threads, seconds_per_world):
+    """Adds the measured time of a step that ran on ``threads`` threads."""
+    if threads not in self.options:
+      return
+    i = self.options.index(threads)
+    self.samples[i] += 1
+    if self.samples[i] == 1:
+      return
+    cost = self.cost[i]
+    self.cost[i] = seconds_per_world if cost is None else cost + self.smoothing * (seconds_per_world - cost)
+    if None not in self.cost:
+      self.best = min(range(len(self.options)), key=self.cost.__getitem__)
+
+
 class WorldBatch:
   """World ``w`` of an MjDataBatch as a batch of one world (fields ``(1, ...)`` viewing the same memory)."""
 
@@ -76,7 +125,8 @@ class VectorCore:
     env: a single ``MjEnv`` serving as template: its model, Task, frame_skip, spaces and render options.
     num_envs: number of worlds.
     max_episode_steps: truncation after this many steps of an episode (None: never).
-    num_threads: threads of the batched physics calls; None picks ``default_num_threads(num_envs)``.
+    num_threads: threads of the batched physics calls; None: up to ``default_num_threads(num_envs)``, the count
+      of each step chosen by a ``ThreadChooser`` from measured step times.
   """
 
   def __init__(self, env, num_envs, max_episode_steps=None, num_threads=None):
@@ -89,10 +139,7 @@ class VectorCore:
     self.frame_skip = env.frame_skip
     self.obs_dtype = env.observation_space.dtype
     self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
-    self.num_threads = default_num_threads(num_envs) if num_threads is None else int(num_threads)
-    if not 1 <= self.num_threads <= numba.config.NUMBA_NUM_THREADS:
-      raise ValueError(f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (NUMBA_NUM_THREADS), "
-                       f"got {self.num_threads}")
+    self.set_num_threads(num_threads)
     self.batch = physics_batch.MjDataBatch(self.model, self.num_envs)
     self.world_seed = np.zeros(self.num_envs, np.uint64)
     self.seeded = np.zeros(self.num_envs, np.bool_)
@@ -105,14 +152,30 @@ class VectorCore:
 
   # ---------------------------------------------------------------- physics calls
 
-  def _physics(self, method, *args):
-    """Runs a batched physics call on ``num_threads`` threads (numba's count is per calling thread)."""
+  def set_num_threads(self, num_threads):
+    """A fixed thread count for the batched physics, or None: chosen per step (see ``ThreadChooser``)."""
+    n = default_num_threads(self.num_envs) if num_threads is None else int(num_threads)
+    if not 1 <= n <= numba.config.NUMBA_NUM_THREADS:
+      raise ValueError(f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (NUMBA_NUM_THREADS), "
+                       f"got {n}")
+    self.num_threads = n
+    self.thread_chooser = ThreadChooser(n) if num_threads is None else None
+
+  @contextlib.contextmanager
+  def _threads(self, nworld, limit=None):
+    """Runs the batched physics calls of the block, over ``nworld`` worlds, on ``limit`` (default
+    ``num_threads``) threads at most, and on one thread when there are fewer than ``2 * MIN_WORLDS_PER_THREAD``
+    worlds (resets of a few worlds): waking a second thread for them costs more than they take, and far more
+    when another process holds its core. Yields the thread count. numba's count is per calling thread: it is
+    set for the block and restored."""
+    threads = max(1, min(self.num_threads if limit is None else limit, nworld // MIN_WORLDS_PER_THREAD))
     previous = numba.get_num_threads()
-    if previous == self.num_threads:
-      return method(*args)
-    numba.set_num_threads(self.num_threads)
+    if previous == threads:
+      yield threads
+      return
+    numba.set_num_threads(threads)
     try:
-      return method(*args)
+      yield threads
     finally:
       numba.set_num_threads(previous)
 
@@ -147,6 +210,22 @@ class VectorCore:
     been seeded draws its seed from ``np_random``; any other world starts its next episode.
     """
     mask = self._all if mask is None else mask
+    worlds = np.flatnonzero(mask)
+    if seeds is None and self.seeded[worlds].all():  # each world starts its next episode
+      self.episode[worlds] += np.uint64(1)
+    else:
+      self._start_episodes(mask, seeds)
+    b = self.batch
+    with self._threads(len(worlds)):
+      b.reset(mask)
+      self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])))
+      b.observe(mask)
+    self.warnings_seen[worlds] = 0
+    self.elapsed[worlds] = 0
+    return self.task.reset_info(b)
+
+  def _start_episodes(self, mask, seeds):
+    """Seeds and episode numbers of the worlds of ``mask`` for their reset (see ``reset``)."""
     given, values = self._seeds(seeds)
     fresh = mask & given
     draw = mask & ~given & ~self.seeded
@@ -161,39 +240,33 @@ class VectorCore:
     self.episode[fresh] = 0
     self.seeded |= fresh
     self.episode[cont] += np.uint64(1)
-    b = self.batch
-    worlds = np.flatnonzero(mask)
-    self._physics(b.reset, mask)
-    self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])))
-    self._physics(b.observe, mask)
-    self.warnings_seen[mask] = 0
-    self.elapsed[mask] = 0
-    return {k: np.array(v) for k, v in self.task.reset_info(b).items()}  # copies, never views of b
 
   def step(self, actions, mask=None):
     """One env step of the worlds where ``mask`` is true (all by default) with ``actions`` (W, nu).
 
-    Returns (reward (W,) float64, terminated (W,), truncated (W,), info {name: (W,)}, diverged (W,)); the
-    entries of unstepped worlds are meaningless.
+    Returns (reward (W,) float64, terminated (W,), truncated (W,), info {name: (W,)}, diverged (W,)), all
+    fresh arrays; the entries of unstepped worlds are meaningless.
     """
     mask = self._all if mask is None else mask
     b = self.batch
-    actions = np.asarray(actions, dtype=np.float64)
+    actions = np.ascontiguousarray(actions, dtype=np.float64)
     if actions.shape != (self.num_envs, self.model.nu):
       raise ValueError(f"actions have shape {actions.shape}, expected ({self.num_envs}, {self.model.nu})")
     pre = self.task.pre_step(b)
     b.ctrl[:] = actions
-    self._physics(b.step_observe, self.frame_skip, mask)
+    nworld = self.num_envs if mask is self._all else int(np.count_nonzero(mask))
+    chooser = self.thread_chooser
+    with self._threads(nworld, None if chooser is None else chooser.next()) as threads:
+      start = time.perf_counter()
+      b.step_observe(self.frame_skip, mask)
+      seconds = time.perf_counter() - start
+    if chooser is not None and nworld:
+      chooser.record(threads, seconds / nworld)
     reward, terminated, info = self.task.post_step(b, actions, pre)
-    # copies: a Task may hand out the same array as reward and as an info entry, or views of the batch
-    reward = np.array(reward, dtype=np.float64)
-    terminated = np.array(terminated, dtype=np.bool_)
-    info = {k: np.array(v) for k, v in info.items()}
-    diverged = base.new_divergence(b.warning_number, self.warnings_seen)
-    self.elapsed += mask
-    truncated = diverged.copy()
-    if self.max_episode_steps is not None:
-      truncated |= self.elapsed >= self.max_episode_steps
+    # no copies for the Tasks of mjgym; other dtypes of a custom Task converted
+    reward, terminated = np.asarray(reward, np.float64), np.asarray(terminated, np.bool_)
+    diverged, truncated = base.end_step(b.warning_number, self.warnings_seen, base.DIVERGENCE, self.elapsed, mask,
+                                        -1 if self.max_episode_steps is None else self.max_episode_steps)
     return reward, terminated, truncated, info, diverged
 
   def observe(self):
@@ -245,22 +318,27 @@ class VectorCore:
 def masked_info(info, mask, out=None):
   """Adds ``info`` ({name: (W, ...) array}) for the worlds where ``mask`` is true to the vector info ``out``,
   laid out as Gymnasium's ``VectorEnv._add_info`` does: ``out[name]`` zero where no world set it, and
-  ``out["_" + name]`` the mask of worlds that did. Keys no world sets are left out."""
+  ``out["_" + name]`` the mask of worlds that did. Keys no world sets are left out.
+
+  Where every world sets a key, ``out`` takes the array of ``info`` itself, and the arrays of ``out`` are
+  updated in place: pass fresh arrays that nothing else holds (what ``VectorCore`` returns).
+  """
   out = {} if out is None else out
   if not mask.any():
     return out
-  every = mask.all()
+  every = None
   for key, value in info.items():
     value = np.asarray(value)
-    if every and key not in out:  # the common step: every world has every key (values are fresh copies)
-      out[key], out["_" + key] = value, mask.copy()
-      continue
     m = mask.reshape((-1,) + (1,) * (value.ndim - 1))
-    if key in out:
+    if key in out and np.result_type(value, out[key]) == out[key].dtype:
+      np.copyto(out[key], value, where=m)
+      out["_" + key] |= mask
+    elif key in out:
       out[key] = np.where(m, value, out[key])
-      out["_" + key] = out["_" + key] | mask
+      out["_" + key] |= mask
     else:
-      out[key] = np.where(m, value, np.zeros((), value.dtype))
+      every = mask.all() if every is None else every
+      out[key] = value if every else np.where(m, value, np.zeros((), value.dtype))
       out["_" + key] = mask.copy()
   return out
 
@@ -276,7 +354,8 @@ class MjVectorEnv(VectorEnv):
     max_episode_steps: truncation after this many steps (``make_vec`` passes the registered value).
     autoreset_mode: ``AutoresetMode`` (or its value): NEXT_STEP (default), SAME_STEP or DISABLED, with
       Gymnasium's semantics (SAME_STEP puts ``final_obs``/``final_info`` in the info).
-    num_threads: threads of the batched physics; None: one per usable CPU, at least 8 worlds per thread.
+    num_threads: threads of the batched physics; None: up to one per usable CPU (at least 8 worlds per thread),
+      each step on one thread or all of them, whichever ran faster lately (``ThreadChooser``).
     render_mode: None, "rgb_array" or "depth_array"; ``render()`` returns a tuple of frames, one per world.
     env_class: the single env's class or entry point (subclasses set the class attribute).
     **kwargs: the single env's arguments (frame_skip, obs_dtype, reward weights, xml_file, ...).
@@ -331,9 +410,8 @@ class MjVectorEnv(VectorEnv):
 
   @num_threads.setter
   def num_threads(self, n):
-    if not 1 <= int(n) <= numba.config.NUMBA_NUM_THREADS:
-      raise ValueError(f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}], got {n}")
-    self._core.num_threads = int(n)
+    """A fixed thread count, or None for the per-step choice."""
+    self._core.set_num_threads(n)
 
   @property
   def dt(self):
@@ -393,11 +471,13 @@ class MjVectorEnv(VectorEnv):
     mode = self.autoreset_mode
     if mode == AutoresetMode.NEXT_STEP:
       resetting = self._autoreset
-      stepping = ~resetting
-      reward, terminated, truncated, info, diverged = core.step(actions, stepping if resetting.any() else None)
+      any_resetting = resetting.any()
+      stepping = ~resetting if any_resetting else core._all  # pylint: disable=protected-access
+      reward, terminated, truncated, info, diverged = core.step(actions, stepping)
       infos = masked_info(info, stepping)
-      infos = masked_info({"divergence": diverged}, diverged & stepping, infos)
-      if resetting.any():
+      if diverged.any():
+        infos = masked_info({"divergence": diverged}, diverged & stepping, infos)
+      if any_resetting:
         infos = masked_info(core.reset(resetting), resetting, infos)
         reward[resetting] = 0.0
         terminated[resetting] = False
