@@ -45,7 +45,9 @@ class Renderer:
     self._lights = np.zeros((self._scene.nlight, kernels.LIGHT_SIZE))
     self._gxpos = np.zeros((ng, 3))
     self._gxmat = np.zeros((ng, 9))
-    self._rect = np.zeros((ng, 4), np.int32)
+    self._rect = np.zeros((ng, 8), np.int32)
+    self._sph = np.zeros((ng, 5))
+    self._surf = np.zeros((self._height, self._width, 6), np.float32)
     self._depth = np.zeros((self._height, self._width))
     self._gid = np.zeros((self._height, self._width), np.int32)
     self._elem = np.zeros((self._height, self._width), np.int32)
@@ -124,7 +126,7 @@ class Renderer:
       raise RuntimeError("call update_scene(data, camera) before render()")
     s = self._scene
     kernels.render_world(*s.arrays, self._cam, self._gxpos, self._gxmat, self._lights, self._opts(self._mode == _RGB),
-                         s.sky, self._rect, self._depth, self._gid, self._elem, self._rgb)
+                         s.sky, self._rect, self._sph, self._depth, self._gid, self._elem, self._surf, self._rgb)
     return _output(self._mode, self._rgb, self._depth, self._gid, out)
 
   def render_batch(self, batch, camera=-1, out=None):
@@ -137,12 +139,12 @@ class Renderer:
     n = batch.nworld
     if self._batch is None or self._batch[0].shape[0] != n:
       ng = self._model.ngeom
+      hw = (n, self._height, self._width)
       self._batch = (np.zeros((n, 17)), np.zeros((n,) + self._lights.shape), np.zeros((n, ng, 3)),
-                     np.zeros((n, ng, 9)), np.zeros((n, ng, 4), np.int32), np.zeros((n, self._height, self._width)),
-                     np.zeros((n, self._height, self._width), np.int32),
-                     np.zeros((n, self._height, self._width), np.int32),
-                     np.zeros((n, self._height, self._width, 3), np.uint8))
-    cams, lights, gxpos, gxmat, rects, depth, gid, elem, rgb = self._batch
+                     np.zeros((n, ng, 9)), np.zeros((n, ng, 8), np.int32), np.zeros((n, ng, 5)), np.zeros(hw),
+                     np.zeros(hw, np.int32), np.zeros(hw, np.int32), np.zeros(hw + (6,), np.float32),
+                     np.zeros(hw + (3,), np.uint8))
+    cams, lights, gxpos, gxmat, rects, sphs, depth, gid, elem, surf, rgb = self._batch
     s = self._scene
     for w in range(n):
       d = batch[w]
@@ -150,8 +152,8 @@ class Renderer:
       s.fill_lights(d, cams[w], lights[w])
     gxpos[:] = batch.geom_xpos
     gxmat[:] = batch.geom_xmat
-    kernels.render_batch(*s.arrays, cams, gxpos, gxmat, lights, self._opts(self._mode == _RGB), s.sky, rects, depth,
-                         gid, elem, rgb)
+    kernels.render_batch(*s.arrays, cams, gxpos, gxmat, lights, self._opts(self._mode == _RGB), s.sky, rects, sphs,
+                         depth, gid, elem, surf, rgb)
     return _output(self._mode, rgb, depth, gid, out)
 
   def _check_open(self):
