@@ -861,7 +861,10 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
         dz = az + u * bz + v * cz
         t = depth[i, j]
         lx, ly, lz = ox + t * dx, oy + t * dy, oz + t * dz
-        if gt == MESH:
+        if gt == PLANE:
+          # the plane's z axis (turned towards the camera below)
+          nx, ny, nz = 0.0, 0.0, 1.0
+        elif gt == MESH:
           e = elem[i, j]
           _, bu, bv = _hit_triangle(ox, oy, oz, dx, dy, dz, mesh_vert, vadr + mesh_face[e, 0], vadr + mesh_face[e, 1],
                                     vadr + mesh_face[e, 2], -INF)
@@ -932,7 +935,9 @@ def lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, me
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
               mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, gid, rect, rgb):
-  """Supersamples (4 rotated-grid samples) the pixels on silhouettes: those with a neighbour of another geom."""
+  """Supersamples (4 rotated-grid samples) the pixels on silhouettes: those with a neighbour of another geom.
+
+  Samples that land on the geom of the pixel's centre take the centre's colour; the others are shaded."""
   height, width = gid.shape
   for i in range(height):
     for j in range(width):
@@ -940,12 +945,19 @@ def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, m
       if not ((i > 0 and gid[i - 1, j] != c) or (i + 1 < height and gid[i + 1, j] != c)
               or (j > 0 and gid[i, j - 1] != c) or (j + 1 < width and gid[i, j + 1] != c)):
         continue
+      # the pixel's own colour (lit at its centre) stands for the samples that land on the same geom
+      cr, cg, cb = rgb[i, j, 0] / 255.0, rgb[i, j, 1] / 255.0, rgb[i, j, 2] / 255.0
       ar = ag = ab = 0.0
       for s in range(4):
         px = j + 0.5 + _AA_DX[s]
         py = i + 0.5 + _AA_DY[s]
         t, g, e = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
                          mesh_faceadr, mesh_facenum, rect, i, j, px, py)
+        if g == c:
+          ar += cr
+          ag += cg
+          ab += cb
+          continue
         r, gg, b = _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
                                  mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g, e, t,
                                  px, py)
