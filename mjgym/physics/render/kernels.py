@@ -997,8 +997,9 @@ def render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_v
 @njit(cache=True, fastmath=_FAST, parallel=True)
 def render_batch(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
                  mesh_normal, gm, tt, cams, gxpos, gxmat, lights, opts, sky, rects, sphs, depth, gid, elem, surf, rgb):
-  """render_world for every world of a batch (leading axis), worlds in parallel."""
+  """render_world for every world of a batch, worlds in parallel: gsize, gbox, gvis and everything after tt have
+  a leading world axis."""
   for w in prange(cams.shape[0]):
-    render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+    render_world(gtype, gsize[w], gbox[w], gvis[w], gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
                  mesh_normal, gm, tt, cams[w], gxpos[w], gxmat[w], lights[w], opts, sky, rects[w], sphs[w], depth[w],
                  gid[w], elem[w], surf[w], rgb[w])
