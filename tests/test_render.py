@@ -218,6 +218,104 @@ def test_batched_rendering_equals_single_world_rendering():
     assert not np.array_equal(images[0], images[2])
 
 
+_DECOR = os.path.join(os.path.dirname(__file__), "models", "render_decor.xml")
+
+
+def _decor(contacts=False):
+  m = physics.MjModel.from_xml_path(_DECOR)
+  d = physics.MjData(m)
+  physics.mj_forward(m, d)
+  return m, d
+
+
+def _pixel_of(point, h, w, fovy=60.0, cam=(0.0, -3.0, 0.5)):
+  """(row, column) of the pixel holding a world point, for the decor model's front camera (looking along +y)."""
+  f = _focal(fovy, h)
+  depth = point[1] - cam[1]
+  return (int(math.floor(h / 2 - f * (point[2] - cam[2]) / depth)),
+          int(math.floor(w / 2 + f * (point[0] - cam[0]) / depth)))
+
+
+def test_sites_and_tendons_are_drawn_as_mujoco_does():
+  """Sites of groups 0-2 and spatial tendons are drawn by default (MuJoCo's default mjvOption), with their ids
+  and object types in the segmentation image; the option switches them off."""
+  m, d = _decor()
+  h, w = 120, 160
+  with physics.Renderer(m, h, w) as r:
+    r.enable_segmentation_rendering()
+    r.update_scene(d, camera="front")
+    seg = r.render()
+    r.enable_depth_rendering()
+    depth = r.render()
+    marker = m.site("marker").id
+    i, j = _pixel_of(d.site_xpos[marker], h, w)
+    assert tuple(seg[i, j]) == (marker, int(physics.mjtObj.mjOBJ_SITE))
+    # the near side of the sphere of radius 0.15 at distance 3 (pixel centre ray, to 1e-3 m)
+    f = _focal(60, h)
+    u, v = (j + 0.5 - w / 2) / f, (h / 2 - i - 0.5) / f
+    dvec, o = np.array([u, 1.0, v]), np.array([0.0, -3.0, 0.5]) - d.site_xpos[marker]
+    b = o @ dvec
+    t = (-b - math.sqrt(b * b - (dvec @ dvec) * (o @ o - 0.15 ** 2))) / (dvec @ dvec)
+    assert abs(depth[i, j] - t) < 1e-3
+    # the group-4 site is not drawn
+    assert m.site("hidden").id not in seg[..., 0][seg[..., 1] == int(physics.mjtObj.mjOBJ_SITE)]
+    # the rope: a capsule of radius 0.02 between the anchor and the hook
+    rope = seg[..., 1] == int(physics.mjtObj.mjOBJ_TENDON)
+    assert rope.sum() > 20 and np.all(seg[..., 0][rope] == m.tendon("rope").id)
+    mid = 0.5 * (d.site_xpos[m.site("anchor").id] + d.site_xpos[m.site("hook").id])
+    i, j = _pixel_of(mid, h, w)
+    assert rope[i - 1:i + 2, j - 1:j + 2].any()
+    # switched off through the option
+    opt = physics.MjvOption()
+    opt.sitegroup[0] = 0
+    opt.flags[7] = 0  # mjVIS_TENDON
+    r.enable_segmentation_rendering()
+    r.update_scene(d, camera="front", scene_option=opt)
+    seg = r.render()
+    assert not np.isin(seg[..., 1], [int(physics.mjtObj.mjOBJ_SITE), int(physics.mjtObj.mjOBJ_TENDON)]).any()
+
+
+def test_contact_points_are_drawn_when_enabled():
+  """Contact points (off by default, as in MuJoCo) are drawn as small cylinders at the contact positions."""
+  m, d = _decor()
+  d.qpos[2] = 0.099  # the block rests 1 mm into the floor: four corner contacts
+  physics.mj_forward(m, d)
+  assert d.ncon[0] == 4
+  h, w = 240, 320
+  with physics.Renderer(m, h, w) as r:
+    r.enable_segmentation_rendering()
+    r.update_scene(d, camera="top")
+    assert not (r.render()[..., 1] == int(physics.mjtObj.mjOBJ_UNKNOWN)).any()
+    opt = physics.MjvOption()
+    opt.flags[14] = 1  # mjVIS_CONTACTPOINT
+    r.update_scene(d, camera="top", scene_option=opt)
+    seg = r.render()
+  points = seg[..., 1] == int(physics.mjtObj.mjOBJ_UNKNOWN)
+  assert set(np.unique(seg[..., 0][points])) == {0, 1, 2, 3}
+  # each contact's cylinder shows around its corner of the block (camera straight down from 1.5 m)
+  f = _focal(45, h)
+  for k in range(4):
+    x, y, z = d.contact.pos[k]
+    ii, jj = np.nonzero(points & (seg[..., 0] == k))
+    ci = h / 2 - f * y / (1.5 - z)
+    cj = w / 2 + f * (x + 0.8) / (1.5 - z)
+    assert abs(ii.mean() + 0.5 - ci) < 6 and abs(jj.mean() + 0.5 - cj) < 6
+
+
+def test_batched_rendering_draws_each_worlds_tendons():
+  from mjgym.physics.batch import MjDataBatch  # pylint: disable=import-outside-toplevel
+  m = physics.MjModel.from_xml_path(_DECOR)
+  batch = MjDataBatch(m, 2)
+  batch.qpos[1, 0] = 0.5  # world 1: the block (and the rope's end) moved along x
+  batch.forward()
+  with physics.Renderer(m, 60, 80) as r:
+    images = r.render_batch(batch, camera="front")
+    for k in range(2):
+      r.update_scene(batch[k], camera="front")
+      np.testing.assert_array_equal(images[k], r.render())
+    assert not np.array_equal(images[0], images[1])
+
+
 def _mujoco_renderer_works():
   # probed in a child process: a GL backend that fails can abort the whole process, not just raise
   probe = ("import mujoco; m = mujoco.MjModel.from_xml_string('<mujoco/>'); r = mujoco.Renderer(m, 8, 8); "
@@ -230,7 +328,7 @@ def _mujoco_renderer_works():
 
 
 @pytest.mark.skipif(not _mujoco_renderer_works(), reason="MuJoCo's renderer has no headless GL here")
-@pytest.mark.parametrize("name", ["hopper", "humanoid"])
+@pytest.mark.parametrize("name", ["hopper", "humanoid", "render_decor"])
 def test_against_mujoco_renderer(name):
   # In a child process: MuJoCo's GL backend can abort a process (seen inside pytest-xdist workers here).
   code = f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); import test_render; " \
@@ -246,7 +344,7 @@ def compare_with_mujoco_renderer(name):
   """Renders Gymnasium's model with both renderers and compares segmentation, depth and colour."""
   import mujoco  # pylint: disable=import-outside-toplevel
   from gymnasium.envs.mujoco import __file__ as gym_mujoco  # pylint: disable=import-outside-toplevel
-  path = os.path.join(os.path.dirname(gym_mujoco), "assets", f"{name}.xml")
+  path = _DECOR if name == "render_decor" else os.path.join(os.path.dirname(gym_mujoco), "assets", f"{name}.xml")
   m = physics.MjModel.from_xml_path(path)
   d = physics.MjData(m)
   physics.mj_forward(m, d)
@@ -268,8 +366,9 @@ def compare_with_mujoco_renderer(name):
       seg_a, seg_b = ours.render(), theirs.render()
       ours.disable_segmentation_rendering()
       theirs.disable_segmentation_rendering()
-      # same geom at >= 99.9% of pixels (MuJoCo tessellates its primitives; we intersect the exact ones)
+      # same object at >= 99.9% of pixels (MuJoCo tessellates its primitives; we intersect the exact ones)
       assert (seg_a[..., 0] == seg_b[..., 0]).mean() > 0.999
+      assert (seg_a[..., 1] == seg_b[..., 1]).mean() > 0.999
       both = (seg_a[..., 0] >= 0) & (seg_a[..., 0] == seg_b[..., 0])
       assert np.median(np.abs(depth_a - depth_b)[both]) < 1e-3
       # the look: mean colour difference small (lighting model and skybox are approximations)

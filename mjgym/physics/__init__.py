@@ -34,6 +34,7 @@ from mjgym.physics.api import mj_rnePostConstraint
 from mjgym.physics.api import mj_step
 from mjgym.physics.api import set_mjcb_sensor
 from mjgym.physics.render import MjvCamera
+from mjgym.physics.render import MjvOption
 from mjgym.physics.render import Renderer
 from mjgym.physics import types as _types
 

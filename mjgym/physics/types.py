@@ -424,6 +424,7 @@ site_size float nsite 3
 site_pos float nsite 3
 site_quat float nsite 4
 site_rgba float nsite 4
+site_matid int nsite
 
 cam_mode int ncam
 cam_bodyid int ncam
@@ -509,6 +510,10 @@ tendon_damping float ntendon
 tendon_frictionloss float ntendon
 tendon_lengthspring float ntendon 2
 tendon_length0 float ntendon
+tendon_group int ntendon
+tendon_matid int ntendon
+tendon_width float ntendon
+tendon_rgba float ntendon 4
 
 wrap_type int nwrap
 wrap_objid int nwrap

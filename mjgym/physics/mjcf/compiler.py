@@ -390,7 +390,8 @@ class _Builder:
       pos, quat, size = self.fromto_frame(node, stype, size)
     self.add(ObjType.SITE, node, site_type=_GEOM_TYPES[stype], site_bodyid=bodyid,
              site_group=node.get("group", 0), site_size=size, site_pos=pos, site_quat=quat,
-             site_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
+             site_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]),
+             site_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1)
 
   def resolve_targets(self):
     """Target bodies of cameras and lights (looked up once all bodies exist; targets may come later)."""
@@ -813,7 +814,9 @@ class _Builder:
                  tendon_solimp_fri=node.get("solimpfriction", _SOLIMP), tendon_margin=node.get("margin", 0.0),
                  tendon_stiffness=node.get("stiffness", 0.0), tendon_damping=node.get("damping", 0.0),
                  tendon_frictionloss=node.get("frictionloss", 0.0), tendon_lengthspring=spring,
-                 tendon_length0=length0)
+                 tendon_length0=length0, tendon_group=node.get("group", 0),
+                 tendon_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1,
+                 tendon_width=node.get("width", 0.003), tendon_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
     v.update(nwrap=len(wtype), tendon_adr=np.array(adr, np.int32), tendon_num=np.array(num, np.int32),
              wrap_type=np.array(wtype, np.int32), wrap_objid=np.array(wobj, np.int32),
              wrap_prm=np.array(wprm, float))

@@ -3,4 +3,5 @@
 # pylint: disable=g-importing-member
 from mjgym.physics.render.renderer import Renderer
 from mjgym.physics.render.scene import MjvCamera
+from mjgym.physics.render.scene import MjvOption
 from mjgym.physics.render.scene import default_free_camera

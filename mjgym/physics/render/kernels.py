@@ -12,8 +12,13 @@ axis, which is what the depth image holds.
 Layouts (flat float64 arrays, filled by scene.py):
   cam:    pos(3) xmat(9, columns = camera x right, y up, z back) focal(px) znear zfar width height
   light:  (nlight, LIGHT_SIZE) rows: directional, pos(3), dir(3), ambient(3), diffuse(3), specular(3),
-          attenuation(3), cos(cutoff), exponent, castshadow
+          attenuation(3), cos(cutoff), exponent, castshadow, then the pixel rectangle i0 i1 j0 j1 outside which
+          no shadow of this light falls on a plane (filled per frame by shadow_rects)
   gbox:   (ngeom, 6) centre(3) and half sizes(3) of the local box around each geom
+  rect:   (ngeom, 8) int32 per frame: the pixel rectangle i0 i1 j0 j1 of each geom's box, then for reflective
+          planes the rectangle holding the mirror images of all other geoms' boxes
+  sph:    (ngeom, 5) per frame: world centre(3) and radius of the sphere around each geom's box, and the cosine
+          between normal and half vector below which the geom's specular highlight is under 1/512
 """
 
 import math
@@ -31,7 +36,7 @@ CYLINDER = 5
 BOX = 6
 MESH = 7
 
-LIGHT_SIZE = 22
+LIGHT_SIZE = 26
 INF = 1e30
 
 # Builtin textures (mjtBuiltin) and marks (mjtMark).
@@ -44,13 +49,20 @@ _MARK_EDGE = 1
 _AA_DX = (-0.375, 0.125, 0.375, -0.125)
 _AA_DY = (-0.125, -0.375, 0.125, 0.375)
 
+# Floating-point licence for the image kernels: contraction, reassociation, reciprocals and fast library calls;
+# never the no-NaN/no-Inf assumptions. Pixels may differ from strict IEEE evaluation by a rounding step.
+_FAST = {"nsz", "arcp", "contract", "afn", "reassoc"}
+
 # Shadow rays start this far off the surface (m) so that a surface does not shadow itself.
 _SHADOW_EPS = 1e-4
+
+# Specular highlights dimmer than this are not computed (half a step of an 8-bit channel at full intensity).
+_SPEC_MIN = 1.0 / 512.0
 
 
 # ---- ray / surface intersections in geom-local coordinates (return t, or INF for a miss) ----
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _quadratic(a, b, c, tmin):
   """Smallest root > tmin of a t^2 + 2 b t + c, or INF."""
   disc = b * b - a * c
@@ -66,13 +78,13 @@ def _quadratic(a, b, c, tmin):
   return INF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_sphere(ox, oy, oz, dx, dy, dz, r, tmin):
   return _quadratic(dx * dx + dy * dy + dz * dz, ox * dx + oy * dy + oz * dz,
                     ox * ox + oy * oy + oz * oz - r * r, tmin)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin):
   """The lateral surface of the z-aligned cylinder of radius r and half height h."""
   a = dx * dx + dy * dy
@@ -89,7 +101,7 @@ def _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin):
   return INF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_disk(ox, oy, oz, dx, dy, dz, r, z, tmin):
   if dz == 0.0:
     return INF
@@ -101,7 +113,7 @@ def _hit_disk(ox, oy, oz, dx, dy, dz, r, z, tmin):
   return t if x * x + y * y <= r * r else INF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_box(ox, oy, oz, dx, dy, dz, sx, sy, sz, tmin):
   t0 = -INF
   t1 = INF
@@ -125,7 +137,7 @@ def _hit_box(ox, oy, oz, dx, dy, dz, sx, sy, sz, tmin):
   return INF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, b, c, tmin):
   """Möller-Trumbore, both faces; returns (t, u, v) with barycentrics of vertices b and c."""
   e1x = vert[b, 0] - vert[a, 0]
@@ -159,7 +171,7 @@ def _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, b, c, tmin):
   return t, u, v
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_primitive(gtype, size, ox, oy, oz, dx, dy, dz, tmin):
   """Nearest hit of a non-mesh geom; the ray is in the geom's frame."""
   if gtype == PLANE:
@@ -195,7 +207,7 @@ def _hit_primitive(gtype, size, ox, oy, oz, dx, dy, dz, tmin):
   return INF
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _local_normal(gtype, size, x, y, z):
   """Outward unit normal at a surface point, in the geom's frame."""
   if gtype == PLANE:
@@ -229,7 +241,7 @@ def _local_normal(gtype, size, x, y, z):
 
 # ---- frames ----
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _to_local(gxpos, gxmat, g, px, py, pz):
   """World point -> geom frame."""
   x = px - gxpos[g, 0]
@@ -239,19 +251,19 @@ def _to_local(gxpos, gxmat, g, px, py, pz):
   return (m[0] * x + m[3] * y + m[6] * z, m[1] * x + m[4] * y + m[7] * z, m[2] * x + m[5] * y + m[8] * z)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _dir_to_local(gxmat, g, x, y, z):
   m = gxmat[g]
   return (m[0] * x + m[3] * y + m[6] * z, m[1] * x + m[4] * y + m[7] * z, m[2] * x + m[5] * y + m[8] * z)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _dir_to_world(gxmat, g, x, y, z):
   m = gxmat[g]
   return (m[0] * x + m[1] * y + m[2] * z, m[3] * x + m[4] * y + m[5] * z, m[6] * x + m[7] * y + m[8] * z)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _pixel_dir(cam, px, py):
   """World direction of the ray through image point (px, py) (pixel units, origin top left)."""
   f = cam[12]
@@ -260,7 +272,7 @@ def _pixel_dir(cam, px, py):
   return (cam[3] * u + cam[4] * v - cam[5], cam[6] * u + cam[7] * v - cam[8], cam[9] * u + cam[10] * v - cam[11])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _screen_rect(cam, gxpos, gxmat, gbox, g, rect):
   """Pixel rectangle [i0, i1) x [j0, j1) covering geom g (whole image if its box reaches behind the camera)."""
   width = int(cam[15])
@@ -306,7 +318,7 @@ def _screen_rect(cam, gxpos, gxmat, gbox, g, rect):
 
 # ---- visibility ----
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _nearest_in_mesh(vert, face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, tmin, tmax):
   best = tmax
   best_face = -1
@@ -319,7 +331,7 @@ def _nearest_in_mesh(vert, face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, tmin,
   return best, best_face
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
                mesh_faceadr, mesh_facenum, rect, depth, gid, elem):
   """Z-buffer pass: depth (along the optical axis), geom id and mesh face of the nearest surface per pixel."""
@@ -369,7 +381,7 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
             elem[i, j] = -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
            mesh_facenum, rect, i, j, px, py):
   """Nearest surface along the ray through image point (px, py), among geoms whose rectangle holds (i, j)."""
@@ -395,32 +407,165 @@ def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face,
   return best, best_g, best_e
 
 
-@njit(cache=True, _nrt=False)
-def _occluded(gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-              mesh_facenum, skip, px, py, pz, lx, ly, lz, tmax):
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def bounding_spheres(gbox, gm, gxpos, gxmat, sph):
+  """sph (see the layouts above) for one frame."""
+  for g in range(gbox.shape[0]):
+    cx, cy, cz = _dir_to_world(gxmat, g, gbox[g, 0], gbox[g, 1], gbox[g, 2])
+    sph[g, 0] = cx + gxpos[g, 0]
+    sph[g, 1] = cy + gxpos[g, 1]
+    sph[g, 2] = cz + gxpos[g, 2]
+    sph[g, 3] = math.sqrt(gbox[g, 3] ** 2 + gbox[g, 4] ** 2 + gbox[g, 5] ** 2)
+    # spec * cos^shininess < _SPEC_MIN below this cosine
+    spec = gm[g, 4]
+    sph[g, 4] = math.exp(math.log(_SPEC_MIN / spec) / max(gm[g, 5] * 128.0, 1.0)) if spec > _SPEC_MIN else 2.0
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _grow_rect(cam, wx, wy, wz, i0, i1, j0, j1):
+  """The image rectangle [i0, i1] x [j0, j1] (pixel units, floats) grown by the image of world point w, and
+  False instead when w is at or behind the near plane (the rectangle is then the whole image)."""
+  x, y, z = wx - cam[0], wy - cam[1], wz - cam[2]
+  cx = cam[3] * x + cam[6] * y + cam[9] * z
+  cy = cam[4] * x + cam[7] * y + cam[10] * z
+  cz = cam[5] * x + cam[8] * y + cam[11] * z
+  if -cz < cam[13]:
+    return False, i0, i1, j0, j1
+  j = 0.5 * cam[15] + cam[12] * cx / -cz
+  i = 0.5 * cam[16] - cam[12] * cy / -cz
+  return True, min(i0, i), max(i1, i), min(j0, j), max(j1, j)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _box_corner(gbox, gxpos, gxmat, g, k):
+  """World position of corner k (0..7) of geom g's box."""
+  lx = gbox[g, 0] + (gbox[g, 3] if k & 1 else -gbox[g, 3])
+  ly = gbox[g, 1] + (gbox[g, 4] if k & 2 else -gbox[g, 4])
+  lz = gbox[g, 2] + (gbox[g, 5] if k & 4 else -gbox[g, 5])
+  wx, wy, wz = _dir_to_world(gxmat, g, lx, ly, lz)
+  return wx + gxpos[g, 0], wy + gxpos[g, 1], wz + gxpos[g, 2]
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _store_rect(cam, i0, i1, j0, j1, full, out, col):
+  """Writes the pixel rectangle covering [i0, i1] x [j0, j1] (the whole image when full) to out[col:col + 4]."""
+  if full:
+    out[col], out[col + 1], out[col + 2], out[col + 3] = 0, int(cam[16]), 0, int(cam[15])
+  elif i0 > i1:
+    out[col] = out[col + 1] = out[col + 2] = out[col + 3] = 0
+  else:
+    out[col] = max(0, int(math.floor(max(i0, -1.0))))
+    out[col + 1] = min(int(cam[16]), int(math.floor(min(i1, cam[16]))) + 1)
+    out[col + 2] = max(0, int(math.floor(max(j0, -1.0))))
+    out[col + 3] = min(int(cam[15]), int(math.floor(min(j1, cam[15]))) + 1)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def mirror_rects(cam, gtype, gbox, gvis, gm, gxpos, gxmat, rect):
+  """rect[:, 4:8]: for each visible reflective plane, the pixels where mirror images of other geoms can show."""
+  for g in range(gtype.shape[0]):
+    rect[g, 4] = rect[g, 5] = rect[g, 6] = rect[g, 7] = 0
+    if not gvis[g] or gtype[g] != PLANE or gm[g, 7] <= 0:
+      continue
+    nx, ny, nz = gxmat[g, 2], gxmat[g, 5], gxmat[g, 8]
+    i0 = j0 = INF
+    i1 = j1 = -INF
+    full = False
+    for h in range(gtype.shape[0]):
+      if h == g or not gvis[h] or gtype[h] == PLANE or full:
+        continue
+      for k in range(8):
+        wx, wy, wz = _box_corner(gbox, gxpos, gxmat, h, k)
+        s = 2 * ((wx - gxpos[g, 0]) * nx + (wy - gxpos[g, 1]) * ny + (wz - gxpos[g, 2]) * nz)
+        ok, i0, i1, j0, j1 = _grow_rect(cam, wx - s * nx, wy - s * ny, wz - s * nz, i0, i1, j0, j1)
+        if not ok:
+          full = True
+          break
+    _store_rect(cam, i0, i1, j0, j1, full, rect[g], 4)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def shadow_rects(cam, gtype, gbox, gvis, gxpos, gxmat, light):
+  """light[:, 22:26]: pixels outside which no shadow of the light falls on any visible plane: the image of every
+  geom box projected onto every plane from the light (along its direction when directional)."""
+  for k in range(light.shape[0]):
+    i0 = j0 = INF
+    i1 = j1 = -INF
+    full = False
+    if light[k, 21] <= 0:
+      continue
+    for p in range(gtype.shape[0]):
+      if full or not gvis[p] or gtype[p] != PLANE:
+        continue
+      nx, ny, nz = gxmat[p, 2], gxmat[p, 5], gxmat[p, 8]
+      # the plane: n . x = c
+      c = nx * gxpos[p, 0] + ny * gxpos[p, 1] + nz * gxpos[p, 2]
+      for h in range(gtype.shape[0]):
+        if full or h == p or not gvis[h] or gtype[h] == PLANE:
+          continue
+        for q in range(8):
+          wx, wy, wz = _box_corner(gbox, gxpos, gxmat, h, q)
+          if light[k, 0] > 0:
+            # parallel projection along the light: affine, so the box's shadow lies in its corners' hull
+            lx, ly, lz = light[k, 4], light[k, 5], light[k, 6]
+          else:
+            # central projection from the light: only safe when the whole box lies between light and plane side
+            lx, ly, lz = wx - light[k, 1], wy - light[k, 2], wz - light[k, 3]
+            side = nx * light[k, 1] + ny * light[k, 2] + nz * light[k, 3] - c
+            if side * (nx * wx + ny * wy + nz * wz - c) <= 0 or abs(nx * wx + ny * wy + nz * wz - c) >= abs(side):
+              full = True
+              break
+          ln = nx * lx + ny * ly + nz * lz
+          if abs(ln) < 1e-9:
+            full = True
+            break
+          s = (c - nx * wx - ny * wy - nz * wz) / ln
+          ok, i0, i1, j0, j1 = _grow_rect(cam, wx + s * lx, wy + s * ly, wz + s * lz, i0, i1, j0, j1)
+          if not ok:
+            full = True
+            break
+    _store_rect(cam, i0, i1, j0, j1, full, light[k], 22)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _sphere_missed(sph, g, px, py, pz, lx, ly, lz):
+  """Whether the ray p + t l (t > 0, l a unit vector) surely misses geom g's bounding sphere."""
+  cx = sph[g, 0] - px
+  cy = sph[g, 1] - py
+  cz = sph[g, 2] - pz
+  r = sph[g, 3]
+  tc = cx * lx + cy * ly + cz * lz
+  if tc < -r:
+    return True
+  return cx * cx + cy * cy + cz * cz - tc * tc > r * r
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos, gxmat,
+              g, px, py, pz, lx, ly, lz, tmin, tmax):
+  """Nearest hit (t, mesh face or -1) of geom g along the world ray p + t l in (tmin, tmax), t = tmax if none."""
+  ox, oy, oz = _to_local(gxpos, gxmat, g, px, py, pz)
+  dx, dy, dz = _dir_to_local(gxmat, g, lx, ly, lz)
+  if gtype[g] == MESH:
+    m = gdataid[g]
+    return _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
+                            ox, oy, oz, dx, dy, dz, tmin, tmax)
+  t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, tmin)
+  return min(t, tmax), -1
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _occluded(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
+              gxmat, sph, skip, px, py, pz, lx, ly, lz, tmax):
   """Whether the segment p + t l, 0 < t < tmax (l a unit vector) hits any visible non-plane geom but skip."""
   for g in range(gtype.shape[0]):
     if g == skip or not gvis[g] or gtype[g] == PLANE:
       continue
-    # bounding sphere of the geom's box first: most geoms are nowhere near the ray
-    cx, cy, cz = _dir_to_world(gxmat, g, gbox[g, 0], gbox[g, 1], gbox[g, 2])
-    cx += gxpos[g, 0] - px
-    cy += gxpos[g, 1] - py
-    cz += gxpos[g, 2] - pz
-    r2 = gbox[g, 3] ** 2 + gbox[g, 4] ** 2 + gbox[g, 5] ** 2
-    tc = cx * lx + cy * ly + cz * lz
-    if tc < -math.sqrt(r2):
+    # bounding sphere first: most geoms are nowhere near the ray
+    if _sphere_missed(sph, g, px, py, pz, lx, ly, lz):
       continue
-    if cx * cx + cy * cy + cz * cz - tc * tc > r2:
-      continue
-    ox, oy, oz = _to_local(gxpos, gxmat, g, px, py, pz)
-    dx, dy, dz = _dir_to_local(gxmat, g, lx, ly, lz)
-    if gtype[g] == MESH:
-      m = gdataid[g]
-      t, _ = _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
-                              ox, oy, oz, dx, dy, dz, 0.0, tmax)
-    else:
-      t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, 0.0)
+    t, _ = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
+                     gxmat, g, px, py, pz, lx, ly, lz, 0.0, tmax)
     if t < tmax:
       return True
   return False
@@ -428,7 +573,7 @@ def _occluded(gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_f
 
 # ---- shading ----
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _filtered_square(x, w):
   """The square wave +1 on [0, .5), -1 on [.5, 1) averaged over [x - w/2, x + w/2]: checkers without aliasing."""
   if w < 1e-6:
@@ -441,7 +586,7 @@ def _filtered_square(x, w):
   ib = 0.5 - abs(b - math.floor(b) - 0.5)
   return (ib - ia) / w
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _checker(s, t, w, tt, tex):
   """MuJoCo's checker builtin (2x2 squares per texture repeat), box-filtered over the pixel footprint."""
   q = _filtered_square(s, w) * _filtered_square(t, w)
@@ -451,7 +596,7 @@ def _checker(s, t, w, tt, tex):
           a * tt[tex, 4] + (1 - a) * tt[tex, 7])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _texture(tt, tex, s, t, w):
   """Colour of a 2d builtin texture at texture coordinates (s, t); w is the pixel footprint in (s, t)."""
   kind = int(tt[tex, 0])
@@ -477,7 +622,7 @@ def _texture(tt, tex, s, t, w):
   return r, g, b
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def sky_color(tt, sky, dx, dy, dz):
   """Background along a world direction: the gradient skybox (rgb1 up, rgb2 down), else black."""
   if sky < 0:
@@ -490,7 +635,7 @@ def sky_color(tt, sky, dx, dy, dz):
           a * tt[sky, 4] + (1 - a) * tt[sky, 7])
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos, gxmat, g, e,
              wx, wy, wz, dx, dy, dz, footprint):
   """Normal (world) and base colour of geom g at world point w seen along d."""
@@ -535,17 +680,19 @@ def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_nor
   return nx, ny, nz, r, gg, b
 
 
-@njit(cache=True, _nrt=False)
-def _shade_point(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, gxpos, gxmat, light, g, e, wx, wy, wz, dx, dy, dz, footprint, shadows):
-  """Lit colour of geom g at world point w seen along d (Blinn-Phong with MuJoCo's light model)."""
-  nx, ny, nz, r, gg, b = _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt,
-                                  gxpos, gxmat, g, e, wx, wy, wz, dx, dy, dz, footprint)
+@njit(cache=True, fastmath=_FAST, _nrt=False, inline="always")
+def _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
+                gxmat, sph, light, gm, g, nx, ny, nz, r, gg, b, wx, wy, wz, vx, vy, vz, shadows, i, j):
+  """Lit colour of geom g at world point w (Blinn-Phong with MuJoCo's light model).
+
+  n: unit world normal facing the viewer; (r, gg, b): base colour; v: unit direction to the viewer; (i, j): the
+  pixel (or -1) for skipping shadow rays on planes outside a light's shadow rectangle.
+  """
+  on_plane = i >= 0 and gtype[g] == PLANE
+  thr2 = sph[g, 4] * sph[g, 4]
   spec = gm[g, 4]
   shininess = max(gm[g, 5] * 128.0, 1.0)
   emission = gm[g, 6]
-  dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-  vx, vy, vz = -dx / dn, -dy / dn, -dz / dn
   cr = emission * r
   cg = emission * gg
   cb = emission * b
@@ -573,114 +720,247 @@ def _shade_point(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_v
     ndl = nx * lx + ny * ly + nz * lz
     if ndl <= 0:
       continue
-    if shadows and light[k, 21] > 0:
-      if _occluded(gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
-                   mesh_faceadr, mesh_facenum, g, wx + _SHADOW_EPS * nx, wy + _SHADOW_EPS * ny,
-                   wz + _SHADOW_EPS * nz, lx, ly, lz, dist):
+    if shadows and light[k, 21] > 0 and not (
+        on_plane and (i < light[k, 22] or i >= light[k, 23] or j < light[k, 24] or j >= light[k, 25])):
+      if _occluded(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                   gxpos, gxmat, sph, g, wx + _SHADOW_EPS * nx, wy + _SHADOW_EPS * ny, wz + _SHADOW_EPS * nz,
+                   lx, ly, lz, dist):
         continue
-    hx, hy, hz = lx + vx, ly + vy, lz + vz
-    hn = math.sqrt(hx * hx + hy * hy + hz * hz)
-    ndh = (nx * hx + ny * hy + nz * hz) / hn if hn > 0 else 0.0
-    s = spec * math.exp(shininess * math.log(ndh)) if ndh > 1e-6 else 0.0
-    cr += atten * (light[k, 10] * r * ndl + light[k, 13] * s)
-    cg += atten * (light[k, 11] * gg * ndl + light[k, 14] * s)
-    cb += atten * (light[k, 12] * b * ndl + light[k, 15] * s)
+    cr += atten * light[k, 10] * r * ndl
+    cg += atten * light[k, 11] * gg * ndl
+    cb += atten * light[k, 12] * b * ndl
+    if light[k, 13] + light[k, 14] + light[k, 15] > 0:
+      hx, hy, hz = lx + vx, ly + vy, lz + vz
+      nh = nx * hx + ny * hy + nz * hz
+      hh = hx * hx + hy * hy + hz * hz
+      # cheap test first: is the half-vector cosine above the geom's highlight threshold?
+      if nh > 0 and nh * nh > thr2 * hh:
+        s = spec * math.exp(shininess * math.log(nh / math.sqrt(hh)))
+        cr += atten * light[k, 13] * s
+        cg += atten * light[k, 14] * s
+        cb += atten * light[k, 15] * s
   return min(cr, 1.0), min(cg, 1.0), min(cb, 1.0)
 
 
-@njit(cache=True, _nrt=False)
-def _shade_sample(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                  mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, g, e, t, px, py):
-  """Final colour of one camera sample: sky, or the lit surface, plus its mirror image on reflective planes."""
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _shade_point(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                 mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, e, wx, wy, wz, dx, dy, dz, footprint, shadows):
+  """Lit colour of geom g (mesh face e) at world point w seen along d."""
+  nx, ny, nz, r, gg, b = _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt,
+                                  gxpos, gxmat, g, e, wx, wy, wz, dx, dy, dz, footprint)
+  dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+  return _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                     gxpos, gxmat, sph, light, gm, g, nx, ny, nz, r, gg, b, wx, wy, wz, -dx / dn, -dy / dn, -dz / dn,
+                     shadows, -1, -1)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, mesh_normal,
+            gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz, dx, dy, dz, footprint):
+  """What reflective plane g mirrors at w for the view ray d: (found, colour) of the nearest other non-plane geom
+  along the mirrored ray, lit without shadows."""
+  nx, ny, nz = gxmat[g, 2], gxmat[g, 5], gxmat[g, 8]
+  dn = dx * nx + dy * ny + dz * nz
+  rx, ry, rz = dx - 2 * dn * nx, dy - 2 * dn * ny, dz - 2 * dn * nz
+  rn = math.sqrt(rx * rx + ry * ry + rz * rz)
+  rx, ry, rz = rx / rn, ry / rn, rz / rn
+  best = INF
+  best_g = -1
+  best_e = -1
+  for h in range(gtype.shape[0]):
+    if h == g or not gvis[h] or gtype[h] == PLANE or _sphere_missed(sph, h, wx, wy, wz, rx, ry, rz):
+      continue
+    t, k = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
+                     gxmat, h, wx, wy, wz, rx, ry, rz, 1e-6, best)
+    if t < best:
+      best, best_g, best_e = t, h, k
+  if best_g < 0:
+    return False, 0.0, 0.0, 0.0
+  r, gg, b = _shade_point(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                          mesh_normal, gm, tt, gxpos, gxmat, sph, light, best_g, best_e, wx + best * rx,
+                          wy + best * ry, wz + best * rz, rx, ry, rz, footprint, False)
+  return True, r, gg, b
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _plane_footprint(cam, gxmat, g, t, dx, dy, dz):
+  """Pixel footprint (m) on plane g at depth t along d: distance over focal length, over the grazing cosine."""
+  cosg = abs(gxmat[g, 2] * dx + gxmat[g, 5] * dy + gxmat[g, 8] * dz) / math.sqrt(dx * dx + dy * dy + dz * dz)
+  return t / cam[12] / max(cosg, 0.05)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                  mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g, e, t, px, py):
+  """Final colour of one camera sample (the general path, for supersampling): sky, or the lit surface plus its
+  mirror image on reflective planes. The per-pixel passes below compute the same colours faster."""
   dx, dy, dz = _pixel_dir(cam, px, py)
   if g < 0:
     return sky_color(tt, sky, dx, dy, dz)
   wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
-  # pixel footprint (m) on the surface, for texture filtering: distance over focal length, over the grazing cosine
-  footprint = t / cam[12]
   plane = gtype[g] == PLANE
-  if plane:
-    cosg = abs(gxmat[g, 2] * dx + gxmat[g, 5] * dy + gxmat[g, 8] * dz) / math.sqrt(dx * dx + dy * dy + dz * dz)
-    footprint = footprint / max(cosg, 0.05)
-  r, gg, b = _shade_point(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                          mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, light, g, e, wx, wy, wz, dx, dy, dz,
-                          footprint, opts[1] > 0)
+  footprint = _plane_footprint(cam, gxmat, g, t, dx, dy, dz) if plane else t / cam[12]
+  r, gg, b = _shade_point(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                          mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, e, wx, wy, wz, dx, dy, dz, footprint,
+                          opts[1] > 0)
   refl = gm[g, 7]
   if refl > 0 and opts[3] > 0 and plane:
-    # mirror the view ray in the plane and shade what it meets (without shadows)
-    nx, ny, nz = gxmat[g, 2], gxmat[g, 5], gxmat[g, 8]
-    dn = dx * nx + dy * ny + dz * nz
-    rx, ry, rz = dx - 2 * dn * nx, dy - 2 * dn * ny, dz - 2 * dn * nz
-    rn = math.sqrt(rx * rx + ry * ry + rz * rz)
-    rx, ry, rz = rx / rn, ry / rn, rz / rn
-    best = INF
-    best_g = -1
-    best_e = -1
-    for h in range(gtype.shape[0]):
-      if h == g or not gvis[h] or gtype[h] == PLANE:
-        continue
-      # bounding sphere first
-      cx, cy, cz = _dir_to_world(gxmat, h, gbox[h, 0], gbox[h, 1], gbox[h, 2])
-      cx += gxpos[h, 0] - wx
-      cy += gxpos[h, 1] - wy
-      cz += gxpos[h, 2] - wz
-      r2 = gbox[h, 3] ** 2 + gbox[h, 4] ** 2 + gbox[h, 5] ** 2
-      tc = cx * rx + cy * ry + cz * rz
-      if tc < -math.sqrt(r2):
-        continue
-      if cx * cx + cy * cy + cz * cz - tc * tc > r2:
-        continue
-      ox, oy, oz = _to_local(gxpos, gxmat, h, wx, wy, wz)
-      ddx, ddy, ddz = _dir_to_local(gxmat, h, rx, ry, rz)
-      k = -1
-      if gtype[h] == MESH:
-        mm = gdataid[h]
-        tt2, k = _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[mm], mesh_faceadr[mm], mesh_facenum[mm],
-                                  ox, oy, oz, ddx, ddy, ddz, 1e-6, best)
-      else:
-        tt2 = _hit_primitive(gtype[h], gsize[h], ox, oy, oz, ddx, ddy, ddz, 1e-6)
-      if tt2 < best:
-        best, best_g, best_e = tt2, h, k
-    if best_g >= 0:
-      rr, rg, rb = _shade_point(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                                mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, light, best_g, best_e,
-                                wx + best * rx, wy + best * ry, wz + best * rz, rx, ry, rz, footprint, False)
+    found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                                mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz, dx, dy, dz,
+                                footprint)
+    if found:
       r = (1 - refl) * r + refl * rr
       gg = (1 - refl) * gg + refl * rg
       b = (1 - refl) * b + refl * rb
   return r, gg, b
 
 
-@njit(cache=True, _nrt=False)
-def shade(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-          mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, depth, gid, elem, rect, rgb):
-  """Colours every pixel from the visibility buffers, then supersamples the pixels on silhouettes."""
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos,
+             gxmat, rect, depth, gid, elem, surf):
+  """Geom by geom over its screen rectangle: world normal (facing the camera) and textured base colour of every
+  pixel it won in the visibility pass, into surf (H, W, 6) = normal(3), colour(3). Same values as _surface."""
   height, width = depth.shape
+  f = cam[12]
+  for g in range(gtype.shape[0]):
+    if not gvis[g]:
+      continue
+    ox, oy, oz = _to_local(gxpos, gxmat, g, cam[0], cam[1], cam[2])
+    bx, by, bz = _dir_to_local(gxmat, g, cam[3], cam[6], cam[9])
+    cx, cy, cz = _dir_to_local(gxmat, g, cam[4], cam[7], cam[10])
+    ax, ay, az = _dir_to_local(gxmat, g, -cam[5], -cam[8], -cam[11])
+    gt = gtype[g]
+    size = gsize[g]
+    m = gxmat[g]
+    vadr = mesh_vertadr[gdataid[g]] if gt == MESH else 0
+    br, bg, bb = gm[g, 0], gm[g, 1], gm[g, 2]
+    # texture: 0 none, 1 a 2d texture on a plane, 2 a checker elsewhere (cube textures: their flat colour)
+    tex = int(gm[g, 8])
+    kind = 0
+    sx = sy = 1.0
+    if tex >= 0:
+      if tt[tex, 12] == 0 and gt == PLANE:
+        kind = 1
+        sx, sy = gm[g, 9], gm[g, 10]
+        if gm[g, 11] == 0 and size[0] > 0:
+          sx = sx / (2 * size[0])
+          sy = sy / (2 * size[1])
+      elif int(tt[tex, 0]) == _CHECKER:
+        kind = 2
+        sx, sy = gm[g, 9], gm[g, 10]
+      else:
+        br, bg, bb = br * tt[tex, 2], bg * tt[tex, 3], bb * tt[tex, 4]
+    for i in range(rect[g, 0], rect[g, 1]):
+      v = (0.5 * height - i - 0.5) / f
+      for j in range(rect[g, 2], rect[g, 3]):
+        if gid[i, j] != g:
+          continue
+        u = (j + 0.5 - 0.5 * width) / f
+        dx = ax + u * bx + v * cx
+        dy = ay + u * by + v * cy
+        dz = az + u * bz + v * cz
+        t = depth[i, j]
+        lx, ly, lz = ox + t * dx, oy + t * dy, oz + t * dz
+        if gt == PLANE:
+          # the plane's z axis (turned towards the camera below)
+          nx, ny, nz = 0.0, 0.0, 1.0
+        elif gt == MESH:
+          e = elem[i, j]
+          _, bu, bv = _hit_triangle(ox, oy, oz, dx, dy, dz, mesh_vert, vadr + mesh_face[e, 0], vadr + mesh_face[e, 1],
+                                    vadr + mesh_face[e, 2], -INF)
+          w0 = 1 - bu - bv
+          nx = w0 * mesh_normal[3 * e, 0] + bu * mesh_normal[3 * e + 1, 0] + bv * mesh_normal[3 * e + 2, 0]
+          ny = w0 * mesh_normal[3 * e, 1] + bu * mesh_normal[3 * e + 1, 1] + bv * mesh_normal[3 * e + 2, 1]
+          nz = w0 * mesh_normal[3 * e, 2] + bu * mesh_normal[3 * e + 1, 2] + bv * mesh_normal[3 * e + 2, 2]
+          nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+          if nn > 0:
+            nx, ny, nz = nx / nn, ny / nn, nz / nn
+        else:
+          nx, ny, nz = _local_normal(gt, size, lx, ly, lz)
+        # two-sided: light the face the camera sees
+        if nx * dx + ny * dy + nz * dz > 0:
+          nx, ny, nz = -nx, -ny, -nz
+        surf[i, j, 0] = m[0] * nx + m[1] * ny + m[2] * nz
+        surf[i, j, 1] = m[3] * nx + m[4] * ny + m[5] * nz
+        surf[i, j, 2] = m[6] * nx + m[7] * ny + m[8] * nz
+        r, gg, b = br, bg, bb
+        if kind == 1:
+          footprint = t / f / max(abs(dz) / math.sqrt(dx * dx + dy * dy + dz * dz), 0.05)
+          tr, tg, tb = _texture(tt, tex, lx * sx, ly * sy, footprint * max(sx, sy))
+          r, gg, b = r * tr, gg * tg, b * tb
+        elif kind == 2:
+          tr, tg, tb = _checker(lx * sx, ly * sy, t / f * sx, tt, tex)
+          r, gg, b = r * tr, gg * tg, b * tb
+        surf[i, j, 3] = r
+        surf[i, j, 4] = gg
+        surf[i, j, 5] = b
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+             mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, depth, gid, surf, rgb):
+  """Pixel by pixel: sky, or the lit surface of surf (shadows, mirror images on reflective planes) into rgb."""
+  height, width = depth.shape
+  shadows = opts[1] > 0
+  mirrors = opts[3] > 0
   for i in range(height):
     for j in range(width):
-      r, g, b = _shade_sample(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                              mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, gid[i, j],
-                              elem[i, j], depth[i, j], j + 0.5, i + 0.5)
+      dx, dy, dz = _pixel_dir(cam, j + 0.5, i + 0.5)
+      g = gid[i, j]
+      if g < 0:
+        r, gg, b = sky_color(tt, sky, dx, dy, dz)
+      else:
+        t = depth[i, j]
+        wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
+        dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+        r, gg, b = _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                               mesh_facenum, gxpos, gxmat, sph, light, gm, g, surf[i, j, 0], surf[i, j, 1],
+                               surf[i, j, 2], surf[i, j, 3], surf[i, j, 4], surf[i, j, 5], wx, wy, wz, -dx / dn,
+                               -dy / dn, -dz / dn, shadows, i, j)
+        refl = gm[g, 7]
+        if (refl > 0 and mirrors and gtype[g] == PLANE and rect[g, 4] <= i < rect[g, 5]
+            and rect[g, 6] <= j < rect[g, 7]):
+          found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                                      mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz,
+                                      dx, dy, dz, _plane_footprint(cam, gxmat, g, t, dx, dy, dz))
+          if found:
+            r = (1 - refl) * r + refl * rr
+            gg = (1 - refl) * gg + refl * rg
+            b = (1 - refl) * b + refl * rb
       rgb[i, j, 0] = np.uint8(r * 255.0 + 0.5)
-      rgb[i, j, 1] = np.uint8(g * 255.0 + 0.5)
+      rgb[i, j, 1] = np.uint8(gg * 255.0 + 0.5)
       rgb[i, j, 2] = np.uint8(b * 255.0 + 0.5)
-  if opts[2] <= 0:
-    return
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+              mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, gid, rect, rgb):
+  """Supersamples (4 rotated-grid samples) the pixels on silhouettes: those with a neighbour of another geom.
+
+  Samples that land on the geom of the pixel's centre take the centre's colour; the others are shaded."""
+  height, width = gid.shape
   for i in range(height):
     for j in range(width):
       c = gid[i, j]
       if not ((i > 0 and gid[i - 1, j] != c) or (i + 1 < height and gid[i + 1, j] != c)
               or (j > 0 and gid[i, j - 1] != c) or (j + 1 < width and gid[i, j + 1] != c)):
         continue
+      # the pixel's own colour (lit at its centre) stands for the samples that land on the same geom
+      cr, cg, cb = rgb[i, j, 0] / 255.0, rgb[i, j, 1] / 255.0, rgb[i, j, 2] / 255.0
       ar = ag = ab = 0.0
       for s in range(4):
         px = j + 0.5 + _AA_DX[s]
         py = i + 0.5 + _AA_DY[s]
         t, g, e = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
                          mesh_faceadr, mesh_facenum, rect, i, j, px, py)
-        r, gg, b = _shade_sample(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr,
-                                 mesh_faceadr, mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky,
-                                 g, e, t, px, py)
+        if g == c:
+          ar += cr
+          ag += cg
+          ab += cb
+          continue
+        r, gg, b = _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                                 mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g, e, t,
+                                 px, py)
         ar += r
         ag += gg
         ab += b
@@ -689,22 +969,37 @@ def shade(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr,
       rgb[i, j, 2] = np.uint8(ab * 63.75 + 0.5)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, rect, depth, gid, elem, rgb):
-  """One frame of one world: visibility, then (when opts[0]) shading into rgb."""
+                 mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, rect, sph, depth, gid, elem, surf, rgb):
+  """One frame of one world: visibility, then (when opts[0]) surfaces, lighting and supersampling into rgb.
+
+  Scratch buffers: rect (ngeom, 8) int32, sph (ngeom, 5), surf (H, W, 6) float32; light's last 4 columns.
+  """
   visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
              mesh_faceadr, mesh_facenum, rect, depth, gid, elem)
-  if opts[0] > 0:
-    shade(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-          mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, depth, gid, elem, rect, rgb)
+  if opts[0] <= 0:
+    return
+  bounding_spheres(gbox, gm, gxpos, gxmat, sph)
+  if opts[1] > 0:
+    shadow_rects(cam, gtype, gbox, gvis, gxpos, gxmat, light)
+  if opts[3] > 0:
+    mirror_rects(cam, gtype, gbox, gvis, gm, gxpos, gxmat, rect)
+  surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos, gxmat,
+           rect, depth, gid, elem, surf)
+  lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, mesh_normal,
+           gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, depth, gid, surf, rgb)
+  if opts[2] > 0:
+    antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+              mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, gid, rect, rgb)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, fastmath=_FAST, parallel=True)
 def render_batch(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, cams, gxpos, gxmat, lights, opts, sky, rects, depth, gid, elem, rgb):
-  """render_world for every world of a batch (leading axis), worlds in parallel."""
+                 mesh_normal, gm, tt, cams, gxpos, gxmat, lights, opts, sky, rects, sphs, depth, gid, elem, surf, rgb):
+  """render_world for every world of a batch, worlds in parallel: gsize, gbox, gvis and everything after tt have
+  a leading world axis."""
   for w in prange(cams.shape[0]):
-    render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, cams[w], gxpos[w], gxmat[w], lights[w], opts, sky, rects[w], depth[w], gid[w],
-                 elem[w], rgb[w])
+    render_world(gtype, gsize[w], gbox[w], gvis[w], gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+                 mesh_normal, gm, tt, cams[w], gxpos[w], gxmat[w], lights[w], opts, sky, rects[w], sphs[w], depth[w],
+                 gid[w], elem[w], surf[w], rgb[w])

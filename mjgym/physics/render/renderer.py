@@ -14,7 +14,6 @@ import numpy as np
 
 from mjgym.physics.render import kernels
 from mjgym.physics.render.scene import Scene
-from mjgym.physics.types import ObjType
 
 # Fields of a frame: the geom poses and the camera and light rows.
 _RGB, _DEPTH, _SEGMENTATION = 0, 1, 2
@@ -40,12 +39,13 @@ class Renderer:
     self.shadows = True
     self.antialiasing = True
     self.reflection = True
-    ng = model.ngeom
+    n = self._scene.n  # geoms, sites, tendon segments, contact points
     self._cam = np.zeros(17)
     self._lights = np.zeros((self._scene.nlight, kernels.LIGHT_SIZE))
-    self._gxpos = np.zeros((ng, 3))
-    self._gxmat = np.zeros((ng, 9))
-    self._rect = np.zeros((ng, 4), np.int32)
+    self._frame = _object_rows(self._scene, ())
+    self._rect = np.zeros((n, 8), np.int32)
+    self._sph = np.zeros((n, 5))
+    self._surf = np.zeros((self._height, self._width, 6), np.float32)
     self._depth = np.zeros((self._height, self._width))
     self._gid = np.zeros((self._height, self._width), np.int32)
     self._elem = np.zeros((self._height, self._width), np.int32)
@@ -102,16 +102,16 @@ class Renderer:
     """Takes the geom, camera and light poses of ``data`` (after mj_forward) for the next render().
 
     ``camera``: a camera name or id, -1 for the default free camera, or an ``MjvCamera``-like object
-    (type, fixedcamid, trackbodyid, lookat, distance, azimuth, elevation). ``scene_option``: anything with a
-    ``geomgroup`` (6,) of flags, like ``mujoco.MjvOption``.
+    (type, fixedcamid, trackbodyid, lookat, distance, azimuth, elevation). ``scene_option``: an
+    ``MjvOption`` (``physics.MjvOption`` or ``mujoco.MjvOption``): geomgroup, sitegroup, tendongroup and the
+    tendon / contact-point flags; it stays in effect for later frames.
     """
     self._check_open()
-    if scene_option is not None and hasattr(scene_option, "geomgroup"):
-      self._scene.set_groups(scene_option.geomgroup)
+    if scene_option is not None:
+      self._scene.set_option(scene_option)
     self._scene.fill_camera(data, camera, self._width, self._height, self._cam)
     self._scene.fill_lights(data, self._cam, self._lights)
-    self._gxpos[:] = data.geom_xpos
-    self._gxmat[:] = data.geom_xmat
+    self._scene.fill_frame(data, *self._frame)
     self._has_scene = True
 
   def _opts(self, rgb):
@@ -123,9 +123,11 @@ class Renderer:
     if not self._has_scene:
       raise RuntimeError("call update_scene(data, camera) before render()")
     s = self._scene
-    kernels.render_world(*s.arrays, self._cam, self._gxpos, self._gxmat, self._lights, self._opts(self._mode == _RGB),
-                         s.sky, self._rect, self._depth, self._gid, self._elem, self._rgb)
-    return _output(self._mode, self._rgb, self._depth, self._gid, out)
+    gsize, gbox, gvis, gxpos, gxmat = self._frame
+    kernels.render_world(*s.kernel_args(gsize, gbox, gvis), self._cam, gxpos, gxmat, self._lights,
+                         self._opts(self._mode == _RGB), s.sky, self._rect, self._sph, self._depth, self._gid,
+                         self._elem, self._surf, self._rgb)
+    return _output(self._mode, s, self._rgb, self._depth, self._gid, out)
 
   def render_batch(self, batch, camera=-1, out=None):
     """Images of every world of an ``MjDataBatch`` in the current mode, worlds rendered in parallel.
@@ -135,40 +137,48 @@ class Renderer:
     """
     self._check_open()
     n = batch.nworld
-    if self._batch is None or self._batch[0].shape[0] != n:
-      ng = self._model.ngeom
-      self._batch = (np.zeros((n, 17)), np.zeros((n,) + self._lights.shape), np.zeros((n, ng, 3)),
-                     np.zeros((n, ng, 9)), np.zeros((n, ng, 4), np.int32), np.zeros((n, self._height, self._width)),
-                     np.zeros((n, self._height, self._width), np.int32),
-                     np.zeros((n, self._height, self._width), np.int32),
-                     np.zeros((n, self._height, self._width, 3), np.uint8))
-    cams, lights, gxpos, gxmat, rects, depth, gid, elem, rgb = self._batch
     s = self._scene
+    if self._batch is None or self._batch[0].shape[0] != n:
+      hw = (n, self._height, self._width)
+      self._batch = (np.zeros((n, 17)), np.zeros((n,) + self._lights.shape), _object_rows(s, (n,)),
+                     np.zeros((n, s.n, 8), np.int32), np.zeros((n, s.n, 5)), np.zeros(hw),
+                     np.zeros(hw, np.int32), np.zeros(hw, np.int32), np.zeros(hw + (6,), np.float32),
+                     np.zeros(hw + (3,), np.uint8))
+    cams, lights, rows, rects, sphs, depth, gid, elem, surf, rgb = self._batch
     for w in range(n):
       d = batch[w]
       s.fill_camera(d, camera, self._width, self._height, cams[w])
       s.fill_lights(d, cams[w], lights[w])
-    gxpos[:] = batch.geom_xpos
-    gxmat[:] = batch.geom_xmat
-    kernels.render_batch(*s.arrays, cams, gxpos, gxmat, lights, self._opts(self._mode == _RGB), s.sky, rects, depth,
-                         gid, elem, rgb)
-    return _output(self._mode, rgb, depth, gid, out)
+      s.fill_frame(d, *(a[w] for a in rows))
+    gsize, gbox, gvis, gxpos, gxmat = rows
+    kernels.render_batch(*s.kernel_args(gsize, gbox, gvis), cams, gxpos, gxmat, lights,
+                         self._opts(self._mode == _RGB), s.sky, rects, sphs, depth, gid, elem, surf, rgb)
+    return _output(self._mode, s, rgb, depth, gid, out)
 
   def _check_open(self):
     if self._closed:
       raise RuntimeError("the renderer is closed")
 
 
-def _output(mode, rgb, depth, gid, out):
+def _object_rows(scene, lead):
+  """Per-frame object rows (sizes, boxes, visibility, positions, xmats), with leading axes ``lead``."""
+  n = scene.n
+  return (np.broadcast_to(scene.size0, lead + (n, 3)).copy(), np.broadcast_to(scene.box0, lead + (n, 6)).copy(),
+          np.zeros(lead + (n,), np.uint8), np.zeros(lead + (n, 3)), np.zeros(lead + (n, 9)))
+
+
+def _output(mode, scene, rgb, depth, gid, out):
   """The result array of a mode (a fresh array, or written into ``out``)."""
   if mode == _RGB:
     result = rgb
   elif mode == _DEPTH:
     result = depth.astype(np.float32) if out is None else depth
   else:
+    # (object id, mjtObj type) of each pixel: geoms, sites, tendons; -1 for the background
     seg = np.empty(gid.shape + (2,), np.int32) if out is None else out
-    seg[..., 0] = gid
-    seg[..., 1] = np.where(gid >= 0, int(ObjType.GEOM), -1)
+    hit = gid >= 0
+    seg[..., 0] = np.where(hit, scene.objid[np.maximum(gid, 0)], -1)
+    seg[..., 1] = np.where(hit, scene.objtype[np.maximum(gid, 0)], -1)
     return seg
   if out is not None:
     np.copyto(out, result, casting="unsafe")

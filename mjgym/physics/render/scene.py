@@ -10,6 +10,7 @@ import numpy as np
 
 from mjgym.physics.render import kernels
 from mjgym.physics.types import GeomType
+from mjgym.physics.types import ObjType
 
 # MuJoCo's geom rgba default: a geom left at it takes its material's colour.
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
@@ -19,6 +20,9 @@ CAMERA_TRACKING = 1
 CAMERA_FIXED = 2
 _LIGHT_DIRECTIONAL = 1
 _LIGHT_POINT = 2
+# mjtWrap / wrap_obj codes
+_WRAP_JOINT = 1
+_WRAP_PULLEY = -2
 # Faces whose normals are within this cosine of a face's own share its smooth normal at a vertex (sharper
 # creases stay sharp, as MuJoCo's default smoothnormal="false" does).
 _CREASE_COS = 0.8
@@ -119,26 +123,132 @@ def _mesh_normals(vert, face):
   return out
 
 
+# Decor MuJoCo draws besides geoms (visual-only rows after the geoms in the kernels' tables).
+VIS_TENDON = 7          # mjtVisFlag indices
+VIS_CONTACTPOINT = 14
+_TENDON_WIDTH_MIN = 1e-6
+_CONTACT_RGBA = (0.9, 0.6, 0.2, 1.0)  # MuJoCo's vis.rgba.contactpoint
+_CONTACT_WIDTH = 0.3    # vis.scale.contactwidth, contactheight (times the model's mean body size)
+_CONTACT_HEIGHT = 0.1
+
+
+class MjvOption:
+  """What to draw besides the geoms, like the bindings' ``mujoco.MjvOption`` (same defaults).
+
+  Attributes: geomgroup, sitegroup, tendongroup: (6,) uint8 flags per group (groups 0-2 on); flags: (31,)
+  uint8 indexed by mjtVisFlag (mjVIS_TENDON = 7 on, mjVIS_CONTACTPOINT = 14 off by default).
+  """
+
+  def __init__(self):
+    self.geomgroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
+    self.sitegroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
+    self.tendongroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
+    self.flags = np.zeros(31, np.uint8)
+    self.flags[VIS_TENDON] = 1
+
+
+def _mean_body_size(m):
+  """Mean size (m) of the model's bodies: the average half-extent of each massive body's equivalent inertia box
+  (close to MuJoCo's stat.meansize, which scales contact-point decor)."""
+  sizes = []
+  for b in range(1, m.nbody):
+    mass = m.body_mass[b]
+    if mass <= 1e-10:
+      continue
+    i = m.body_inertia[b]
+    box = [max(i[1] + i[2] - i[0], 0.0), max(i[0] + i[2] - i[1], 0.0), max(i[0] + i[1] - i[2], 0.0)]
+    sizes.append(np.mean(np.sqrt(6.0 * np.array(box) / mass)) / 2)
+  return float(np.mean(sizes)) if sizes else 0.05
+
+
+def _box_of(gtype, size):
+  """Half sizes of the local box around a primitive of the given type and size (3,); planes get a huge box."""
+  if gtype == GeomType.PLANE:
+    big = 1e9
+    return (size[0] if size[0] > 0 else big, size[1] if size[1] > 0 else big, 0.0)
+  if gtype == GeomType.SPHERE:
+    return (size[0],) * 3
+  if gtype == GeomType.CAPSULE:
+    return (size[0], size[0], size[1] + size[0])
+  if gtype == GeomType.CYLINDER:
+    return (size[0], size[0], size[1])
+  return tuple(size)
+
+
+def _frames_along(p0, p1):
+  """Centres (n, 3), xmat rows (n, 9) with z along p1 - p0, and half lengths (n,) of segments p0 -> p1."""
+  d = p1 - p0
+  length = np.linalg.norm(d, axis=1)
+  z = d / np.maximum(length, 1e-12)[:, None]
+  z[length < 1e-12] = (0.0, 0.0, 1.0)
+  # any unit x perpendicular to z: cross with the world axis least aligned with z
+  helper = np.where(np.abs(z[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+  x = np.cross(helper, z)
+  x /= np.linalg.norm(x, axis=1)[:, None]
+  y = np.cross(z, x)
+  return 0.5 * (p0 + p1), np.stack([x, y, z], axis=2).reshape(-1, 9), 0.5 * length
+
+
 class Scene:
-  """The per-model tables the kernels read (tuple ``arrays``), and the light/camera rows filled per frame."""
+  """The per-model tables the kernels read, and the per-frame rows (poses, decor, camera, lights) filled in place.
+
+  Rows of the object tables: the model's geoms, then its sites, then tendon segments (spatial tendons, drawn as
+  capsules of the tendon's width between consecutive path points), then contact points (cylinders along the
+  contact normal). Segmentation reports each row's (object id, mjtObj type).
+  """
 
   def __init__(self, m):
     self.model = m
     ng = m.ngeom
+    ns = m.nsite
     self.stat = statistic(m)
     extent = self.stat[1]
     self.znear = _vis(m, "vis_map_znear", 0.01) * extent
     self.zfar = _vis(m, "vis_map_zfar", 50.0) * extent
     self.fovy = _vis(m, "vis_global_fovy", 45.0)
-    gtype = np.ascontiguousarray(m.geom_type, np.int32)
-    gsize = np.ascontiguousarray(m.geom_size, np.float64)
-    rgba = np.array(m.geom_rgba, np.float64).reshape(ng, 4)
-    gmat = np.tile([0.5, 0.5, 0.0, 0.0], (ng, 1))
-    gtex = np.full(ng, -1, np.int32)
-    texrepeat = np.ones((ng, 2))
-    texuniform = np.zeros(ng, np.int32)
-    for g in range(ng):
-      mat = int(m.geom_matid[g])
+    # spatial tendons: path point ranges; at most 2 points per path element
+    self.spatial = [t for t in range(m.ntendon)
+                    if m.tendon_num[t] and m.wrap_type[m.tendon_adr[t]] != _WRAP_JOINT]
+    self.nseg = int(sum(2 * m.tendon_num[t] - 1 for t in self.spatial))
+    self.ncon = int(m.nconmax)
+    self.ngeom, self.nsite = ng, ns
+    self.site0 = ng
+    self.seg0 = ng + ns
+    self.con0 = ng + ns + self.nseg
+    n = self.con0 + self.ncon
+    self.n = n
+    gtype = np.full(n, GeomType.CAPSULE, np.int32)
+    gtype[:ng] = m.geom_type
+    gtype[ng:ng + ns] = m.site_type
+    gtype[self.con0:] = GeomType.CYLINDER
+    size0 = np.zeros((n, 3))
+    size0[:ng] = m.geom_size
+    size0[ng:ng + ns] = m.site_size
+    self.meansize = _mean_body_size(m)
+    size0[self.con0:] = (_CONTACT_WIDTH * self.meansize, _CONTACT_WIDTH * self.meansize,
+                         _CONTACT_HEIGHT * self.meansize)
+    dataid = np.full(n, -1, np.int32)
+    dataid[:ng] = m.geom_dataid
+    rgba = np.zeros((n, 4))
+    matid = np.full(n, -1, np.int64)
+    rgba[:ng], matid[:ng] = np.reshape(m.geom_rgba, (ng, 4)), m.geom_matid
+    rgba[ng:ng + ns], matid[ng:ng + ns] = np.reshape(m.site_rgba, (ns, 4)), m.site_matid
+    seg_tendon = np.full(self.nseg, -1, np.int64)
+    row = 0
+    for t in self.spatial:
+      k = 2 * m.tendon_num[t] - 1
+      seg_tendon[row:row + k] = t
+      row += k
+    rgba[self.seg0:self.con0] = np.reshape(m.tendon_rgba, (-1, 4))[seg_tendon] if self.nseg else 0.0
+    matid[self.seg0:self.con0] = np.asarray(m.tendon_matid)[seg_tendon] if self.nseg else -1
+    rgba[self.con0:] = _CONTACT_RGBA
+    self.seg_tendon = seg_tendon
+    gmat = np.tile([0.5, 0.5, 0.0, 0.0], (n, 1))
+    gtex = np.full(n, -1, np.int32)
+    texrepeat = np.ones((n, 2))
+    texuniform = np.zeros(n, np.int32)
+    for g in range(n):
+      mat = int(matid[g])
       if mat < 0:
         continue
       if np.allclose(rgba[g], _DEFAULT_RGBA):
@@ -148,35 +258,32 @@ class Scene:
       texrepeat[g] = m.mat_texrepeat[mat]
       texuniform[g] = m.mat_texuniform[mat]
     self.rgba = rgba
-    # boxes around each geom in its own frame: centre and half sizes
-    gbox = np.zeros((ng, 6))
-    for g in range(ng):
-      t, s = gtype[g], gsize[g]
-      if t == GeomType.PLANE:
-        big = 1e9
-        gbox[g, 3:] = (s[0] if s[0] > 0 else big, s[1] if s[1] > 0 else big, 0.0)
-      elif t == GeomType.SPHERE:
-        gbox[g, 3:] = s[0]
-      elif t == GeomType.CAPSULE:
-        gbox[g, 3:] = (s[0], s[0], s[1] + s[0])
-      elif t == GeomType.CYLINDER:
-        gbox[g, 3:] = (s[0], s[0], s[1])
-      elif t in (GeomType.ELLIPSOID, GeomType.BOX):
-        gbox[g, 3:] = s
-      elif t == GeomType.MESH:
+    # boxes around each object in its own frame: centre and half sizes (a hair larger, so that pixels whose
+    # centres graze the silhouette are tested); tendon rows are sized per frame
+    box0 = np.zeros((n, 6))
+    for g in range(n):
+      if gtype[g] == GeomType.MESH:
         mid = m.geom_dataid[g]
         v = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
         lo, hi = v.min(axis=0), v.max(axis=0)
-        gbox[g, :3] = 0.5 * (lo + hi)
-        gbox[g, 3:] = 0.5 * (hi - lo)
-    # a hair larger, so that pixels whose centres graze the silhouette are tested
-    gbox[:, 3:] = gbox[:, 3:] * (1 + 1e-9) + 1e-12
-    self.gbox = gbox
+        box0[g, :3] = 0.5 * (lo + hi)
+        box0[g, 3:] = 0.5 * (hi - lo)
+      else:
+        box0[g, 3:] = _box_of(gtype[g], size0[g])
+    box0[:, 3:] = box0[:, 3:] * (1 + 1e-9) + 1e-12
+    self.gtype, self.size0, self.box0 = gtype, size0, box0
+    self.gbox = box0  # the geom rows do not change per frame
     supported = np.isin(gtype, [GeomType.PLANE, GeomType.SPHERE, GeomType.CAPSULE, GeomType.ELLIPSOID,
                                 GeomType.CYLINDER, GeomType.BOX, GeomType.MESH])
     self.drawable = supported & (rgba[:, 3] > 0)
-    self.gvis = np.zeros(ng, np.uint8)
-    self.set_groups(np.array([1, 1, 1, 0, 0, 0]))
+    self.vis0 = np.zeros(n, np.uint8)
+    self.option = MjvOption()
+    self.set_option(self.option)
+    # segmentation: (object id, mjtObj) of every row
+    self.objid = np.concatenate([np.arange(ng), np.arange(ns), seg_tendon, np.arange(self.ncon)]).astype(np.int32)
+    self.objtype = np.concatenate([np.full(ng, ObjType.GEOM), np.full(ns, ObjType.SITE),
+                                   np.full(self.nseg, ObjType.TENDON),
+                                   np.full(self.ncon, ObjType.UNKNOWN)]).astype(np.int32)
     normals = np.zeros((0, 3))
     if m.nmesh:
       parts = []
@@ -197,11 +304,12 @@ class Scene:
     for t in range(ntex):
       tt[t] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
                m.tex_width[t], m.tex_type[t]]
-    self.arrays = (
-        gtype, gsize, gbox, self.gvis, np.ascontiguousarray(m.geom_dataid, np.int32), mesh_vert, mesh_face,
-        np.ascontiguousarray(m.mesh_vertadr, np.int32), np.ascontiguousarray(m.mesh_faceadr, np.int32),
-        np.ascontiguousarray(m.mesh_facenum, np.int32), np.ascontiguousarray(normals, np.float64),
-        np.ascontiguousarray(gm), tt)
+    self.gdataid = dataid
+    self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(m.mesh_vertadr, np.int32),
+                 np.ascontiguousarray(m.mesh_faceadr, np.int32), np.ascontiguousarray(m.mesh_facenum, np.int32),
+                 np.ascontiguousarray(normals, np.float64))
+    self.gm = np.ascontiguousarray(gm)
+    self.tt = tt
     # lights: the model's active ones, then the headlight
     self.light_ids = [i for i in range(m.nlight) if m.light_active[i]]
     if m.vis_map_zfar[0] > 0:
@@ -228,12 +336,71 @@ class Scene:
       static[-1, 7:10], static[-1, 10:13], static[-1, 13:16] = self.head
     self.light_static = static
 
-  def set_groups(self, geomgroup):
-    """Geoms drawn: those of a group switched on in ``geomgroup`` (6,), as mjvOption.geomgroup."""
+  def kernel_args(self, gsize, gbox, gvis):
+    """The object and mesh tables in the kernels' argument order, with this frame's sizes, boxes, visibility."""
+    return (self.gtype, gsize, gbox, gvis, self.gdataid, *self.mesh, self.gm, self.tt)
+
+  def set_option(self, option):
+    """What is drawn, from an ``MjvOption``-like object (geomgroup, sitegroup, tendongroup, flags)."""
     m = self.model
-    groups = np.asarray(geomgroup).astype(bool)
-    grp = np.clip(m.geom_group, 0, 5)
-    self.gvis[:] = (self.drawable & groups[grp]).astype(np.uint8)
+    self.option = option
+    ng, ns = self.ngeom, self.nsite
+    vis = np.zeros(self.n, bool)
+    vis[:ng] = np.asarray(option.geomgroup).astype(bool)[np.clip(m.geom_group, 0, 5)]
+    vis[ng:ng + ns] = np.asarray(option.sitegroup).astype(bool)[np.clip(m.site_group, 0, 5)]
+    flags = np.asarray(getattr(option, "flags", MjvOption().flags))
+    self.draw_tendons = bool(flags[VIS_TENDON]) and self.nseg > 0
+    self.draw_contacts = bool(flags[VIS_CONTACTPOINT]) and self.ncon > 0
+    if self.nseg:
+      tgroup = np.asarray(getattr(option, "tendongroup", MjvOption().tendongroup)).astype(bool)
+      self.seg_visible = tgroup[np.clip(np.asarray(m.tendon_group)[self.seg_tendon], 0, 5)] & self.draw_tendons
+    # tendon and contact rows are switched on per frame, for the segments and contacts that exist
+    self.vis0[:] = (self.drawable & vis).astype(np.uint8)
+
+  def fill_frame(self, d, gsize, gbox, gvis, gxpos, gxmat):
+    """Per-frame object rows from ``d``: geom and site poses, tendon segments, contact points."""
+    ng, ns = self.ngeom, self.nsite
+    gxpos[:ng] = d.geom_xpos
+    gxmat[:ng] = d.geom_xmat
+    gxpos[ng:ng + ns] = d.site_xpos
+    gxmat[ng:ng + ns] = d.site_xmat
+    gvis[:] = self.vis0
+    if self.draw_tendons:
+      self._fill_tendons(d, gsize, gbox, gvis, gxpos, gxmat)
+    if self.draw_contacts:
+      ncon = int(np.asarray(d.ncon).ravel()[0])
+      rows = slice(self.con0, self.con0 + ncon)
+      gxpos[rows] = d.contact_pos[:ncon]
+      # the cylinder's axis along the normal (the frame's first row): columns tangent1, tangent2, normal
+      frame = np.asarray(d.contact_frame[:ncon]).reshape(ncon, 3, 3)
+      gxmat[rows] = frame[:, [1, 2, 0], :].transpose(0, 2, 1).reshape(ncon, 9)
+      gvis[rows] = self.drawable[rows]
+
+  def _fill_tendons(self, d, gsize, gbox, gvis, gxpos, gxmat):
+    m = self.model
+    pts = np.asarray(d.wrap_xpos).reshape(-1, 3)
+    obj = np.asarray(d.wrap_obj).reshape(-1)
+    row = self.seg0
+    for t in self.spatial:
+      cap = 2 * m.tendon_num[t] - 1
+      adr, num = int(d.ten_wrapadr[t]), int(d.ten_wrapnum[t])
+      if num >= 2:
+        p = pts[adr:adr + num]
+        centre, xmat, half = _frames_along(p[:-1], p[1:])
+        # no segment into or out of a pulley (it splits the path into branches)
+        keep = (obj[adr:adr + num - 1] != _WRAP_PULLEY) & (obj[adr + 1:adr + num] != _WRAP_PULLEY)
+        k = num - 1
+        rows = slice(row, row + k)
+        width = max(float(m.tendon_width[t]), _TENDON_WIDTH_MIN)
+        gxpos[rows] = centre
+        gxmat[rows] = xmat
+        gsize[rows, 0] = width
+        gsize[rows, 1] = half
+        gbox[rows, 3] = gbox[rows, 4] = width * (1 + 1e-9) + 1e-12
+        gbox[rows, 5] = (half + width) * (1 + 1e-9) + 1e-12
+        gvis[rows] = (keep & self.seg_visible[row - self.seg0:row - self.seg0 + k]
+                      & self.drawable[rows]).astype(np.uint8)
+      row += cap
 
   def fill_lights(self, d, cam, out):
     """Light rows for one frame: world positions/directions from ``d``, the headlight along the camera."""
@@ -287,7 +454,6 @@ def _orbit(cam):
 
 
 def _camera_id(m, name):
-  from mjgym.physics.types import ObjType  # pylint: disable=import-outside-toplevel
   cid = m.name2id(ObjType.CAMERA, name)
   if cid < 0:
     raise ValueError(f"The camera '{name}' does not exist.")
