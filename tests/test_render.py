@@ -302,6 +302,33 @@ def test_contact_points_are_drawn_when_enabled():
     assert abs(ii.mean() + 0.5 - ci) < 6 and abs(jj.mean() + 0.5 - cj) < 6
 
 
+def test_contact_force_arrows_follow_the_contact_forces():
+  """With mjVIS_CONTACTFORCE, contact k's arrow runs from its position along its force (contact frame to world),
+  force / mean body mass x 0.005 m long (vis.map.force), as MuJoCo scales it."""
+  from mjgym.physics.render.scene import Scene  # pylint: disable=import-outside-toplevel
+  m, d = _decor()
+  d.qpos[2] = 0.099
+  physics.mj_forward(m, d)
+  scene = Scene(m)
+  opt = physics.MjvOption()
+  opt.flags[16] = 1  # mjVIS_CONTACTFORCE
+  scene.set_option(opt)
+  n = scene.n
+  gsize, gbox, gvis = scene.size0.copy(), scene.box0.copy(), np.zeros(n, np.uint8)
+  gxpos, gxmat = np.zeros((n, 3)), np.zeros((n, 9))
+  scene.fill_frame(d, gsize, gbox, gvis, gxpos, gxmat)
+  result = np.zeros(6)
+  for k in range(d.ncon[0]):
+    physics.mj_contactForce(m, d, k, result)
+    arrow = np.asarray(d.contact.frame[k]).reshape(3, 3).T @ result[:3] * 0.005 / m.body_mass[1]
+    row = scene.force0 + k
+    axis = np.asarray(gxmat[row]).reshape(3, 3)[:, 2]
+    assert gvis[row] == 1 and np.linalg.norm(arrow) > 1e-3
+    np.testing.assert_allclose(gxpos[row] - gsize[row, 1] * axis, d.contact.pos[k], atol=1e-12)
+    np.testing.assert_allclose(gxpos[row] + gsize[row, 1] * axis, d.contact.pos[k] + arrow, atol=1e-12)
+  assert not gvis[scene.force0 + d.ncon[0]:].any()
+
+
 def test_batched_rendering_draws_each_worlds_tendons():
   from mjgym.physics.batch import MjDataBatch  # pylint: disable=import-outside-toplevel
   m = physics.MjModel.from_xml_path(_DECOR)
