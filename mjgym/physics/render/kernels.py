@@ -636,24 +636,31 @@ def sky_color(tt, sky, dx, dy, dz):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
+def _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, e, ox, oy, oz, dx, dy, dz):
+  """Unit normal (local) of mesh face e where the ray o + t d meets it: its corner normals blended."""
+  _, u, v = _hit_triangle(ox, oy, oz, dx, dy, dz, mesh_vert, vadr + mesh_face[e, 0], vadr + mesh_face[e, 1],
+                          vadr + mesh_face[e, 2], -INF)
+  w0 = 1 - u - v
+  nx = w0 * mesh_normal[3 * e, 0] + u * mesh_normal[3 * e + 1, 0] + v * mesh_normal[3 * e + 2, 0]
+  ny = w0 * mesh_normal[3 * e, 1] + u * mesh_normal[3 * e + 1, 1] + v * mesh_normal[3 * e + 2, 1]
+  nz = w0 * mesh_normal[3 * e, 2] + u * mesh_normal[3 * e + 1, 2] + v * mesh_normal[3 * e + 2, 2]
+  nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+  if nn > 0:
+    return nx / nn, ny / nn, nz / nn
+  return nx, ny, nz
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos, gxmat, g, e,
              wx, wy, wz, dx, dy, dz, footprint):
   """Normal (world) and base colour of geom g at world point w seen along d."""
   lx, ly, lz = _to_local(gxpos, gxmat, g, wx, wy, wz)
   gt = gtype[g]
   if gt == MESH:
-    vadr = mesh_vertadr[gdataid[g]]
-    a, b, c = vadr + mesh_face[e, 0], vadr + mesh_face[e, 1], vadr + mesh_face[e, 2]
     ox, oy, oz = _to_local(gxpos, gxmat, g, wx - dx, wy - dy, wz - dz)
     ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
-    _, u, v = _hit_triangle(ox, oy, oz, ddx, ddy, ddz, mesh_vert, a, b, c, -INF)
-    w0 = 1 - u - v
-    nx = w0 * mesh_normal[3 * e, 0] + u * mesh_normal[3 * e + 1, 0] + v * mesh_normal[3 * e + 2, 0]
-    ny = w0 * mesh_normal[3 * e, 1] + u * mesh_normal[3 * e + 1, 1] + v * mesh_normal[3 * e + 2, 1]
-    nz = w0 * mesh_normal[3 * e, 2] + u * mesh_normal[3 * e + 1, 2] + v * mesh_normal[3 * e + 2, 2]
-    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-    if nn > 0:
-      nx, ny, nz = nx / nn, ny / nn, nz / nn
+    nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, mesh_vertadr[gdataid[g]], e, ox, oy, oz, ddx,
+                                ddy, ddz)
   else:
     nx, ny, nz = _local_normal(gt, gsize[g], lx, ly, lz)
   nx, ny, nz = _dir_to_world(gxmat, g, nx, ny, nz)
@@ -865,16 +872,7 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
           # the plane's z axis (turned towards the camera below)
           nx, ny, nz = 0.0, 0.0, 1.0
         elif gt == MESH:
-          e = elem[i, j]
-          _, bu, bv = _hit_triangle(ox, oy, oz, dx, dy, dz, mesh_vert, vadr + mesh_face[e, 0], vadr + mesh_face[e, 1],
-                                    vadr + mesh_face[e, 2], -INF)
-          w0 = 1 - bu - bv
-          nx = w0 * mesh_normal[3 * e, 0] + bu * mesh_normal[3 * e + 1, 0] + bv * mesh_normal[3 * e + 2, 0]
-          ny = w0 * mesh_normal[3 * e, 1] + bu * mesh_normal[3 * e + 1, 1] + bv * mesh_normal[3 * e + 2, 1]
-          nz = w0 * mesh_normal[3 * e, 2] + bu * mesh_normal[3 * e + 1, 2] + bv * mesh_normal[3 * e + 2, 2]
-          nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-          if nn > 0:
-            nx, ny, nz = nx / nn, ny / nn, nz / nn
+          nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, elem[i, j], ox, oy, oz, dx, dy, dz)
         else:
           nx, ny, nz = _local_normal(gt, size, lx, ly, lz)
         # two-sided: light the face the camera sees
