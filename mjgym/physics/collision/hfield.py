@@ -78,11 +78,12 @@ def hfield_convex(m, d, gh, g, margin, i0):
       z01 = m.hfield_data[adr + r * ncol + c + 1] * top
       z10 = m.hfield_data[adr + (r + 1) * ncol + c] * top
       z11 = m.hfield_data[adr + (r + 1) * ncol + c + 1] * top
+      # The upper-left triangle first, then the lower-right one (MuJoCo's order of contacts).
       for tri in range(2):
         if tri == 0:
-          x, y, z = (xa, xb, xb), (ya, ya, yb), (z00, z01, z11)
-        else:
           x, y, z = (xa, xb, xa), (ya, yb, yb), (z00, z11, z10)
+        else:
+          x, y, z = (xa, xb, xb), (ya, ya, yb), (z00, z01, z11)
         if max(z[0], max(z[1], z[2])) < zmin:
           continue
         _set_prism(m, d, gh, x, y, z, bottom)
