@@ -313,6 +313,25 @@ def test_ray_matches_mj_ray():
   assert hits > 150
 
 
+def test_rangefinder_over_terrain():
+  """A rangefinder carried over the terrain at random poses reads what MuJoCo's does (to 1e-9), -1 when it misses."""
+  site = '<site name="eye" pos="0 0 0.1"/><geom size="0.01" contype="0" conaffinity="0" rgba="0 0 0 0"/>'
+  xml = _hfield_xml(site, _elevation(6, 8, _seed("rangefinder")), option="").replace(
+      "</mujoco>", '<sensor><rangefinder site="eye"/></sensor></mujoco>')
+  mjm, mjd, m, d = _both(xml)
+  rng = np.random.default_rng(_seed("rangefinder"))
+  hits = 0
+  for _ in range(100):
+    q = _random_pose(rng)
+    q[2] += 0.5
+    mjd.qpos[:] = d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    assert abs(d.sensordata[0] - mjd.sensordata[0]) < 1e-9
+    hits += mjd.sensordata[0] >= 0
+  assert hits > 20
+
+
 # --------------------------------------------------------------------- errors ----
 
 _GEOM = '<geom type="hfield" hfield="h"/>'

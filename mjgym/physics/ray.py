@@ -294,8 +294,9 @@ def ray_geom(m, d, g, pnt, vec):
 
 
 @njit(cache=True)
-def ray_shape(m, gtype, size, pos, mat, meshid, pnt, vec):
-  """Ray parameter t of the first hit of pnt + t vec with a shape of type gtype at pose (pos, mat)."""
+def ray_shape(m, gtype, size, pos, mat, dataid, pnt, vec):
+  """Ray parameter t of the first hit of pnt + t vec with a shape of type gtype at pose (pos, mat); dataid is the
+  mesh or height field of those types."""
   p = math.mat_t_vec(mat, (pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]))
   v = math.mat_t_vec(mat, vec)
   if gtype == GeomType.PLANE:
@@ -309,7 +310,7 @@ def ray_shape(m, gtype, size, pos, mat, meshid, pnt, vec):
       return _NONE
     return t
   if gtype == GeomType.HFIELD:
-    return _hfield(m, meshid, p, v)[0]
+    return _hfield(m, dataid, p, v)[0]
   if gtype == GeomType.SPHERE:
     return _sphere(p, v, size[0])
   if gtype == GeomType.CAPSULE:
@@ -323,7 +324,7 @@ def ray_shape(m, gtype, size, pos, mat, meshid, pnt, vec):
   if gtype == GeomType.BOX:
     return _box(p, v, size)
   if gtype == GeomType.MESH:
-    return _mesh(m, p, v, meshid)
+    return _mesh(m, p, v, dataid)
   return _NONE
 
 

@@ -21,27 +21,29 @@ from mjgym.physics.types import MAXCONPAIR
 
 
 @njit(cache=True)
+def _half_extent(mh, mg, a, i):
+  """Half extent along the height field's axis i of a box with half sizes a[3:6] along the axes of rotation mg."""
+  h = 0.0
+  for j in range(3):
+    # Entry (i, j) of mh^T mg: g's local axis j seen along the height field's axis i.
+    h += abs(mh[i] * mg[j] + mh[3 + i] * mg[3 + j] + mh[6 + i] * mg[6 + j]) * a[3 + j]
+  return h
+
+
+@njit(cache=True)
 def _local_box(m, d, gh, g, margin):
   """Bounds (xmin, xmax, ymin, ymax, zmin, zmax) of geom g's box in the frame of height field gh, grown by margin."""
   mh, mg = d.geom_xmat[gh], d.geom_xmat[g]
   a = m.geom_aabb[g]
   dp = (d.geom_xpos[g, 0] - d.geom_xpos[gh, 0], d.geom_xpos[g, 1] - d.geom_xpos[gh, 1],
         d.geom_xpos[g, 2] - d.geom_xpos[gh, 2])
-  # Box center in the height field's frame, and its half extents along that frame's axes.
   c = to_local(mh, (dp[0] + mg[0] * a[0] + mg[1] * a[1] + mg[2] * a[2],
                     dp[1] + mg[3] * a[0] + mg[4] * a[1] + mg[5] * a[2],
                     dp[2] + mg[6] * a[0] + mg[7] * a[1] + mg[8] * a[2]))
-  lo = [0.0, 0.0, 0.0]
-  hi = [0.0, 0.0, 0.0]
-  for i in range(3):
-    h = margin
-    for j in range(3):
-      # Entry (i, j) of mh^T mg: local axis j of g seen along the height field's axis i.
-      r = mh[i] * mg[j] + mh[3 + i] * mg[3 + j] + mh[6 + i] * mg[6 + j]
-      h += abs(r) * a[3 + j]
-    lo[i] = c[i] - h
-    hi[i] = c[i] + h
-  return lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]
+  hx = _half_extent(mh, mg, a, 0) + margin
+  hy = _half_extent(mh, mg, a, 1) + margin
+  hz = _half_extent(mh, mg, a, 2) + margin
+  return c[0] - hx, c[0] + hx, c[1] - hy, c[1] + hy, c[2] - hz, c[2] + hz
 
 
 @njit(cache=True)
