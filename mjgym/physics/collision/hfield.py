@@ -15,9 +15,19 @@ import math
 from numba import njit
 
 from mjgym.physics.collision import convex
+from mjgym.physics.collision.primitive import cross
+from mjgym.physics.collision.primitive import dot
+from mjgym.physics.collision.primitive import norm
+from mjgym.physics.collision.primitive import scl
+from mjgym.physics.collision.primitive import sub
 from mjgym.physics.collision.primitive import to_local
 from mjgym.physics.collision.primitive import to_world
+from mjgym.physics.collision.primitive import vec
+from mjgym.physics.types import GeomType
 from mjgym.physics.types import MAXCONPAIR
+
+_SPHERE = int(GeomType.SPHERE)
+_CAPSULE = int(GeomType.CAPSULE)
 
 
 @njit(cache=True)
@@ -58,6 +68,19 @@ def _set_prism(m, d, gh, x, y, z, bottom):
 
 
 @njit(cache=True)
+def _above(m, d, gh, g, x, y, z, radius):
+  """Height of geom g's lowest point over the plane of the triangle of local corners (x[k], y[k], z[k]),
+  counter-clockwise seen from above. The prism lies below that plane: beyond the margin, it cannot touch g."""
+  e1 = (x[1] - x[0], y[1] - y[0], z[1] - z[0])
+  e2 = (x[2] - x[0], y[2] - y[0], z[2] - z[0])
+  nrm = to_world(d.geom_xmat[gh], cross(e1, e2))
+  nrm = scl(nrm, 1.0 / norm(nrm))
+  # support() gives the core of a sphere or capsule (center, segment): its radius comes off afterwards.
+  low = convex.support(m, d, g, scl(nrm, -1.0))
+  return dot(sub(low, vec(d.col_prism[0])), nrm) - radius
+
+
+@njit(cache=True)
 def hfield_convex(m, d, gh, g, margin, i0):
   """Height field gh (geom1) against convex geom g: one contact per touching prism, at most MAXCONPAIR."""
   hid = m.geom_dataid[gh]
@@ -71,6 +94,8 @@ def hfield_convex(m, d, gh, g, margin, i0):
   c1 = min(ncol - 2, int(math.floor((xmax + rx) / dx)))
   r0 = max(0, int(math.floor((ymin + ry) / dy)))
   r1 = min(nrow - 2, int(math.floor((ymax + ry) / dy)))
+  t = m.geom_type[g]
+  radius = m.geom_size[g, 0] if t == _SPHERE or t == _CAPSULE else 0.0
   n = 0
   for r in range(r0, r1 + 1):
     ya, yb = r * dy - ry, (r + 1) * dy - ry
@@ -89,6 +114,8 @@ def hfield_convex(m, d, gh, g, margin, i0):
         if max(z[0], max(z[1], z[2])) < zmin:
           continue
         _set_prism(m, d, gh, x, y, z, bottom)
+        if _above(m, d, gh, g, x, y, z, radius) > margin:
+          continue
         n += convex.convex(m, d, gh, g, margin, i0 + n)
         if n >= MAXCONPAIR:
           return n
