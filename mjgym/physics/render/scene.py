@@ -274,7 +274,11 @@ class Scene:
     # centres graze the silhouette are tested); tendon rows are sized per frame
     box0 = np.zeros((n, 6))
     for g in range(n):
-      if gtype[g] == GeomType.MESH:
+      if gtype[g] == GeomType.HFIELD:
+        rx, ry, top, bottom = m.hfield_size[m.geom_dataid[g]]
+        size0[g] = (rx, ry, bottom)
+        box0[g] = (0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom))
+      elif gtype[g] == GeomType.MESH:
         mid = m.geom_dataid[g]
         v = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
         lo, hi = v.min(axis=0), v.max(axis=0)
@@ -285,8 +289,8 @@ class Scene:
     box0[:, 3:] = box0[:, 3:] * (1 + 1e-9) + 1e-12
     self.gtype, self.size0, self.box0 = gtype, size0, box0
     self.gbox = box0  # the geom rows do not change per frame
-    supported = np.isin(gtype, [GeomType.PLANE, GeomType.SPHERE, GeomType.CAPSULE, GeomType.ELLIPSOID,
-                                GeomType.CYLINDER, GeomType.BOX, GeomType.MESH])
+    supported = np.isin(gtype, [GeomType.PLANE, GeomType.HFIELD, GeomType.SPHERE, GeomType.CAPSULE,
+                                GeomType.ELLIPSOID, GeomType.CYLINDER, GeomType.BOX, GeomType.MESH])
     self.drawable = supported & (rgba[:, 3] > 0)
     self.vis0 = np.zeros(n, np.uint8)
     self.option = MjvOption()
@@ -308,6 +312,28 @@ class Scene:
       normals = np.concatenate(parts)
     mesh_vert = np.ascontiguousarray(m.mesh_vert, np.float64).reshape(-1, 3)
     mesh_face = np.ascontiguousarray(m.mesh_face, np.int32).reshape(-1, 3)
+    vertadr = np.asarray(m.mesh_vertadr, np.int32)
+    faceadr = np.asarray(m.mesh_faceadr, np.int32)
+    facenum = np.asarray(m.mesh_facenum, np.int32)
+    if m.nhfield:
+      # height fields ride along as vertex grids after the meshes (see kernels._hit_hfield): a header row
+      # (nrow, ncol, top), then the nrow x ncol terrain vertices; their rows point at entries nmesh + h
+      grids, adrs = [], []
+      start = len(mesh_vert)
+      for h in range(m.nhfield):
+        nrow, ncol = int(m.hfield_nrow[h]), int(m.hfield_ncol[h])
+        rx, ry, top, _ = m.hfield_size[h]
+        z = np.asarray(m.hfield_data[m.hfield_adr[h]:m.hfield_adr[h] + nrow * ncol]).reshape(nrow, ncol) * top
+        x, y = np.meshgrid(np.linspace(-rx, rx, ncol), np.linspace(-ry, ry, nrow))
+        adrs.append(start)
+        grids.append(np.concatenate([[[nrow, ncol, top]], np.stack([x, y, z], axis=2).reshape(-1, 3)]))
+        start += 1 + nrow * ncol
+      mesh_vert = np.ascontiguousarray(np.concatenate([mesh_vert] + grids))
+      vertadr = np.concatenate([vertadr, adrs]).astype(np.int32)
+      faceadr = np.concatenate([faceadr, np.zeros(m.nhfield, np.int32)])
+      facenum = np.concatenate([facenum, np.zeros(m.nhfield, np.int32)])
+      hf = gtype[:ng] == GeomType.HFIELD
+      dataid[:ng][hf] = m.nmesh + np.asarray(m.geom_dataid)[hf]
     ntex = m.ntex
     self.sky = -1
     for t in range(ntex):
@@ -319,9 +345,8 @@ class Scene:
       tt[t] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
                m.tex_width[t], m.tex_type[t]]
     self.gdataid = dataid
-    self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(m.mesh_vertadr, np.int32),
-                 np.ascontiguousarray(m.mesh_faceadr, np.int32), np.ascontiguousarray(m.mesh_facenum, np.int32),
-                 np.ascontiguousarray(normals, np.float64))
+    self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(vertadr), np.ascontiguousarray(faceadr),
+                 np.ascontiguousarray(facenum), np.ascontiguousarray(normals, np.float64))
     self.gm = np.ascontiguousarray(gm)
     self.tt = tt
     # lights: the model's active ones, then the headlight
