@@ -1,4 +1,5 @@
-"""Collision timing beside MuJoCo's mj_collision: per geom-pair type and whole scenes (humanoid, piles of bodies).
+"""Collision timing beside MuJoCo's mj_collision: per geom-pair type (height fields too) and whole scenes (humanoid,
+piles of bodies).
 
 Prints a table; no asserts on time. Both engines run collision only, after one forward pass set the poses. Ours is
 timed twice: called from Python (what a Python loop pays, including numba's dispatch of the structref arguments) and
@@ -66,8 +67,19 @@ def _pile(n, rng):
   return ("<mujoco><worldbody><geom type='plane' size='10 10 0.1'/>" + "".join(bodies) + "</worldbody></mujoco>")
 
 
+def _hfield_scene(t):
+  """Geom t sitting 2 cm into a 20 x 20 bumpy height field, over a few cells (several prisms touch it)."""
+  rng = np.random.default_rng(1)
+  values = " ".join(f"{v:.4f}" for v in rng.uniform(0, 1, 400))
+  return (f'<mujoco><asset><hfield name="h" nrow="20" ncol="20" size="1 1 0.1 0.1" elevation="{values}"/>'
+          f'</asset><worldbody><geom type="hfield" hfield="h"/><body pos="0.02 0.03 0.16" euler="20 30 40">'
+          f'<freejoint/><geom type="{t}" size="{_SIZES[t]}"/></body></worldbody></mujoco>')
+
+
 def main():
   rows = []
+  for t in ("sphere", "box"):
+    rows.append((f"hfield 20x20-{t}", *_both(_hfield_scene(t), 500)))
   for t2 in ("plane",) + _TYPES:
     for t1 in _TYPES:
       if t2 != "plane" and _TYPES.index(t1) > _TYPES.index(t2):

@@ -302,6 +302,33 @@ def test_contact_points_are_drawn_when_enabled():
     assert abs(ii.mean() + 0.5 - ci) < 6 and abs(jj.mean() + 0.5 - cj) < 6
 
 
+def test_contact_force_arrows_follow_the_contact_forces():
+  """With mjVIS_CONTACTFORCE, contact k's arrow runs from its position along its force (contact frame to world),
+  force / mean body mass x 0.005 m long (vis.map.force), as MuJoCo scales it."""
+  from mjgym.physics.render.scene import Scene  # pylint: disable=import-outside-toplevel
+  m, d = _decor()
+  d.qpos[2] = 0.099
+  physics.mj_forward(m, d)
+  scene = Scene(m)
+  opt = physics.MjvOption()
+  opt.flags[16] = 1  # mjVIS_CONTACTFORCE
+  scene.set_option(opt)
+  n = scene.n
+  gsize, gbox, gvis = scene.size0.copy(), scene.box0.copy(), np.zeros(n, np.uint8)
+  gxpos, gxmat = np.zeros((n, 3)), np.zeros((n, 9))
+  scene.fill_frame(d, gsize, gbox, gvis, gxpos, gxmat)
+  result = np.zeros(6)
+  for k in range(d.ncon[0]):
+    physics.mj_contactForce(m, d, k, result)
+    arrow = np.asarray(d.contact.frame[k]).reshape(3, 3).T @ result[:3] * 0.005 / m.body_mass[1]
+    row = scene.force0 + k
+    axis = np.asarray(gxmat[row]).reshape(3, 3)[:, 2]
+    assert gvis[row] == 1 and np.linalg.norm(arrow) > 1e-3
+    np.testing.assert_allclose(gxpos[row] - gsize[row, 1] * axis, d.contact.pos[k], atol=1e-12)
+    np.testing.assert_allclose(gxpos[row] + gsize[row, 1] * axis, d.contact.pos[k] + arrow, atol=1e-12)
+  assert not gvis[scene.force0 + d.ncon[0]:].any()
+
+
 def test_batched_rendering_draws_each_worlds_tendons():
   from mjgym.physics.batch import MjDataBatch  # pylint: disable=import-outside-toplevel
   m = physics.MjModel.from_xml_path(_DECOR)
@@ -314,6 +341,50 @@ def test_batched_rendering_draws_each_worlds_tendons():
       r.update_scene(batch[k], camera="front")
       np.testing.assert_array_equal(images[k], r.render())
     assert not np.array_equal(images[0], images[1])
+
+
+def test_height_field_depth_matches_mujoco_rays():
+  """Every pixel's depth on a bumpy height field (top triangles, walls, base) equals MuJoCo's mj_ray along the
+  same camera ray, and the two agree on which pixels hit the terrain."""
+  import mujoco  # pylint: disable=import-outside-toplevel
+  path = os.path.join(os.path.dirname(__file__), "models", "hfield_terrain.xml")
+  with open(path, encoding="utf-8") as f:
+    xml = f.read().replace("<worldbody>", '<worldbody><camera name="view" pos="0.2 -3 1.6" xyaxes="1 0 0 0 1.6 3"/>')
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  physics.mj_forward(m, d)
+  mm = mujoco.MjModel.from_xml_string(xml)
+  dd = mujoco.MjData(mm)
+  mujoco.mj_forward(mm, dd)
+  h, w = 48, 64
+  with physics.Renderer(m, h, w) as r:
+    r.update_scene(d, camera="view")
+    r.enable_depth_rendering()
+    depth = r.render()
+    r.enable_segmentation_rendering()
+    seg = r.render()
+  terrain = m.geom("terrain").id
+  f = _focal(float(mm.cam_fovy[0]), h)
+  xmat = dd.cam_xmat[0].reshape(3, 3)
+  geomid = np.zeros(1, np.int32)
+  agree = hits = 0
+  for i in range(h):
+    for j in range(w):
+      vec = xmat @ np.array([(j + 0.5 - w / 2) / f, (h / 2 - i - 0.5) / f, -1.0])
+      # with this vec, mj_ray's distance is the depth along the optical axis
+      dist = mujoco.mj_ray(mm, dd, dd.cam_xpos[0], vec, None, 1, -1, geomid)
+      theirs = dist >= 0 and geomid[0] == terrain
+      ours = seg[i, j, 0] == terrain
+      agree += theirs == ours
+      if theirs and ours:
+        hits += 1
+        assert abs(depth[i, j] - dist) < 1e-6, (i, j, depth[i, j], dist)
+  assert hits > 0.3 * h * w and agree >= h * w - 3
+  # the terrain is shaded: its pixels are not all one colour
+  with physics.Renderer(m, h, w) as r:
+    r.update_scene(d, camera="view")
+    rgb = r.render()
+  assert len(np.unique(rgb[seg[..., 0] == terrain].reshape(-1, 3), axis=0)) > 50
 
 
 def _mujoco_renderer_works():

@@ -22,6 +22,7 @@ _OBJECTS = {
     ObjType.CAMERA: ("cam_", ("camera", "cam")),
     ObjType.LIGHT: ("light_", ("light",)),
     ObjType.MESH: ("mesh_", ("mesh",)),
+    ObjType.HFIELD: ("hfield_", ("hfield",)),
     ObjType.MATERIAL: ("mat_", ("material", "mat")),
     ObjType.TEXTURE: ("tex_", ("texture", "tex")),
     ObjType.TENDON: ("tendon_", ("tendon", "ten")),
@@ -370,8 +371,8 @@ def allocate_data_arrays(m, nworld=None):
 def _object_count(fields, objtype):
   counts = {ObjType.BODY: "nbody", ObjType.JOINT: "njnt", ObjType.GEOM: "ngeom", ObjType.SITE: "nsite",
             ObjType.CAMERA: "ncam", ObjType.LIGHT: "nlight", ObjType.MESH: "nmesh",
-            ObjType.MATERIAL: "nmat", ObjType.TEXTURE: "ntex", ObjType.TENDON: "ntendon",
-            ObjType.ACTUATOR: "nu", ObjType.EQUALITY: "neq", ObjType.PAIR: "npair",
+            ObjType.HFIELD: "nhfield", ObjType.MATERIAL: "nmat", ObjType.TEXTURE: "ntex",
+            ObjType.TENDON: "ntendon", ObjType.ACTUATOR: "nu", ObjType.EQUALITY: "neq", ObjType.PAIR: "npair",
             ObjType.EXCLUDE: "nexclude", ObjType.KEY: "nkey", ObjType.SENSOR: "nsensor"}
   return fields[counts[objtype]]
 

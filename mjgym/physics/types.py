@@ -289,6 +289,8 @@ NSOLVER = 200
 
 
 NWARNING = 7
+# Most contacts one geom pair may produce (MuJoCo's mjMAXCONPAIR); height fields make one per prism.
+MAXCONPAIR = 50
 # Values whose magnitude exceeds this are treated as divergence (MuJoCo's mjMAXVAL).
 MAXVAL = 1e10
 # Smallest mass or inertia allowed where the compiler has to divide by it (MuJoCo's mjMINVAL).
@@ -310,6 +312,8 @@ nlight int
 nmesh int
 nmeshvert int
 nmeshface int
+nhfield int
+nhfielddata int
 nmat int
 ntex int
 ntendon int
@@ -583,6 +587,12 @@ mesh_hulladr int nmesh
 mesh_hullnum int nmesh
 mesh_hullvert float nmeshhull 3
 
+hfield_size float nhfield 4
+hfield_nrow int nhfield
+hfield_ncol int nhfield
+hfield_adr int nhfield
+hfield_data float nhfielddata
+
 key_time float nkey
 key_qpos float nkey nq
 key_qvel float nkey nv
@@ -710,6 +720,7 @@ col_vert float 3 128 3
 col_face int 256 3
 col_plane float 256 4
 col_edge int 384 2
+col_prism float 6 3
 eq_active u8 neq
 ne int 1
 nf int 1

@@ -31,6 +31,7 @@ from mjgym.physics.collision.primitive import to_world
 from mjgym.physics.collision.primitive import vec
 from mjgym.physics.types import GeomType
 
+_HFIELD = int(GeomType.HFIELD)
 _SPHERE = int(GeomType.SPHERE)
 _CAPSULE = int(GeomType.CAPSULE)
 _ELLIPSOID = int(GeomType.ELLIPSOID)
@@ -45,7 +46,17 @@ _TINY = 1e-15
 
 @njit(cache=True)
 def support(m, d, g, u):
-  """The point of geom g's core farthest along world direction u (a sphere's center, a capsule's segment)."""
+  """The point of geom g's core farthest along world direction u (a sphere's center, a capsule's segment).
+
+  A height field stands for the one prism of it being collided, whose world corners are in ``col_prism``.
+  """
+  if m.geom_type[g] == _HFIELD:
+    best, bestv = 0, -math.inf
+    for k in range(6):
+      v = d.col_prism[k, 0] * u[0] + d.col_prism[k, 1] * u[1] + d.col_prism[k, 2] * u[2]
+      if v > bestv:
+        best, bestv = k, v
+    return vec(d.col_prism[best])
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
   s = m.geom_size[g]
@@ -77,6 +88,17 @@ def support(m, d, g, u):
     if v > bestv:
       best, bestv = k, v
   return add(c, to_world(mat, vec(m.mesh_hullvert[best])))
+
+
+@njit(cache=True)
+def _center(m, d, g):
+  """A point inside geom g: its origin, or the centroid of the current prism of a height field."""
+  if m.geom_type[g] != _HFIELD:
+    return vec(d.geom_xpos[g])
+  c = (0.0, 0.0, 0.0)
+  for k in range(6):
+    c = addscl(c, vec(d.col_prism[k]), 1.0 / 6.0)
+  return c
 
 
 @njit(cache=True)
@@ -197,7 +219,7 @@ def convex(m, d, g1, g2, margin, i0):
   r1, r2 = _core_radius(m, g1), _core_radius(m, g2)
   # The cores may be up to both radii farther apart than the shapes.
   reach = margin + r1 + r2
-  u = sub(vec(d.geom_xpos[g2]), vec(d.geom_xpos[g1]))
+  u = sub(vec(d.geom_xpos[g2]), _center(m, d, g1))
   if norm(u) < _TINY:
     u = (1.0, 0.0, 0.0)
   x = _support_m(m, d, g1, g2, u, 0)

@@ -9,17 +9,19 @@ parent-child filter (skipped for children of a static parent, and when ``filterp
 
 Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py, ``g`` = GJK+EPA in convex.py)::
 
-              plane sphere capsule ellipsoid cylinder box mesh
-    plane       -     c      c        c         c      c    c
-    sphere            c      c        g         c      c    g
-    capsule                  c        g         g      c*   g
-    ellipsoid                         g         g      g    g
-    cylinder                                    g      g    g
-    box                                                c    g
-    mesh                                                    g
+              plane hfield sphere capsule ellipsoid cylinder box mesh
+    plane       -     -      c      c        c         c      c    c
+    hfield            -      h      h        h         h      h    h
+    sphere                   c      c        g         c      c    g
+    capsule                         c        g         g      c*   g
+    ellipsoid                                g         g      g    g
+    cylinder                                           g      g    g
+    box                                                       c    g
+    mesh                                                           g
 
-``c*``: closed form while the capsule's segment stays outside the box, GJK+EPA once it enters.
-Height fields and SDF geoms are refused when the model is compiled.
+``c*``: closed form while the capsule's segment stays outside the box, GJK+EPA once it enters. ``h``: hfield.py,
+GJK+EPA against each prism of the height field under the other geom. Plane-hfield and hfield-hfield pairs make
+no contacts, as in MuJoCo. SDF geoms are refused when the model is compiled.
 """
 
 import math
@@ -28,6 +30,7 @@ from numba import njit
 
 from mjgym.physics.collision import box
 from mjgym.physics.collision import convex
+from mjgym.physics.collision import hfield
 from mjgym.physics.collision import primitive
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import EnableBit
@@ -41,6 +44,7 @@ _DSBL_FILTERPARENT = int(DisableBit.FILTERPARENT)
 _ENBL_OVERRIDE = int(EnableBit.OVERRIDE)
 _CONTACTFULL = int(Warning.CONTACTFULL)
 _PLANE = int(GeomType.PLANE)
+_HFIELD = int(GeomType.HFIELD)
 _SPHERE = int(GeomType.SPHERE)
 _CAPSULE = int(GeomType.CAPSULE)
 _ELLIPSOID = int(GeomType.ELLIPSOID)
@@ -210,6 +214,10 @@ def _dispatch(m, d, t1, t2, g1, g2, margin, i0):
     if t2 == _MESH:
       return primitive.plane_mesh(m, d, g1, g2, margin, i0)
     return 0
+  if t1 == _HFIELD:
+    if t2 == _HFIELD:
+      return 0
+    return hfield.hfield_convex(m, d, g1, g2, margin, i0)
   if t1 == _SPHERE:
     if t2 == _SPHERE:
       return primitive.sphere_sphere(m, d, g1, g2, margin, i0)

@@ -128,13 +128,14 @@ class _Builder:
     self.root, self.filename, self.source = root, filename, source
     self.cfg = _Settings(root)
     self.names = {t: [] for t in (ObjType.BODY, ObjType.JOINT, ObjType.GEOM, ObjType.SITE, ObjType.CAMERA,
-                                  ObjType.LIGHT, ObjType.MESH, ObjType.MATERIAL, ObjType.TEXTURE,
+                                  ObjType.LIGHT, ObjType.MESH, ObjType.HFIELD, ObjType.MATERIAL, ObjType.TEXTURE,
                                   ObjType.TENDON, ObjType.ACTUATOR, ObjType.EQUALITY, ObjType.PAIR,
                                   ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)}
     self.rows = {}
     self.meshes = []  # processed meshes, by mesh id
     self.lengthrange_jobs = []  # (actuator id, element) of the length ranges setconst finds by simulation
     self._lengthrange_settings = None
+    self.hfields = []  # (nrow, ncol, size, elevation (nrow * ncol) float32 in [0, 1]), by hfield id
 
   # ---- bookkeeping ----
 
@@ -319,7 +320,7 @@ class _Builder:
 
   def geom(self, node, bodyid):
     gtype = node.get("type", "sphere")
-    if gtype in ("hfield", "sdf"):
+    if gtype == "sdf":
       fail(node, f"geom type '{gtype}' is not supported (unsupported feature)", "type")
     size = list(node.get("size", [0.0, 0.0, 0.0]))
     pos, quat = self.frame(node)
@@ -332,6 +333,12 @@ class _Builder:
       meshid = self.lookup(ObjType.MESH, node, "mesh")
     elif node.has("mesh"):
       fail(node, f"'mesh' given for a geom of type {gtype}", "mesh")
+    if gtype == "hfield":
+      if not node.has("hfield"):
+        fail(node, "hfield geom needs an 'hfield'", "hfield")
+      meshid = self.lookup(ObjType.HFIELD, node, "hfield")
+    elif node.has("hfield"):
+      fail(node, f"'hfield' given for a geom of type {gtype}", "hfield")
     need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gtype, 0)
     for i in range(need):
       if not size[i] > 0:
@@ -349,6 +356,14 @@ class _Builder:
       volume, unit_inertia = mesh.volume, np.asarray(mesh.inertia) / mesh.volume
       # Half sizes of the box around the mesh that is centered at the geom frame's origin.
       size = list(np.abs(mesh.aabb[:3]) + mesh.aabb[3:])
+    elif gtype == "hfield":
+      rx, ry, top, bottom = self.hfields[meshid][2]
+      # MuJoCo's numbers for a height field: the box from -bottom to top bounds it, and its mass and inertia
+      # are those of a box with the half sizes in geom_size.
+      size = [rx, ry, 0.5 * (0.5 * top + bottom)]
+      rb = math.sqrt(rx * rx + ry * ry + max(top, bottom) ** 2)
+      aabb = np.array([0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom)])
+      volume, unit_inertia = spatial.primitive_inertia("box", size)
     elif gtype == "plane":
       rb, volume, unit_inertia = 0.0, 0.0, np.zeros(3)
       # MuJoCo's box for the infinite half-space below a plane.
@@ -443,6 +458,8 @@ class _Builder:
                  mat_reflectance=node.get("reflectance", 0.0), mat_rgba=node.get("rgba", [1.0] * 4))
       for node in asset.all("mesh"):
         self.mesh(node)
+      for node in asset.all("hfield"):
+        self.hfield(node)
 
   def texture(self, node):
     ttype = {"2d": 0, "cube": 1, "skybox": 2}[node.get("type", "cube")]
@@ -477,6 +494,48 @@ class _Builder:
       fail(node, f"cannot load mesh '{name}': {e}", "file")
     self.meshes.append(processed)
     self.add(ObjType.MESH, node)
+
+  def hfield(self, node):
+    """A height field: its grid from inline ``elevation``, a PNG or binary file, or zeros for the user to fill.
+
+    MuJoCo stores elevations as float32 normalized to [0, 1] (min to 0, max to 1) with row 0 at -y: inline
+    and PNG rows are listed from +y down, so they are flipped; a PNG is read through its first (red or gray)
+    channel at 8 bits, as lodepng's gray conversion does.
+    """
+    if not node.has("size"):
+      fail(node, "required attribute missing", "size")
+    size = [float(x) for x in node.get("size")]
+    if min(size) <= 0:
+      fail(node, f"size must be 4 positive numbers (radius x, radius y, elevation z, base z), got {size}", "size")
+    if node.has("file"):
+      name = node.get("file")
+      if not node.has("name"):
+        node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
+      path = name if os.path.isabs(name) else os.path.join(os.path.dirname(node.file), self.cfg.assetdir, name)
+      elevation = _read_hfield(self.source.read(path, node, "file"), name, node)
+      nrow, ncol = elevation.shape
+    else:
+      nrow, ncol = node.get("nrow", 0), node.get("ncol", 0)
+      if nrow < 2 or ncol < 2:
+        fail(node, f"nrow and ncol must be at least 2 (or give a 'file'), got {nrow} x {ncol}",
+             "nrow" if nrow < 2 else "ncol")
+      if node.has("elevation"):
+        values = np.asarray(node.get("elevation"), np.float32)
+        if values.size != nrow * ncol:
+          fail(node, f"elevation has {values.size} values, nrow * ncol = {nrow * ncol}", "elevation")
+        elevation = values.reshape(nrow, ncol)[::-1]
+      else:
+        elevation = np.zeros((nrow, ncol), np.float32)
+    if not node.get("name", ""):
+      fail(node, "a height field needs a 'name' (or a 'file' to name it after)", "name")
+    lo, hi = elevation.min(), elevation.max()
+    span = hi - lo
+    if span > 0:
+      elevation = (elevation - lo) / span
+    else:
+      elevation = np.zeros_like(elevation)
+    self.hfields.append((nrow, ncol, size, np.ascontiguousarray(elevation, np.float32).ravel()))
+    self.add(ObjType.HFIELD, node)
 
   # ---- inertia ----
 
@@ -672,9 +731,9 @@ class _Builder:
       if key not in v:
         v[key] = np.array(rows)
     counts = {ObjType.JOINT: "njnt", ObjType.GEOM: "ngeom", ObjType.SITE: "nsite", ObjType.CAMERA: "ncam",
-              ObjType.LIGHT: "nlight", ObjType.MESH: "nmesh", ObjType.MATERIAL: "nmat", ObjType.TEXTURE: "ntex",
-              ObjType.TENDON: "ntendon", ObjType.ACTUATOR: "nu", ObjType.EQUALITY: "neq", ObjType.PAIR: "npair",
-              ObjType.EXCLUDE: "nexclude", ObjType.KEY: "nkey"}
+              ObjType.LIGHT: "nlight", ObjType.MESH: "nmesh", ObjType.HFIELD: "nhfield", ObjType.MATERIAL: "nmat",
+              ObjType.TEXTURE: "ntex", ObjType.TENDON: "ntendon", ObjType.ACTUATOR: "nu", ObjType.EQUALITY: "neq",
+              ObjType.PAIR: "npair", ObjType.EXCLUDE: "nexclude", ObjType.KEY: "nkey"}
     for objtype, size in counts.items():
       v.setdefault(size, len(self.names[objtype]))
     # Row lists of object types with no objects come out empty; give them their table shape.
@@ -682,6 +741,7 @@ class _Builder:
       if isinstance(v[key], np.ndarray) and v[key].size == 0:
         del v[key]
     self.mesh_fields(v)
+    self.hfield_fields(v)
     v["nconmax"] = self.nconmax(v)
     v["njmax"] = self.njmax(v)
     return v
@@ -691,7 +751,10 @@ class _Builder:
     for node in self.root.all("size"):
       if node.has("nconmax") and int(node.get("nconmax")) > 0:
         return int(node.get("nconmax"))
-    return default_nconmax(v.get("ngeom", 0))
+    types_ = np.atleast_1d(v.get("geom_type", []))
+    nhf = int(np.count_nonzero(types_ == int(types.GeomType.HFIELD)))
+    # A height field makes up to MAXCONPAIR contacts with every other geom it touches.
+    return default_nconmax(v.get("ngeom", 0)) + types.MAXCONPAIR * nhf * (len(types_) - nhf)
 
   def njmax(self, v):
     """Constraint-row capacity: ``<size njmax>`` when given, else every possible non-contact row plus the
@@ -742,6 +805,17 @@ class _Builder:
       v.update(nmeshvert=sum(vnum), nmeshface=sum(fnum), mesh_vert=np.concatenate(verts),
                mesh_face=np.concatenate(faces), mesh_vertadr=vadr, mesh_faceadr=fadr, mesh_vertnum=vnum,
                mesh_facenum=fnum)
+
+  def hfield_fields(self, v):
+    if not self.hfields:
+      return
+    nrow = [h[0] for h in self.hfields]
+    ncol = [h[1] for h in self.hfields]
+    count = [r * c for r, c in zip(nrow, ncol)]
+    v.update(nhfield=len(self.hfields), nhfielddata=sum(count), hfield_nrow=nrow, hfield_ncol=ncol,
+             hfield_size=np.array([h[2] for h in self.hfields], float),
+             hfield_adr=np.concatenate([[0], np.cumsum(count)[:-1]]),
+             hfield_data=np.concatenate([h[3] for h in self.hfields]).astype(float))
 
   def camlight(self, v):
     """cam_*0 and light_*0: world frames at qpos0 relative to the body and to its subtree's com."""
@@ -1227,6 +1301,32 @@ class _Builder:
     self.names[ObjType.KEY] += [""] * (nkey - len(keys))
     out["nkey"] = nkey
     return out
+
+
+def _read_hfield(data, name, node):
+  """Elevations (nrow, ncol) float32 of a height field file: a PNG, or MuJoCo's binary format (int32 nrow,
+  int32 ncol, then nrow * ncol float32 in row order)."""
+  if name.lower().endswith(".png"):
+    import imageio.v3 as iio  # pylint: disable=import-outside-toplevel
+    try:
+      image = iio.imread(data, extension=".png")
+    except Exception as e:  # pylint: disable=broad-except
+      fail(node, f"cannot decode PNG '{name}': {e}", "file")
+    if image.ndim == 3:
+      image = image[..., 0]
+    if image.dtype == np.uint16:
+      image = image >> 8
+    elevation = image.astype(np.float32)[::-1]
+  else:
+    head = np.frombuffer(data[:8], np.int32) if len(data) >= 8 else np.zeros(0, np.int32)
+    if head.size < 2 or head[0] < 1 or head[1] < 1 or len(data) != 8 + 4 * int(head[0]) * int(head[1]):
+      fail(node, f"'{name}' is not a PNG nor a binary height field (int32 nrow, int32 ncol, float32 data)",
+           "file")
+    elevation = np.frombuffer(data[8:], np.float32).reshape(int(head[0]), int(head[1]))
+  if elevation.shape[0] < 2 or elevation.shape[1] < 2:
+    fail(node, f"height field '{name}' must be at least 2 x 2, got {elevation.shape[0]} x {elevation.shape[1]}",
+         "file")
+  return elevation
 
 
 def default_nconmax(ngeom):

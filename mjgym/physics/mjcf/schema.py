@@ -29,7 +29,7 @@ GEOM = {
     "contype": "i", "conaffinity": "i", "condim": "i", "group": "i", "priority": "i", "size": "f1-3",
     "material": "s", "rgba": "f4", "friction": "f1-3", "mass": "f", "density": "f", "solmix": "f",
     "solref": "f2", "solimp": _SOLIMP, "margin": "f", "gap": "f", "fromto": "f6", "pos": "f3", "mesh": "s",
-    "user": "v", "hfield": "x", "shellinertia": "x", "fitscale": "x", "fluidshape": "x", "fluidcoef": "x",
+    "user": "v", "hfield": "s", "shellinertia": "x", "fitscale": "x", "fluidshape": "x", "fluidcoef": "x",
     **_ORIENT,
 }
 
@@ -114,6 +114,8 @@ SPATIAL_TENDON = {**{k: v for k, v in FIXED_TENDON.items()}}
 MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
         "maxhullvert": "v", "vertex": "x", "face": "x", "normal": "x", "texcoord": "x", "refpos": "x",
         "refquat": "x", "inertia": "e:convex|exact|legacy|shell", "builtin": "x", "params": "x", "material": "v"}
+HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i", "size": "f4",
+          "elevation": "f*"}
 MATERIAL = {"name": "s", "class": "s", "texture": "s", "texrepeat": "f2", "texuniform": "b",
             "emission": "f", "specular": "f", "shininess": "f", "reflectance": "f", "metallic": "v",
             "roughness": "v", "rgba": "f4"}
@@ -200,6 +202,7 @@ ELEMENTS = {
     "mujoco/asset": {},
     "asset/mesh": MESH,
     "asset/texture": TEXTURE,
+    "asset/hfield": HFIELD,
     "asset/material": MATERIAL,
     "material/layer": {"texture": "v", "role": "v"},
     "mujoco/default": {"class": "s"},
@@ -250,7 +253,7 @@ ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
     "mujoco": ("extension", "deformable", "plugin"),
-    "asset": ("hfield", "skin", "model"),
+    "asset": ("skin", "model"),
     "worldbody": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
     "body": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
     "actuator": ("plugin", "dcmotor"),

@@ -332,6 +332,116 @@ def _nearest_in_mesh(vert, face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, tmin,
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
+def _hfield_cell_hit(vert, g0, ncol, r, c, ox, oy, oz, dx, dy, dz, tmin, tmax):
+  """Nearer hit (t, code) of the two top triangles of cell (r, c) in (tmin, tmax); t = tmax if none."""
+  a = g0 + r * ncol + c
+  best, code = tmax, -1
+  t, _, _ = _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, a + 1, a + ncol + 1, tmin)
+  if t < best:
+    best, code = t, 2 * (r * (ncol - 1) + c)
+  t, _, _ = _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, a + ncol + 1, a + ncol, tmin)
+  if t < best:
+    best, code = t, 2 * (r * (ncol - 1) + c) + 1
+  return best, code
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _hit_hfield(vert, vadr, zb, ox, oy, oz, dx, dy, dz, tmin, tmax):
+  """Nearest hit (t, code) in (tmin, tmax) of the local ray o + t d with the solid of a height field.
+
+  The solid is the terrain's top triangles over the base box down to -zb (MuJoCo's height-field prisms). The
+  grid sits in vert from vadr: a header (nrow, ncol, top) then nrow x ncol vertices, row-major, rows along y.
+  code: 2 (r (ncol - 1) + c) + k for triangle k of cell (r, c), or -2 - axis (0..2) for the box face the ray
+  enters through; t = tmax and code -1 for a miss.
+  """
+  nrow, ncol, top = int(vert[vadr, 0]), int(vert[vadr, 1]), vert[vadr, 2]
+  g0 = vadr + 1
+  rx = vert[g0 + ncol - 1, 0]
+  ry = vert[g0 + (nrow - 1) * ncol, 1]
+  # the ray's stretch inside the box [-rx, rx] x [-ry, ry] x [-zb, top], and the face it enters through
+  t0, t1, face = tmin, tmax, -1
+  for axis, o, d, lo, hi in ((0, ox, dx, -rx, rx), (1, oy, dy, -ry, ry), (2, oz, dz, -zb, top)):
+    if d == 0.0:
+      if o < lo or o > hi:
+        return tmax, -1
+      continue
+    ta, tb = (lo - o) / d, (hi - o) / d
+    if ta > tb:
+      ta, tb = tb, ta
+    if ta > t0:
+      t0, face = ta, axis
+    t1 = min(t1, tb)
+  if t0 > t1:
+    return tmax, -1
+  sx = 2 * rx / (ncol - 1)
+  sy = 2 * ry / (nrow - 1)
+  x, y, z = ox + t0 * dx, oy + t0 * dy, oz + t0 * dz
+  c = min(max(int((x + rx) / sx), 0), ncol - 2)
+  r = min(max(int((y + ry) / sy), 0), nrow - 2)
+  if face >= 0 and z <= 0.0:
+    # entering the base box through a wall or the bottom
+    return t0, -2 - face
+  if face >= 0 and face < 2:
+    # through a wall above the base: inside the solid when below the terrain's edge there
+    a = g0 + r * ncol + c
+    if face == 0:
+      w = (y + ry) / sy - r
+      edge = (1 - w) * vert[a, 2] + w * vert[a + ncol, 2] if x < 0 else \
+          (1 - w) * vert[a + 1, 2] + w * vert[a + ncol + 1, 2]
+    else:
+      w = (x + rx) / sx - c
+      edge = (1 - w) * vert[a, 2] + w * vert[a + 1, 2] if y < 0 else \
+          (1 - w) * vert[a + ncol, 2] + w * vert[a + ncol + 1, 2]
+    if z <= edge:
+      return t0, -2 - face
+  # walk the cells under the ray (a 2d DDA), nearest first
+  stepc = 1 if dx > 0 else -1
+  stepr = 1 if dy > 0 else -1
+  tnc = ((c + (1 if dx > 0 else 0)) * sx - rx - ox) / dx if dx != 0.0 else INF
+  tnr = ((r + (1 if dy > 0 else 0)) * sy - ry - oy) / dy if dy != 0.0 else INF
+  tdc = sx / abs(dx) if dx != 0.0 else INF
+  tdr = sy / abs(dy) if dy != 0.0 else INF
+  while True:
+    t, code = _hfield_cell_hit(vert, g0, ncol, r, c, ox, oy, oz, dx, dy, dz, tmin, tmax)
+    if code >= 0 and t <= min(tnc, tnr, t1) * (1 + 1e-12) + 1e-12:
+      return t, code
+    if tnc < tnr:
+      if tnc > t1:
+        break
+      c += stepc
+      tnc += tdc
+    else:
+      if tnr > t1:
+        break
+      r += stepr
+      tnr += tdr
+    if c < 0 or c > ncol - 2 or r < 0 or r > nrow - 2:
+      break
+  return tmax, -1
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _hfield_normal(vert, vadr, code, dx, dy, dz):
+  """Local unit normal of what _hit_hfield hit (code) for the ray direction d (box faces face the ray)."""
+  if code < 0:
+    axis = -2 - code
+    d = dx if axis == 0 else (dy if axis == 1 else dz)
+    s = -1.0 if d > 0 else 1.0
+    return (s, 0.0, 0.0) if axis == 0 else ((0.0, s, 0.0) if axis == 1 else (0.0, 0.0, s))
+  ncol = int(vert[vadr, 1])
+  cell = code // 2
+  r = cell // (ncol - 1)
+  c = cell - r * (ncol - 1)
+  a = vadr + 1 + r * ncol + c
+  b, e = (a + 1, a + ncol + 1) if code % 2 == 0 else (a + ncol + 1, a + ncol)
+  ux, uy, uz = vert[b, 0] - vert[a, 0], vert[b, 1] - vert[a, 1], vert[b, 2] - vert[a, 2]
+  vx, vy, vz = vert[e, 0] - vert[a, 0], vert[e, 1] - vert[a, 1], vert[e, 2] - vert[a, 2]
+  nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
+  n = math.sqrt(nx * nx + ny * ny + nz * nz)
+  return nx / n, ny / n, nz / n
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
                mesh_faceadr, mesh_facenum, rect, depth, gid, elem):
   """Z-buffer pass: depth (along the optical axis), geom id and mesh face of the nearest surface per pixel."""
@@ -356,7 +466,7 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
     gt = gtype[g]
     size = gsize[g]
     vadr = fadr = fnum = 0
-    if gt == MESH:
+    if gt == MESH or gt == HFIELD:
       m = gdataid[g]
       vadr, fadr, fnum = mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m]
     for i in range(rect[g, 0], rect[g, 1]):
@@ -370,6 +480,12 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
           t, k = _nearest_in_mesh(mesh_vert, mesh_face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, znear,
                                   depth[i, j])
           if k >= 0:
+            depth[i, j] = t
+            gid[i, j] = g
+            elem[i, j] = k
+        elif gt == HFIELD:
+          t, k = _hit_hfield(mesh_vert, vadr, size[2], ox, oy, oz, dx, dy, dz, znear, depth[i, j])
+          if t < depth[i, j]:
             depth[i, j] = t
             gid[i, j] = g
             elem[i, j] = k
@@ -392,18 +508,10 @@ def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face,
   for g in range(gtype.shape[0]):
     if not gvis[g] or i < rect[g, 0] or i >= rect[g, 1] or j < rect[g, 2] or j >= rect[g, 3]:
       continue
-    ox, oy, oz = _to_local(gxpos, gxmat, g, cam[0], cam[1], cam[2])
-    dx, dy, dz = _dir_to_local(gxmat, g, dwx, dwy, dwz)
-    if gtype[g] == MESH:
-      m = gdataid[g]
-      t, k = _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
-                              ox, oy, oz, dx, dy, dz, cam[13], best)
-      if k >= 0:
-        best, best_g, best_e = t, g, k
-    else:
-      t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, cam[13])
-      if t < best:
-        best, best_g, best_e = t, g, -1
+    t, k = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
+                     gxmat, g, cam[0], cam[1], cam[2], dwx, dwy, dwz, cam[13], best)
+    if t < best:
+      best, best_g, best_e = t, g, k
   return best, best_g, best_e
 
 
@@ -543,13 +651,16 @@ def _sphere_missed(sph, g, px, py, pz, lx, ly, lz):
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos, gxmat,
               g, px, py, pz, lx, ly, lz, tmin, tmax):
-  """Nearest hit (t, mesh face or -1) of geom g along the world ray p + t l in (tmin, tmax), t = tmax if none."""
+  """Nearest hit (t, element) of geom g along the world ray p + t l in (tmin, tmax), t = tmax if none; the element
+  is the mesh face, the height-field code of _hit_hfield, or -1."""
   ox, oy, oz = _to_local(gxpos, gxmat, g, px, py, pz)
   dx, dy, dz = _dir_to_local(gxmat, g, lx, ly, lz)
   if gtype[g] == MESH:
     m = gdataid[g]
     return _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
                             ox, oy, oz, dx, dy, dz, tmin, tmax)
+  if gtype[g] == HFIELD:
+    return _hit_hfield(mesh_vert, mesh_vertadr[gdataid[g]], gsize[g, 2], ox, oy, oz, dx, dy, dz, tmin, tmax)
   t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, tmin)
   return min(t, tmax), -1
 
@@ -636,24 +747,34 @@ def sky_color(tt, sky, dx, dy, dz):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
+def _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, e, ox, oy, oz, dx, dy, dz):
+  """Unit normal (local) of mesh face e where the ray o + t d meets it: its corner normals blended."""
+  _, u, v = _hit_triangle(ox, oy, oz, dx, dy, dz, mesh_vert, vadr + mesh_face[e, 0], vadr + mesh_face[e, 1],
+                          vadr + mesh_face[e, 2], -INF)
+  w0 = 1 - u - v
+  nx = w0 * mesh_normal[3 * e, 0] + u * mesh_normal[3 * e + 1, 0] + v * mesh_normal[3 * e + 2, 0]
+  ny = w0 * mesh_normal[3 * e, 1] + u * mesh_normal[3 * e + 1, 1] + v * mesh_normal[3 * e + 2, 1]
+  nz = w0 * mesh_normal[3 * e, 2] + u * mesh_normal[3 * e + 1, 2] + v * mesh_normal[3 * e + 2, 2]
+  nn = math.sqrt(nx * nx + ny * ny + nz * nz)
+  if nn > 0:
+    return nx / nn, ny / nn, nz / nn
+  return nx, ny, nz
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos, gxmat, g, e,
              wx, wy, wz, dx, dy, dz, footprint):
   """Normal (world) and base colour of geom g at world point w seen along d."""
   lx, ly, lz = _to_local(gxpos, gxmat, g, wx, wy, wz)
   gt = gtype[g]
   if gt == MESH:
-    vadr = mesh_vertadr[gdataid[g]]
-    a, b, c = vadr + mesh_face[e, 0], vadr + mesh_face[e, 1], vadr + mesh_face[e, 2]
     ox, oy, oz = _to_local(gxpos, gxmat, g, wx - dx, wy - dy, wz - dz)
     ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
-    _, u, v = _hit_triangle(ox, oy, oz, ddx, ddy, ddz, mesh_vert, a, b, c, -INF)
-    w0 = 1 - u - v
-    nx = w0 * mesh_normal[3 * e, 0] + u * mesh_normal[3 * e + 1, 0] + v * mesh_normal[3 * e + 2, 0]
-    ny = w0 * mesh_normal[3 * e, 1] + u * mesh_normal[3 * e + 1, 1] + v * mesh_normal[3 * e + 2, 1]
-    nz = w0 * mesh_normal[3 * e, 2] + u * mesh_normal[3 * e + 1, 2] + v * mesh_normal[3 * e + 2, 2]
-    nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-    if nn > 0:
-      nx, ny, nz = nx / nn, ny / nn, nz / nn
+    nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, mesh_vertadr[gdataid[g]], e, ox, oy, oz, ddx,
+                                ddy, ddz)
+  elif gt == HFIELD:
+    ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
+    nx, ny, nz = _hfield_normal(mesh_vert, mesh_vertadr[gdataid[g]], e, ddx, ddy, ddz)
   else:
     nx, ny, nz = _local_normal(gt, gsize[g], lx, ly, lz)
   nx, ny, nz = _dir_to_world(gxmat, g, nx, ny, nz)
@@ -832,7 +953,7 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
     gt = gtype[g]
     size = gsize[g]
     m = gxmat[g]
-    vadr = mesh_vertadr[gdataid[g]] if gt == MESH else 0
+    vadr = mesh_vertadr[gdataid[g]] if gt == MESH or gt == HFIELD else 0
     br, bg, bb = gm[g, 0], gm[g, 1], gm[g, 2]
     # texture: 0 none, 1 a 2d texture on a plane, 2 a checker elsewhere (cube textures: their flat colour)
     tex = int(gm[g, 8])
@@ -865,16 +986,9 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
           # the plane's z axis (turned towards the camera below)
           nx, ny, nz = 0.0, 0.0, 1.0
         elif gt == MESH:
-          e = elem[i, j]
-          _, bu, bv = _hit_triangle(ox, oy, oz, dx, dy, dz, mesh_vert, vadr + mesh_face[e, 0], vadr + mesh_face[e, 1],
-                                    vadr + mesh_face[e, 2], -INF)
-          w0 = 1 - bu - bv
-          nx = w0 * mesh_normal[3 * e, 0] + bu * mesh_normal[3 * e + 1, 0] + bv * mesh_normal[3 * e + 2, 0]
-          ny = w0 * mesh_normal[3 * e, 1] + bu * mesh_normal[3 * e + 1, 1] + bv * mesh_normal[3 * e + 2, 1]
-          nz = w0 * mesh_normal[3 * e, 2] + bu * mesh_normal[3 * e + 1, 2] + bv * mesh_normal[3 * e + 2, 2]
-          nn = math.sqrt(nx * nx + ny * ny + nz * nz)
-          if nn > 0:
-            nx, ny, nz = nx / nn, ny / nn, nz / nn
+          nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, elem[i, j], ox, oy, oz, dx, dy, dz)
+        elif gt == HFIELD:
+          nx, ny, nz = _hfield_normal(mesh_vert, vadr, elem[i, j], dx, dy, dz)
         else:
           nx, ny, nz = _local_normal(gt, size, lx, ly, lz)
         # two-sided: light the face the camera sees

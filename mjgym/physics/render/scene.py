@@ -126,17 +126,22 @@ def _mesh_normals(vert, face):
 # Decor MuJoCo draws besides geoms (visual-only rows after the geoms in the kernels' tables).
 VIS_TENDON = 7          # mjtVisFlag indices
 VIS_CONTACTPOINT = 14
+VIS_CONTACTFORCE = 16
 _TENDON_WIDTH_MIN = 1e-6
 _CONTACT_RGBA = (0.9, 0.6, 0.2, 1.0)  # MuJoCo's vis.rgba.contactpoint
 _CONTACT_WIDTH = 0.3    # vis.scale.contactwidth, contactheight (times the model's mean body size)
 _CONTACT_HEIGHT = 0.1
+_FORCE_RGBA = (0.7, 0.9, 0.9, 1.0)    # vis.rgba.contactforce
+_FORCE_WIDTH = 0.1      # vis.scale.forcewidth (times the mean body size)
+_FORCE_SCALE = 0.005    # vis.map.force: arrow length (m) per unit of force over the mean body mass
 
 
 class MjvOption:
   """What to draw besides the geoms, like the bindings' ``mujoco.MjvOption`` (same defaults).
 
   Attributes: geomgroup, sitegroup, tendongroup: (6,) uint8 flags per group (groups 0-2 on); flags: (31,)
-  uint8 indexed by mjtVisFlag (mjVIS_TENDON = 7 on, mjVIS_CONTACTPOINT = 14 off by default).
+  uint8 indexed by mjtVisFlag (mjVIS_TENDON = 7 on; mjVIS_CONTACTPOINT = 14 and mjVIS_CONTACTFORCE = 16 off by
+  default).
   """
 
   def __init__(self):
@@ -194,7 +199,9 @@ class Scene:
 
   Rows of the object tables: the model's geoms, then its sites, then tendon segments (spatial tendons, drawn as
   capsules of the tendon's width between consecutive path points), then contact points (cylinders along the
-  contact normal). Segmentation reports each row's (object id, mjtObj type).
+  contact normal), then contact forces (cylinders from the contact point along the force, MuJoCo's arrows
+  without their heads). Segmentation reports each row's (object id, mjtObj type); contact decor is
+  (contact index, mjOBJ_UNKNOWN).
   """
 
   def __init__(self, m):
@@ -215,18 +222,22 @@ class Scene:
     self.site0 = ng
     self.seg0 = ng + ns
     self.con0 = ng + ns + self.nseg
-    n = self.con0 + self.ncon
+    self.force0 = self.con0 + self.ncon
+    n = self.force0 + self.ncon
     self.n = n
     gtype = np.full(n, GeomType.CAPSULE, np.int32)
     gtype[:ng] = m.geom_type
     gtype[ng:ng + ns] = m.site_type
-    gtype[self.con0:] = GeomType.CYLINDER
+    gtype[self.con0:] = GeomType.CYLINDER  # contact points and forces
     size0 = np.zeros((n, 3))
     size0[:ng] = m.geom_size
     size0[ng:ng + ns] = m.site_size
     self.meansize = _mean_body_size(m)
-    size0[self.con0:] = (_CONTACT_WIDTH * self.meansize, _CONTACT_WIDTH * self.meansize,
-                         _CONTACT_HEIGHT * self.meansize)
+    size0[self.con0:self.force0] = (_CONTACT_WIDTH * self.meansize, _CONTACT_WIDTH * self.meansize,
+                                    _CONTACT_HEIGHT * self.meansize)
+    size0[self.force0:, 0] = _FORCE_WIDTH * self.meansize
+    masses = np.asarray(m.body_mass)[1:]
+    self.meanmass = float(masses.mean()) if len(masses) and masses.mean() > 0 else 1.0
     dataid = np.full(n, -1, np.int32)
     dataid[:ng] = m.geom_dataid
     rgba = np.zeros((n, 4))
@@ -241,7 +252,8 @@ class Scene:
       row += k
     rgba[self.seg0:self.con0] = np.reshape(m.tendon_rgba, (-1, 4))[seg_tendon] if self.nseg else 0.0
     matid[self.seg0:self.con0] = np.asarray(m.tendon_matid)[seg_tendon] if self.nseg else -1
-    rgba[self.con0:] = _CONTACT_RGBA
+    rgba[self.con0:self.force0] = _CONTACT_RGBA
+    rgba[self.force0:] = _FORCE_RGBA
     self.seg_tendon = seg_tendon
     gmat = np.tile([0.5, 0.5, 0.0, 0.0], (n, 1))
     gtex = np.full(n, -1, np.int32)
@@ -262,7 +274,11 @@ class Scene:
     # centres graze the silhouette are tested); tendon rows are sized per frame
     box0 = np.zeros((n, 6))
     for g in range(n):
-      if gtype[g] == GeomType.MESH:
+      if gtype[g] == GeomType.HFIELD:
+        rx, ry, top, bottom = m.hfield_size[m.geom_dataid[g]]
+        size0[g] = (rx, ry, bottom)
+        box0[g] = (0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom))
+      elif gtype[g] == GeomType.MESH:
         mid = m.geom_dataid[g]
         v = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
         lo, hi = v.min(axis=0), v.max(axis=0)
@@ -273,17 +289,19 @@ class Scene:
     box0[:, 3:] = box0[:, 3:] * (1 + 1e-9) + 1e-12
     self.gtype, self.size0, self.box0 = gtype, size0, box0
     self.gbox = box0  # the geom rows do not change per frame
-    supported = np.isin(gtype, [GeomType.PLANE, GeomType.SPHERE, GeomType.CAPSULE, GeomType.ELLIPSOID,
-                                GeomType.CYLINDER, GeomType.BOX, GeomType.MESH])
+    supported = np.isin(gtype, [GeomType.PLANE, GeomType.HFIELD, GeomType.SPHERE, GeomType.CAPSULE,
+                                GeomType.ELLIPSOID, GeomType.CYLINDER, GeomType.BOX, GeomType.MESH])
     self.drawable = supported & (rgba[:, 3] > 0)
     self.vis0 = np.zeros(n, np.uint8)
     self.option = MjvOption()
     self.set_option(self.option)
     # segmentation: (object id, mjtObj) of every row
-    self.objid = np.concatenate([np.arange(ng), np.arange(ns), seg_tendon, np.arange(self.ncon)]).astype(np.int32)
+    self.objid = np.concatenate([np.arange(ng), np.arange(ns), seg_tendon, np.arange(self.ncon),
+                                 np.arange(self.ncon)]).astype(np.int32)
     self.objtype = np.concatenate([np.full(ng, ObjType.GEOM), np.full(ns, ObjType.SITE),
                                    np.full(self.nseg, ObjType.TENDON),
-                                   np.full(self.ncon, ObjType.UNKNOWN)]).astype(np.int32)
+                                   np.full(2 * self.ncon, ObjType.UNKNOWN)]).astype(np.int32)
+    self._force = np.zeros(6)
     normals = np.zeros((0, 3))
     if m.nmesh:
       parts = []
@@ -294,6 +312,28 @@ class Scene:
       normals = np.concatenate(parts)
     mesh_vert = np.ascontiguousarray(m.mesh_vert, np.float64).reshape(-1, 3)
     mesh_face = np.ascontiguousarray(m.mesh_face, np.int32).reshape(-1, 3)
+    vertadr = np.asarray(m.mesh_vertadr, np.int32)
+    faceadr = np.asarray(m.mesh_faceadr, np.int32)
+    facenum = np.asarray(m.mesh_facenum, np.int32)
+    if m.nhfield:
+      # height fields ride along as vertex grids after the meshes (see kernels._hit_hfield): a header row
+      # (nrow, ncol, top), then the nrow x ncol terrain vertices; their rows point at entries nmesh + h
+      grids, adrs = [], []
+      start = len(mesh_vert)
+      for h in range(m.nhfield):
+        nrow, ncol = int(m.hfield_nrow[h]), int(m.hfield_ncol[h])
+        rx, ry, top, _ = m.hfield_size[h]
+        z = np.asarray(m.hfield_data[m.hfield_adr[h]:m.hfield_adr[h] + nrow * ncol]).reshape(nrow, ncol) * top
+        x, y = np.meshgrid(np.linspace(-rx, rx, ncol), np.linspace(-ry, ry, nrow))
+        adrs.append(start)
+        grids.append(np.concatenate([[[nrow, ncol, top]], np.stack([x, y, z], axis=2).reshape(-1, 3)]))
+        start += 1 + nrow * ncol
+      mesh_vert = np.ascontiguousarray(np.concatenate([mesh_vert] + grids))
+      vertadr = np.concatenate([vertadr, adrs]).astype(np.int32)
+      faceadr = np.concatenate([faceadr, np.zeros(m.nhfield, np.int32)])
+      facenum = np.concatenate([facenum, np.zeros(m.nhfield, np.int32)])
+      hf = gtype[:ng] == GeomType.HFIELD
+      dataid[:ng][hf] = m.nmesh + np.asarray(m.geom_dataid)[hf]
     ntex = m.ntex
     self.sky = -1
     for t in range(ntex):
@@ -305,9 +345,8 @@ class Scene:
       tt[t] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
                m.tex_width[t], m.tex_type[t]]
     self.gdataid = dataid
-    self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(m.mesh_vertadr, np.int32),
-                 np.ascontiguousarray(m.mesh_faceadr, np.int32), np.ascontiguousarray(m.mesh_facenum, np.int32),
-                 np.ascontiguousarray(normals, np.float64))
+    self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(vertadr), np.ascontiguousarray(faceadr),
+                 np.ascontiguousarray(facenum), np.ascontiguousarray(normals, np.float64))
     self.gm = np.ascontiguousarray(gm)
     self.tt = tt
     # lights: the model's active ones, then the headlight
@@ -351,6 +390,7 @@ class Scene:
     flags = np.asarray(getattr(option, "flags", MjvOption().flags))
     self.draw_tendons = bool(flags[VIS_TENDON]) and self.nseg > 0
     self.draw_contacts = bool(flags[VIS_CONTACTPOINT]) and self.ncon > 0
+    self.draw_forces = bool(flags[VIS_CONTACTFORCE]) and self.ncon > 0
     if self.nseg:
       tgroup = np.asarray(getattr(option, "tendongroup", MjvOption().tendongroup)).astype(bool)
       self.seg_visible = tgroup[np.clip(np.asarray(m.tendon_group)[self.seg_tendon], 0, 5)] & self.draw_tendons
@@ -367,14 +407,38 @@ class Scene:
     gvis[:] = self.vis0
     if self.draw_tendons:
       self._fill_tendons(d, gsize, gbox, gvis, gxpos, gxmat)
+    ncon = int(np.asarray(d.ncon).ravel()[0])
+    if self.draw_forces:
+      self._fill_forces(d, ncon, gsize, gbox, gvis, gxpos, gxmat)
     if self.draw_contacts:
-      ncon = int(np.asarray(d.ncon).ravel()[0])
       rows = slice(self.con0, self.con0 + ncon)
       gxpos[rows] = d.contact_pos[:ncon]
       # the cylinder's axis along the normal (the frame's first row): columns tangent1, tangent2, normal
       frame = np.asarray(d.contact_frame[:ncon]).reshape(ncon, 3, 3)
       gxmat[rows] = frame[:, [1, 2, 0], :].transpose(0, 2, 1).reshape(ncon, 9)
       gvis[rows] = self.drawable[rows]
+
+  def _fill_forces(self, d, ncon, gsize, gbox, gvis, gxpos, gxmat):
+    from mjgym.physics import api  # pylint: disable=import-outside-toplevel
+    if not ncon:
+      return
+    force = np.zeros((ncon, 3))
+    for k in range(ncon):
+      api.mj_contactForce(self.model, d, k, self._force)
+      force[k] = self._force[:3]
+    frame = np.asarray(d.contact_frame[:ncon]).reshape(ncon, 3, 3)
+    world = np.einsum("kij,ki->kj", frame, force)  # the contact frame's rows are its axes in world coordinates
+    p0 = np.asarray(d.contact_pos[:ncon])
+    p1 = p0 + world * (_FORCE_SCALE / self.meanmass)
+    centre, xmat, half = _frames_along(p0, p1)
+    rows = slice(self.force0, self.force0 + ncon)
+    width = self.size0[self.force0, 0]
+    gxpos[rows] = centre
+    gxmat[rows] = xmat
+    gsize[rows, 1] = half
+    gbox[rows, 3] = gbox[rows, 4] = width * (1 + 1e-9) + 1e-12
+    gbox[rows, 5] = half * (1 + 1e-9) + 1e-12
+    gvis[rows] = (self.drawable[rows] & (half > 0)).astype(np.uint8)
 
   def _fill_tendons(self, d, gsize, gbox, gvis, gxpos, gxmat):
     m = self.model
