@@ -330,6 +330,7 @@ opt_impratio float 1
 opt_tolerance float 1
 opt_ls_tolerance float 1
 opt_noslip_tolerance float 1
+opt_ccd_tolerance float 1
 opt_gravity float 3
 opt_wind float 3
 opt_magnetic float 3
@@ -346,6 +347,7 @@ opt_solver int 1
 opt_iterations int 1
 opt_ls_iterations int 1
 opt_noslip_iterations int 1
+opt_ccd_iterations int 1
 opt_disableflags int 1
 opt_enableflags int 1
 
@@ -577,6 +579,10 @@ nmeshhull int
 mesh_hulladr int nmesh
 mesh_hullnum int nmesh
 mesh_hullvert float nmeshhull 3
+nmeshhullface int
+mesh_hullfaceadr int nmesh
+mesh_hullfacenum int nmesh
+mesh_hullface int nmeshhullface 3
 
 key_time float nkey
 key_qpos float nkey nq

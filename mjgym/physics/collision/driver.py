@@ -18,7 +18,8 @@ Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py,
     box                                                c    g
     mesh                                                    g
 
-``c*``: closed form while the capsule's segment stays outside the box, GJK+EPA once it enters.
+``c*``: closed form while the capsule's segment stays outside the box or has an end inside it, GJK+EPA when it
+crosses the box with both ends outside.
 Height fields and SDF geoms are refused when the model is compiled.
 """
 
