@@ -70,6 +70,21 @@ def _end_in_box(mjd):
   return bool(np.any(np.all(np.abs(local) <= [0.08, 0.1, 0.12], axis=1)))
 
 
+def _outside_on(sides):
+  """Capsule segment outside the box, nearest ball's box witness on ``sides`` side planes (1 face, 2 edge, 3 corner)."""
+  def keep(mjd):
+    half, size = 0.15, np.array([0.08, 0.1, 0.12])
+    ends = mjd.geom_xpos[0] + np.outer(np.linspace(-1, 1, 2001), mjd.geom_xmat[0].reshape(3, 3)[:, 2] * half)
+    local = (ends - mjd.geom_xpos[1]) @ mjd.geom_xmat[1].reshape(3, 3)
+    if mjd.ncon == 0 or np.any(np.all(np.abs(local) <= size, axis=1)):
+      return False
+    i = int(np.argmin(mjd.contact.dist))
+    w = mjd.contact.pos[i] + 0.5 * mjd.contact.dist[i] * mjd.contact.frame[i, :3]
+    w = (w - mjd.geom_xpos[1]) @ mjd.geom_xmat[1].reshape(3, 3)
+    return int(np.sum(np.abs(np.abs(w) - size) < 1e-9)) == sides
+  return keep
+
+
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--poses", type=int, default=2000)
@@ -85,6 +100,9 @@ def main():
   xml = """<mujoco><worldbody><body><freejoint/><geom type="capsule" size="0.08 0.15" margin="0.02"/></body>
     <body><freejoint/><geom type="box" size="0.08 0.1 0.12"/></body></worldbody></mujoco>"""
   rows.append(("capsule-box, segment end in box", *_agree(xml, _two_free, args.poses, args.tol, keep=_end_in_box)))
+  for sides, name in ((1, "a face"), (2, "an edge"), (3, "a corner")):
+    rows.append((f"capsule-box, outside, nearest on {name}",
+                 *_agree(xml, _two_free, args.poses, args.tol, keep=_outside_on(sides))))
   xml = """<mujoco><asset><mesh name="hull" file="hull.obj"/></asset><worldbody><geom type="plane" size="2 2 0.1"/>
     <body><freejoint/><geom type="mesh" mesh="hull" margin="0.02"/></body></worldbody></mujoco>"""
   same = total = 0
