@@ -334,6 +334,7 @@ opt_impratio float 1
 opt_tolerance float 1
 opt_ls_tolerance float 1
 opt_noslip_tolerance float 1
+opt_ccd_tolerance float 1
 opt_gravity float 3
 opt_wind float 3
 opt_magnetic float 3
@@ -350,6 +351,7 @@ opt_solver int 1
 opt_iterations int 1
 opt_ls_iterations int 1
 opt_noslip_iterations int 1
+opt_ccd_iterations int 1
 opt_disableflags int 1
 opt_enableflags int 1
 
@@ -586,6 +588,10 @@ nmeshhull int
 mesh_hulladr int nmesh
 mesh_hullnum int nmesh
 mesh_hullvert float nmeshhull 3
+nmeshhullface int
+mesh_hullfaceadr int nmesh
+mesh_hullfacenum int nmesh
+mesh_hullface int nmeshhullface 3
 
 hfield_size float nhfield 4
 hfield_nrow int nhfield

@@ -1,10 +1,17 @@
-"""Box colliders: capsule-box through the segment's closest point, box-box by separating axes and face clipping.
+"""Box colliders: capsule-box through a ball on the capsule's segment, box-box by separating axes and face clipping.
 
 Box-box collider: separating-axis test over the 15 candidate axes, then face clipping or edge-edge closest points.
 
-The axis of least penetration decides the contact type. A face axis makes that face the reference: the most
+The axes are the 6 face normals and the 9 cross products of an edge of each box. The contact type is MuJoCo's, which
+favours faces (measured with the ``mujoco`` package over ~70k random poses, every one reproduced; no source read):
+with ``sf`` the largest separation over the face axes and ``se`` over the edge axes, an edge axis is taken only when
+
+    se - sf > 1e-6 |se|   and   (se - sf > 0.05 |sf|   or   |n_face . n_edge| < 0.99),
+
+so an edge axis must separate clearly more than the best face, or by at least 5% of the face's separation when its
+normal lies within about 8 degrees of that face's normal. A face axis makes that face the reference: the most
 opposed face of the other box is clipped against the reference face's four side planes and every clipped corner
-within margin becomes a contact (up to 8). A cross-product axis gives one contact between the two supporting edges.
+within margin becomes a contact (up to 8). An edge axis gives one contact between the two supporting edges.
 Polygons are clipped in the Data scratch ``col_vert`` (rows 0 and 1 ping-pong), so nothing is allocated.
 """
 
@@ -26,8 +33,11 @@ from mjgym.physics.collision.primitive import sub
 from mjgym.physics.collision.primitive import to_local
 from mjgym.physics.collision.primitive import vec
 
-# Edge axes must beat face axes by this much: near-parallel edges give unstable normals.
-_EDGE_BIAS = 1e-6
+# MuJoCo's preference for face axes (see the module docstring): an edge axis must separate more by this fraction of
+# its own separation, and by this fraction of the face's when the two normals are within _FACE_COS of each other.
+_EDGE_TOL = 1e-6
+_FACE_BIAS = 0.05
+_FACE_COS = 0.99
 
 
 @njit(cache=True)
@@ -44,8 +54,8 @@ def box_box(m, d, g1, g2, margin, i0):
   r1, r2 = d.geom_xmat[g1], d.geom_xmat[g2]
   s1, s2 = m.geom_size[g1], m.geom_size[g2]
   delta = sub(c2, c1)
-  best_sep, best_kind, best_i, best_j = -math.inf, -1, 0, 0
-  best_u = (0.0, 0.0, 0.0)
+  face_sep, face_kind, face_i, face_u = -math.inf, 0, 0, (0.0, 0.0, 0.0)
+  edge_sep, edge_i, edge_j, edge_u = -math.inf, 0, 0, (0.0, 0.0, 0.0)
   for kind in range(3):
     for i in range(3):
       for j in range(3 if kind == 2 else 1):
@@ -62,14 +72,20 @@ def box_box(m, d, g1, g2, margin, i0):
         sep = abs(dot(delta, u)) - _radius(r1, s1, u) - _radius(r2, s2, u)
         if sep > margin:
           return 0
-        if sep > best_sep + (_EDGE_BIAS if kind == 2 else 0.0):
-          best_sep, best_kind, best_i, best_j, best_u = sep, kind, i, j, u
-  n = best_u if dot(delta, best_u) >= 0 else scl(best_u, -1.0)
-  if best_kind == 2:
-    return _edge_edge(d, c1, r1, s1, c2, r2, s2, n, best_i, best_j, margin, i0)
-  if best_kind == 0:
-    return _face(d, c1, r1, s1, best_i, n, c2, r2, s2, n, margin, i0)
-  return _face(d, c2, r2, s2, best_i, scl(n, -1.0), c1, r1, s1, n, margin, i0)
+        if kind < 2:
+          if sep > face_sep:
+            face_sep, face_kind, face_i, face_u = sep, kind, i, u
+        elif sep > edge_sep:
+          edge_sep, edge_i, edge_j, edge_u = sep, i, j, u
+  gain = edge_sep - face_sep
+  if gain > _EDGE_TOL * abs(edge_sep) and (gain > _FACE_BIAS * abs(face_sep)
+                                           or abs(dot(face_u, edge_u)) < _FACE_COS):
+    n = edge_u if dot(delta, edge_u) >= 0 else scl(edge_u, -1.0)
+    return _edge_edge(d, c1, r1, s1, c2, r2, s2, n, edge_i, edge_j, margin, i0)
+  n = face_u if dot(delta, face_u) >= 0 else scl(face_u, -1.0)
+  if face_kind == 0:
+    return _face(d, c1, r1, s1, face_i, n, c2, r2, s2, n, margin, i0)
+  return _face(d, c2, r2, s2, face_i, scl(n, -1.0), c1, r1, s1, n, margin, i0)
 
 
 @njit(cache=True)
@@ -225,13 +241,74 @@ def _segment_box_closest(lc, la, s):
 
 
 @njit(cache=True)
+def _inside(lc, la, s, t):
+  """Whether the segment point lc + t la (box frame) lies in the box."""
+  for i in range(3):
+    if abs(lc[i] + t * la[i]) > s[i]:
+      return False
+  return True
+
+
+@njit(cache=True)
 def capsule_box(m, d, g1, g2, margin, i0):
-  """Capsule and box: the ball at the segment point nearest the box; the general collider once the segment is inside."""
+  """Capsule and box: a ball at one point of the capsule's segment against the box.
+
+  While the segment stays outside the box the point is its nearest to the box, and a second ball may follow (see
+  ``_second_point``). Once an end of the segment is in the box, MuJoCo's ball sits at that end (the -1 end when both
+  are), which leaves through the box face nearest to it; this is measured with the ``mujoco`` package. A segment that
+  crosses the box with both ends outside goes to the general collider (true penetration depth), where MuJoCo's own
+  choice is not reproduced.
+  """
   c = vec(d.geom_xpos[g1])
   a = scl(axis(d.geom_xmat[g1], 2), m.geom_size[g1, 1])
   cb, mat, s = vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2]
-  t, f = _segment_box_closest(to_local(mat, sub(c, cb)), to_local(mat, a), s)
+  lc, la = to_local(mat, sub(c, cb)), to_local(mat, a)
+  t, f = _segment_box_closest(lc, la, s)
+  r = m.geom_size[g1, 0]
   if f <= 0.0:
-    # A segment crossing the box has no unique nearest point: the true penetration depth decides.
-    return convex.convex(m, d, g1, g2, margin, i0)
-  return ball_box(d, addscl(c, a, t), m.geom_size[g1, 0], cb, mat, s, margin, i0)
+    if _inside(lc, la, s, -1.0):
+      t = -1.0
+    elif _inside(lc, la, s, 1.0):
+      t = 1.0
+    else:
+      return convex.convex(m, d, g1, g2, margin, i0)
+    return ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0)
+  if ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0) == 0:
+    return 0
+  t2 = _second_point(lc, la, s, t)
+  if abs(t2 - t) < 1e-10:
+    return 1
+  return 1 + ball_box(d, addscl(c, a, t2), r, cb, mat, s, margin, i0 + 1)
+
+
+@njit(cache=True)
+def _second_point(lc, la, s, t):
+  """Segment parameter of MuJoCo's second capsule-box ball, or t itself when there is none (box frame).
+
+  Measured with the ``mujoco`` package. The nearest point (parameter t) faces a box face, edge or corner. A corner gets
+  no second ball. Otherwise take that face, or of an edge's two faces the one the contact normal is closest to, and
+  walk along the segment away from the face's plane: the second ball sits where the witness point of the first would
+  leave the face (its other coordinates reach the face's sides), or at the segment's end if that comes first. For a
+  face this is MuJoCo's choice in every pose tried; for an edge in about 95%.
+  """
+  q = (lc[0] + t * la[0], lc[1] + t * la[1], lc[2] + t * la[2])
+  j, excess, nout = -1, 0.0, 0
+  for i in range(3):
+    e = abs(q[i]) - s[i]
+    if e > 0.0:
+      nout += 1
+      if e > excess:
+        j, excess = i, e
+  if nout == 0 or nout == 3:
+    return t
+  step = 1.0 if la[j] * q[j] >= 0.0 else -1.0
+  best = step
+  for i in range(3):
+    if i == j or abs(la[i]) < 1e-12:
+      continue
+    w = min(s[i], max(-s[i], q[i]))
+    target = s[i] if la[i] * step > 0.0 else -s[i]
+    tc = t + (target - w) / la[i]
+    if (tc - best) * step < 0.0:
+      best = tc
+  return min(1.0, max(-1.0, best))

@@ -6,6 +6,9 @@ length is the distance and its direction the normal. Overlapping: EPA grows a po
 nearest the origin lies on M's boundary; that face's distance is the depth and its outward normal points from B to A.
 The contact sits at the midpoint of the two witness points.
 
+Both stop as MuJoCo's do, on ``opt.ccd_iterations`` (support points added) and ``opt.ccd_tolerance`` (the gap
+between the current distance or depth and the bound the newest support point gives, in length units).
+
 Spheres and capsules enter as their cores (a point, a segment) and their radii are added afterwards: the distance of
 the cores is then found by GJK, which converges fast on smooth shapes, for every pose where the cores stay apart,
 and EPA, slow to converge on curved boundaries, runs only once a core enters the other shape. Scratch space
@@ -39,9 +42,8 @@ _CYLINDER = int(GeomType.CYLINDER)
 _BOX = int(GeomType.BOX)
 _MESH = int(GeomType.MESH)
 
-_GJK_ITERATIONS = 64
-_EPA_TOLERANCE = 1e-10
 _TINY = 1e-15
+_EPA_FLOOR = 1e-10
 
 
 @njit(cache=True)
@@ -225,7 +227,8 @@ def convex(m, d, g1, g2, margin, i0):
   x = _support_m(m, d, g1, g2, u, 0)
   n = 1
   lam = (1.0, 0.0, 0.0, 0.0)
-  for _ in range(_GJK_ITERATIONS):
+  tol = m.opt_ccd_tolerance[0]
+  for _ in range(m.opt_ccd_iterations[0]):
     xx = dot(x, x)
     if xx < 1e-24 or n == 4:
       break
@@ -234,7 +237,8 @@ def convex(m, d, g1, g2, margin, i0):
     lower = dot(x, w) / math.sqrt(xx)
     if lower > reach:
       return 0
-    if xx - dot(x, w) <= 1e-12 * xx:
+    # Converged when the distance is within ccd_tolerance of that lower bound (or at round-off).
+    if math.sqrt(xx) - lower <= tol or xx - dot(x, w) <= 1e-12 * xx:
       break
     n, lam = _closest_on_simplex(d, n + 1)
     x = (0.0, 0.0, 0.0)
@@ -326,6 +330,8 @@ def _epa(m, d, g1, g2, n):
     return none
   nf = 4
   nv = 4
+  tol = m.opt_ccd_tolerance[0]
+  iterations = m.opt_ccd_iterations[0]
   fa = fb = fc = 0
   depth = 0.0
   u = (0.0, 0.0, 0.0)
@@ -339,11 +345,14 @@ def _epa(m, d, g1, g2, n):
     fa, fb, fc = d.col_face[best, 0], d.col_face[best, 1], d.col_face[best, 2]
     depth = bestd
     u = (d.col_plane[best, 0], d.col_plane[best, 1], d.col_plane[best, 2])
-    if nv >= nvmax:
+    if nv >= nvmax or iterations <= 0:
       break
+    iterations -= 1
     w = _support_m(m, d, g1, g2, u, nv)
     scale = max(1.0, abs(bestd))
-    if dot(w, u) - bestd <= _EPA_TOLERANCE * scale:
+    # Converged when the support along the face normal is within ccd_tolerance of the face. Below 1e-10 (relative)
+    # the polytope's faces are too thin to resolve, so tighter tolerances stop there.
+    if dot(w, u) - bestd <= max(tol, _EPA_FLOOR * scale):
       break
     # Remove every face that sees w; the boundary of the removed region (the horizon) is kept as edges.
     eps = 1e-13 * scale

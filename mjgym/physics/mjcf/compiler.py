@@ -789,11 +789,17 @@ class _Builder:
   def mesh_fields(self, v):
     verts, faces, vadr, fadr, vnum, fnum = [], [], [], [], [], []
     # Colliders see a mesh as its convex hull: keep the hull's vertices, the only ones a support point can be.
-    hulls = [np.asarray(m.vert, float)[np.unique(m.hull)] for m in self.meshes]
+    # Hull triangles index the mesh's hull vertices (counter-clockwise seen from outside), for plane-mesh contacts.
+    hullids = [np.unique(m.hull) for m in self.meshes]
+    hulls = [np.asarray(m.vert, float)[ids] for m, ids in zip(self.meshes, hullids)]
+    hullfaces = [np.searchsorted(ids, m.hull).astype(np.int32).reshape(-1, 3) for m, ids in zip(self.meshes, hullids)]
     if hulls:
       hullnum = [len(h) for h in hulls]
+      facenum = [len(f) for f in hullfaces]
       v.update(nmeshhull=sum(hullnum), mesh_hullvert=np.concatenate(hulls), mesh_hullnum=hullnum,
-               mesh_hulladr=np.concatenate([[0], np.cumsum(hullnum)[:-1]]))
+               mesh_hulladr=np.concatenate([[0], np.cumsum(hullnum)[:-1]]), nmeshhullface=sum(facenum),
+               mesh_hullface=np.concatenate(hullfaces), mesh_hullfacenum=facenum,
+               mesh_hullfaceadr=np.concatenate([[0], np.cumsum(facenum)[:-1]]))
     for m in self.meshes:
       vadr.append(sum(len(x) for x in verts))
       fadr.append(sum(len(x) for x in faces))
@@ -1250,7 +1256,8 @@ class _Builder:
         flags.update(f.attrs)
     v.update(opt_timestep=a.get("timestep", 0.002), opt_impratio=a.get("impratio", 1.0),
              opt_tolerance=a.get("tolerance", 1e-8), opt_ls_tolerance=a.get("ls_tolerance", 0.01),
-             opt_noslip_tolerance=a.get("noslip_tolerance", 1e-6), opt_gravity=a.get("gravity", [0, 0, -9.81]),
+             opt_noslip_tolerance=a.get("noslip_tolerance", 1e-6), opt_ccd_tolerance=a.get("ccd_tolerance", 1e-6),
+             opt_gravity=a.get("gravity", [0, 0, -9.81]),
              opt_wind=a.get("wind", [0.0] * 3), opt_magnetic=a.get("magnetic", [0.0, -0.5, 0.0]),
              opt_density=a.get("density", 0.0), opt_viscosity=a.get("viscosity", 0.0),
              opt_o_margin=a.get("o_margin", 0.0), opt_o_solref=a.get("o_solref", _SOLREF),
@@ -1260,7 +1267,8 @@ class _Builder:
              opt_cone=int(a.get("cone", "pyramidal") == "elliptic"),
              opt_jacobian={"dense": 0, "sparse": 1, "auto": 2}[a.get("jacobian", "auto")],
              opt_solver=_SOLVERS[a.get("solver", "Newton")], opt_iterations=a.get("iterations", 100),
-             opt_ls_iterations=a.get("ls_iterations", 50), opt_noslip_iterations=a.get("noslip_iterations", 0))
+             opt_ls_iterations=a.get("ls_iterations", 50), opt_noslip_iterations=a.get("noslip_iterations", 0),
+             opt_ccd_iterations=a.get("ccd_iterations", 35))
     disable = enable = 0
     for name, value in flags.items():
       if name.upper() in types.DisableBit.__members__:

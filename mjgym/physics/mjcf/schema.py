@@ -154,9 +154,9 @@ _OPTION = {
     "o_solref": "f2", "o_solimp": "f5", "o_friction": "f5",
     "integrator": "e:Euler|RK4|implicit|implicitfast", "cone": "e:pyramidal|elliptic",
     "jacobian": "e:dense|sparse|auto", "solver": "e:PGS|CG|Newton", "iterations": "i",
-    "ls_iterations": "i", "noslip_iterations": "i",
-    # Collision-algorithm tuning of convex/SDF narrow phases: accepted, they do not change model numbers.
-    "ccd_tolerance": "v", "ccd_iterations": "v", "sdf_iterations": "v", "sdf_initpoints": "v",
+    "ls_iterations": "i", "noslip_iterations": "i", "ccd_tolerance": "f", "ccd_iterations": "i",
+    # SDF narrow-phase tuning: accepted, it does not change model numbers (no SDF geoms).
+    "sdf_iterations": "v", "sdf_initpoints": "v",
     "sleep_tolerance": "v", "apirate": "v", "actuatorgroupdisable": "x",
 }
 DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
