@@ -387,6 +387,43 @@ def test_height_field_depth_matches_mujoco_rays():
   assert len(np.unique(rgb[seg[..., 0] == terrain].reshape(-1, 3), axis=0)) > 50
 
 
+def test_translucent_geoms_blend_over_what_is_behind():
+  """A geom with rgba alpha 0.4 shows 0.4 of its own lit colour over 0.6 of the scene behind it: inside its
+  outline the image equals that mix of the image with it opaque and the image without it."""
+  xml = """<mujoco><visual><map znear="0.01" zfar="50"/></visual><worldbody>
+    <camera name="front" pos="0 -3 0" xyaxes="1 0 0 0 0 1" fovy="60"/>
+    <geom name="ball" type="sphere" size="0.5" pos="0 0.5 0" rgba="0.9 0.2 0.1 1"/>
+    <geom name="pane" type="box" size="0.4 0.02 0.3" pos="0.2 -0.5 0" rgba="0.1 0.3 0.9 ALPHA" group="GROUP"/>
+    </worldbody></mujoco>"""
+  images = {}
+  for key, alpha, group in (("mix", 0.4, 0), ("opaque", 1.0, 0), ("without", 1.0, 4)):
+    m = physics.MjModel.from_xml_string(xml.replace("ALPHA", str(alpha)).replace("GROUP", str(group)))
+    d = physics.MjData(m)
+    physics.mj_forward(m, d)
+    with physics.Renderer(m, 60, 80) as r:
+      r.update_scene(d, camera="front")
+      images[key] = r.render().astype(float)
+      r.enable_segmentation_rendering()
+      images[key + "_seg"] = r.render()
+  pane = images["opaque_seg"][..., 0] == 1
+  inside = pane.copy()
+  inside[1:-1, 1:-1] &= pane[:-2, 1:-1] & pane[2:, 1:-1] & pane[1:-1, :-2] & pane[1:-1, 2:]
+  inside[[0, -1], :] = inside[:, [0, -1]] = False
+  # away from the ball's outline behind the pane (supersampled in the image without the pane only)
+  behind = images["without_seg"][..., 0]
+  edge = np.zeros_like(inside)
+  edge[1:, :] |= behind[1:, :] != behind[:-1, :]
+  edge[:-1, :] |= behind[:-1, :] != behind[1:, :]
+  edge[:, 1:] |= behind[:, 1:] != behind[:, :-1]
+  edge[:, :-1] |= behind[:, :-1] != behind[:, 1:]
+  inside &= ~edge
+  assert inside.sum() > 100
+  expected = 0.4 * images["opaque"] + 0.6 * images["without"]
+  assert np.abs(images["mix"] - expected)[inside].max() <= 1.0
+  # behind the pane there is both ball and background: the blend shows both
+  assert len(np.unique(images["mix"][inside].reshape(-1, 3), axis=0)) > 2
+
+
 def _mujoco_renderer_works():
   # probed in a child process: a GL backend that fails can abort the whole process, not just raise
   probe = ("import mujoco; m = mujoco.MjModel.from_xml_string('<mujoco/>'); r = mujoco.Renderer(m, 8, 8); "

@@ -499,17 +499,18 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-           mesh_facenum, rect, i, j, px, py):
-  """Nearest surface along the ray through image point (px, py), among geoms whose rectangle holds (i, j)."""
+           mesh_facenum, rect, i, j, px, py, tmin, skip):
+  """Nearest surface (t, geom, element) beyond tmin along the ray through image point (px, py), among geoms but
+  skip whose rectangle holds (i, j)."""
   dwx, dwy, dwz = _pixel_dir(cam, px, py)
   best = cam[14]
   best_g = -1
   best_e = -1
   for g in range(gtype.shape[0]):
-    if not gvis[g] or i < rect[g, 0] or i >= rect[g, 1] or j < rect[g, 2] or j >= rect[g, 3]:
+    if g == skip or not gvis[g] or i < rect[g, 0] or i >= rect[g, 1] or j < rect[g, 2] or j >= rect[g, 3]:
       continue
     t, k = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
-                     gxmat, g, cam[0], cam[1], cam[2], dwx, dwy, dwz, cam[13], best)
+                     gxmat, g, cam[0], cam[1], cam[2], dwx, dwy, dwz, tmin, best)
     if t < best:
       best, best_g, best_e = t, g, k
   return best, best_g, best_e
@@ -937,6 +938,21 @@ def _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
+def _composite(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
+               mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, i, j, px, py, g, t, r, gg, b):
+  """Colour (r, gg, b) of translucent geom g (rgba alpha < 1) met at depth t on the sample (px, py) of pixel
+  (i, j), blended over the nearest other surface behind it (or the sky): one layer, front faces only, as
+  MuJoCo's alpha blending with back-face culling shows a closed translucent geom."""
+  t2, g2, e2 = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
+                      mesh_faceadr, mesh_facenum, rect, i, j, px, py, t, g)
+  br, bg, bb = _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                             mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g2, e2, t2,
+                             px, py)
+  a = gm[g, 3]
+  return a * r + (1 - a) * br, a * gg + (1 - a) * bg, a * b + (1 - a) * bb
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos,
              gxmat, rect, depth, gid, elem, surf):
   """Geom by geom over its screen rectangle: world normal (facing the camera) and textured base colour of every
@@ -1013,7 +1029,8 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
              mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, depth, gid, surf, rgb):
-  """Pixel by pixel: sky, or the lit surface of surf (shadows, mirror images on reflective planes) into rgb."""
+  """Pixel by pixel: sky, or the lit surface of surf (shadows, mirror images on reflective planes, blended over
+  what lies behind when translucent) into rgb."""
   height, width = depth.shape
   shadows = opts[1] > 0
   mirrors = opts[3] > 0
@@ -1041,6 +1058,10 @@ def lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, me
             r = (1 - refl) * r + refl * rr
             gg = (1 - refl) * gg + refl * rg
             b = (1 - refl) * b + refl * rb
+        if gm[g, 3] < 1.0:
+          r, gg, b = _composite(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                                mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, i,
+                                j, j + 0.5, i + 0.5, g, t, r, gg, b)
       rgb[i, j, 0] = np.uint8(r * 255.0 + 0.5)
       rgb[i, j, 1] = np.uint8(gg * 255.0 + 0.5)
       rgb[i, j, 2] = np.uint8(b * 255.0 + 0.5)
@@ -1066,7 +1087,7 @@ def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, m
         px = j + 0.5 + _AA_DX[s]
         py = i + 0.5 + _AA_DY[s]
         t, g, e = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
-                         mesh_faceadr, mesh_facenum, rect, i, j, px, py)
+                         mesh_faceadr, mesh_facenum, rect, i, j, px, py, cam[13], -1)
         if g == c:
           ar += cr
           ag += cg
@@ -1075,6 +1096,10 @@ def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, m
         r, gg, b = _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
                                  mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g, e, t,
                                  px, py)
+        if g >= 0 and gm[g, 3] < 1.0:
+          r, gg, b = _composite(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
+                                mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, i,
+                                j, px, py, g, t, r, gg, b)
         ar += r
         ag += gg
         ab += b
