@@ -84,6 +84,19 @@ def _random_pose(rng):
   return q
 
 
+def _contacts_at_random_poses(mjm, mjd, m, d, gtype, count):
+  """Puts the free geom at ``count`` random poses in both engines; yields each pose's contact count, after
+  asserting that the two engines found as many contacts."""
+  rng = np.random.default_rng(_seed("poses", gtype))
+  for _ in range(count):
+    mjd.qpos[:] = d.qpos[:] = _random_pose(rng)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    n = int(d.ncon[0])
+    assert n == mjd.ncon
+    yield n
+
+
 def _hull_obj(seed):
   pts = np.random.default_rng(seed).normal(size=(24, 3)) * (0.09, 0.07, 0.05)
   return ("\n".join(f"v {x!r} {y!r} {z!r}" for x, y, z in pts.tolist()) + "\n").encode()
@@ -103,14 +116,8 @@ def test_smooth_convex_random_poses(gtype):
   xml = _hfield_xml(f'<geom type="{gtype}" size="{_SIZES[gtype]}" margin="0.01"/>',
                     _elevation(7, 9, _seed("terrain")))
   mjm, mjd, m, d = _both(xml)
-  rng = np.random.default_rng(_seed("poses", gtype))
   touching = 0
-  for _ in range(60):
-    mjd.qpos[:] = d.qpos[:] = _random_pose(rng)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
-    n = int(d.ncon[0])
-    assert n == mjd.ncon
+  for n in _contacts_at_random_poses(mjm, mjd, m, d, gtype, 60):
     if n == 0:
       continue
     touching += 1
@@ -180,14 +187,8 @@ def test_polytope_random_poses(gtype):
   else:
     local = np.array(list(np.ndindex(2, 2, 2))) * 2.0 - 1.0
     local = local * mjm.geom_size[1]
-  rng = np.random.default_rng(_seed("poses", gtype))
   touching = 0
-  for _ in range(40):
-    mjd.qpos[:] = d.qpos[:] = _random_pose(rng)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
-    n = int(d.ncon[0])
-    assert n == mjd.ncon
+  for n in _contacts_at_random_poses(mjm, mjd, m, d, gtype, 40):
     corners = mjd.geom_xpos[1] + local @ mjd.geom_xmat[1].reshape(3, 3).T
     center, radius = corners.mean(axis=0), np.linalg.norm(corners - corners.mean(axis=0), axis=1).max()
     near = [p for p in _prisms(mjm, mjd, 0)

@@ -327,18 +327,14 @@ class _Builder:
     if node.has("fromto"):
       pos, quat, size = self.fromto_frame(node, gtype, size)
     meshid = -1
-    if gtype == "mesh":
-      if not node.has("mesh"):
-        fail(node, "mesh geom needs a 'mesh'", "mesh")
-      meshid = self.lookup(ObjType.MESH, node, "mesh")
-    elif node.has("mesh"):
-      fail(node, f"'mesh' given for a geom of type {gtype}", "mesh")
-    if gtype == "hfield":
-      if not node.has("hfield"):
-        fail(node, "hfield geom needs an 'hfield'", "hfield")
-      meshid = self.lookup(ObjType.HFIELD, node, "hfield")
-    elif node.has("hfield"):
-      fail(node, f"'hfield' given for a geom of type {gtype}", "hfield")
+    # the asset a mesh or height-field geom draws its shape from (and only those geoms name one)
+    for kind, objtype, article in (("mesh", ObjType.MESH, "a"), ("hfield", ObjType.HFIELD, "an")):
+      if gtype == kind:
+        if not node.has(kind):
+          fail(node, f"{kind} geom needs {article} '{kind}'", kind)
+        meshid = self.lookup(objtype, node, kind)
+      elif node.has(kind):
+        fail(node, f"'{kind}' given for a geom of type {gtype}", kind)
     need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gtype, 0)
     for i in range(need):
       if not size[i] > 0:
