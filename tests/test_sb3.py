@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import mjgym  # noqa: F401  (registers the environments)
-from mjgym import physics
 
 pytest.importorskip("stable_baselines3")
 from stable_baselines3.common.vec_env import DummyVecEnv  # noqa: E402  pylint: disable=wrong-import-position
@@ -110,8 +109,6 @@ def test_works_under_vec_normalize_and_vec_monitor():
 
 
 def test_works_under_vec_video_recorder(tmp_path):
-  if not hasattr(physics, "Renderer"):
-    pytest.skip("mjgym's renderer is not available yet")
   pytest.importorskip("moviepy")
   from stable_baselines3.common.vec_env import VecVideoRecorder  # pylint: disable=import-outside-toplevel
   venv = sb3.make_vec_env("MjCartpole-v0", n_envs=4, seed=0, render_mode="rgb_array",
