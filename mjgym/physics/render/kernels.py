@@ -15,6 +15,8 @@ Layouts (flat float64 arrays, filled by scene.py):
           attenuation(3), cos(cutoff), exponent, castshadow, then the pixel rectangle i0 i1 j0 j1 outside which
           no shadow of this light falls on a plane (filled per frame by shadow_rects)
   gbox:   (ngeom, 6) centre(3) and half sizes(3) of the local box around each geom
+  Object rows (geoms, then decor): the kernels draw the first len(gtype) rows; the other per-row arrays may be
+  longer (rows past len(gtype) are not in use this frame).
   rect:   (ngeom, 8) int32 per frame: the pixel rectangle i0 i1 j0 j1 of each geom's box, then for reflective
           planes the rectangle holding the mirror images of all other geoms' boxes
   sph:    (ngeom, 5) per frame: world centre(3) and radius of the sphere around each geom's box, and the cosine
@@ -517,9 +519,9 @@ def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face,
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def bounding_spheres(gbox, gm, gxpos, gxmat, sph):
-  """sph (see the layouts above) for one frame."""
-  for g in range(gbox.shape[0]):
+def bounding_spheres(ndraw, gbox, gm, gxpos, gxmat, sph):
+  """sph (see the layouts above) for one frame, for the first ndraw rows."""
+  for g in range(ndraw):
     cx, cy, cz = _dir_to_world(gxmat, g, gbox[g, 0], gbox[g, 1], gbox[g, 2])
     sph[g, 0] = cx + gxpos[g, 0]
     sph[g, 1] = cy + gxpos[g, 1]
@@ -1119,7 +1121,7 @@ def render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_v
              mesh_faceadr, mesh_facenum, rect, depth, gid, elem)
   if opts[0] <= 0:
     return
-  bounding_spheres(gbox, gm, gxpos, gxmat, sph)
+  bounding_spheres(gtype.shape[0], gbox, gm, gxpos, gxmat, sph)
   if opts[1] > 0:
     shadow_rects(cam, gtype, gbox, gvis, gxpos, gxmat, light)
   if opts[3] > 0:

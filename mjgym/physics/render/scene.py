@@ -376,8 +376,13 @@ class Scene:
     self.light_static = static
 
   def kernel_args(self, gsize, gbox, gvis):
-    """The object and mesh tables in the kernels' argument order, with this frame's sizes, boxes, visibility."""
-    return (self.gtype, gsize, gbox, gvis, self.gdataid, *self.mesh, self.gm, self.tt)
+    """The object and mesh tables in the kernels' argument order, with this frame's sizes, boxes, visibility.
+
+    ``gtype`` is cut after the last row visible this frame (in any world when gvis has a world axis): the
+    kernels loop over its length, so unused decor rows (contact capacity, tendon segments) cost nothing.
+    """
+    on = np.flatnonzero(np.asarray(gvis).reshape(-1, self.n).any(axis=0))
+    return (self.gtype[:on[-1] + 1 if len(on) else 0], gsize, gbox, gvis, self.gdataid, *self.mesh, self.gm, self.tt)
 
   def set_option(self, option):
     """What is drawn, from an ``MjvOption``-like object (geomgroup, sitegroup, tendongroup, flags)."""
