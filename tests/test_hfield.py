@@ -224,10 +224,7 @@ def test_plane_and_hfield_pairs_make_no_contacts():
   xml = f"""<mujoco><asset><hfield name="h" nrow="3" ncol="3" size="1 1 0.5 0.2" elevation="{elevation}"/></asset>
     <worldbody><geom type="plane" size="2 2 0.1" pos="0 0 0.2"/><geom type="hfield" hfield="h"/>
     <body pos="0.3 0 0.1"><freejoint/><geom type="hfield" hfield="h"/></body></worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _both(xml)
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
   assert mjd.ncon == 0 and d.ncon[0] == 0
@@ -278,10 +275,7 @@ def test_ray_matches_mj_ray():
   """Rays from above, from the sides, from below and from inside the solid agree with mj_ray: distance to 1e-9,
   and the normal of ray_hfield is the terrain's where the hit is on a top triangle."""
   xml = _hfield_xml('<geom size="0.01" pos="5 5 5"/>', _elevation(6, 8, _seed("rays")), option="")
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _both(xml)
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
   rng = np.random.default_rng(_seed("rays"))

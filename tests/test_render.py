@@ -221,7 +221,7 @@ def test_batched_rendering_equals_single_world_rendering():
 _DECOR = os.path.join(os.path.dirname(__file__), "models", "render_decor.xml")
 
 
-def _decor(contacts=False):
+def _decor():
   m = physics.MjModel.from_xml_path(_DECOR)
   d = physics.MjData(m)
   physics.mj_forward(m, d)

@@ -29,14 +29,16 @@ import numpy as np
 from numba import njit
 from numba import prange
 
-PLANE = 0
-HFIELD = 1
-SPHERE = 2
-CAPSULE = 3
-ELLIPSOID = 4
-CYLINDER = 5
-BOX = 6
-MESH = 7
+from mjgym.physics.types import GeomType
+
+PLANE = int(GeomType.PLANE)
+HFIELD = int(GeomType.HFIELD)
+SPHERE = int(GeomType.SPHERE)
+CAPSULE = int(GeomType.CAPSULE)
+ELLIPSOID = int(GeomType.ELLIPSOID)
+CYLINDER = int(GeomType.CYLINDER)
+BOX = int(GeomType.BOX)
+MESH = int(GeomType.MESH)
 
 LIGHT_SIZE = 26
 INF = 1e30

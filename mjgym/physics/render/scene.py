@@ -219,7 +219,6 @@ class Scene:
     self.nseg = int(sum(2 * m.tendon_num[t] - 1 for t in self.spatial))
     self.ncon = int(m.nconmax)
     self.ngeom, self.nsite = ng, ns
-    self.site0 = ng
     self.seg0 = ng + ns
     self.con0 = ng + ns + self.nseg
     self.force0 = self.con0 + self.ncon
@@ -269,7 +268,6 @@ class Scene:
       gtex[g] = m.mat_texid[mat]
       texrepeat[g] = m.mat_texrepeat[mat]
       texuniform[g] = m.mat_texuniform[mat]
-    self.rgba = rgba
     # boxes around each object in its own frame: centre and half sizes (a hair larger, so that pixels whose
     # centres graze the silhouette are tested); tendon rows are sized per frame
     box0 = np.zeros((n, 6))
@@ -288,13 +286,11 @@ class Scene:
         box0[g, 3:] = _box_of(gtype[g], size0[g])
     box0[:, 3:] = box0[:, 3:] * (1 + 1e-9) + 1e-12
     self.gtype, self.size0, self.box0 = gtype, size0, box0
-    self.gbox = box0  # the geom rows do not change per frame
     supported = np.isin(gtype, [GeomType.PLANE, GeomType.HFIELD, GeomType.SPHERE, GeomType.CAPSULE,
                                 GeomType.ELLIPSOID, GeomType.CYLINDER, GeomType.BOX, GeomType.MESH])
     self.drawable = supported & (rgba[:, 3] > 0)
     self.vis0 = np.zeros(n, np.uint8)
-    self.option = MjvOption()
-    self.set_option(self.option)
+    self.set_option(MjvOption())
     # segmentation: (object id, mjtObj) of every row
     self.objid = np.concatenate([np.arange(ng), np.arange(ns), seg_tendon, np.arange(self.ncon),
                                  np.arange(self.ncon)]).astype(np.int32)
@@ -387,7 +383,6 @@ class Scene:
   def set_option(self, option):
     """What is drawn, from an ``MjvOption``-like object (geomgroup, sitegroup, tendongroup, flags)."""
     m = self.model
-    self.option = option
     ng, ns = self.ngeom, self.nsite
     vis = np.zeros(self.n, bool)
     vis[:ng] = np.asarray(option.geomgroup).astype(bool)[np.clip(m.geom_group, 0, 5)]
