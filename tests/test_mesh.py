@@ -6,6 +6,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from mjgym import physics
 from mjgym.physics.mjcf import mesh
 
 DENSITY = 1000.0
@@ -372,3 +373,28 @@ def test_bad_arguments():
     mesh.read_mesh(b"", "part.ply")
   with pytest.raises(mesh.MeshError, match="face index out of range"):
     mesh.process_mesh(vert, [(0, 1, 8)])
+
+
+@pytest.mark.parametrize("attrs", ['vertex="{v}"', 'vertex="{v}" face="{f}"', 'vertex="{v}" scale="2 -1 0.5"',
+                                   'vertex="{v}" inertia="exact" face="{f}"'])
+def test_inline_mesh_matches_mujoco(attrs):
+  """A mesh given by inline ``vertex`` (and ``face``) lists compiles to MuJoCo's vertices, faces and inertia."""
+  vert, tris = tetrahedron_shape()
+  vert = np.vstack([vert, [[0.3, 0.3, 0.3]]])  # A fifth vertex outside the tetrahedron.
+  tris = [(0, 2, 1), (0, 1, 4), (0, 4, 2), (1, 2, 4)]
+  given = attrs.format(v=" ".join(map(repr, vert.ravel().tolist())), f=" ".join(str(i) for t in tris for i in t))
+  xml = f"""<mujoco><asset><mesh name="m" {given}/></asset><worldbody>
+    <body pos="0.1 -0.2 0.3"><freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = physics.MjModel.from_xml_string(xml)
+  assert m.nmeshvert == mjm.nmeshvert and m.nmeshface == mjm.nmeshface
+  # Given faces are kept as given; a point cloud's hull faces may start at another corner or come in another order.
+  canonical = lambda faces: sorted(tuple(np.roll(f, -int(np.argmin(f)))) for f in faces.tolist())
+  assert canonical(m.mesh_face) == canonical(mjm.mesh_face)
+  if "face" in attrs:
+    np.testing.assert_array_equal(m.mesh_face, mjm.mesh_face)
+  np.testing.assert_allclose(m.mesh_vert, mjm.mesh_vert, rtol=0, atol=1e-6)
+  np.testing.assert_allclose(m.body_mass, mjm.body_mass, rtol=1e-9)
+  np.testing.assert_allclose(m.body_inertia, mjm.body_inertia, rtol=1e-7)
+  np.testing.assert_allclose(m.body_ipos, mjm.body_ipos, rtol=0, atol=1e-9)
+  np.testing.assert_allclose(m.geom_rbound, mjm.geom_rbound, rtol=1e-6)

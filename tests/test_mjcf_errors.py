@@ -6,6 +6,8 @@ from mjgym import physics
 from mjgym.physics import MJCFError
 
 _BODY = '<body name="b"><joint name="j"/><geom size="0.1"/></body>'
+_MESH = "<mujoco>\n<asset>\n{}\n</asset>\n</mujoco>"
+_TET = "0 0 0 1 0 0 0 1 0 0 0 1"
 
 # (id, model text, line of the problem, element, attribute or None, a fragment of the explanation).
 CASES = [
@@ -81,6 +83,20 @@ CASES = [
      "at least two path elements"),
     ("bad_condim", '<mujoco>\n<worldbody>\n<geom size="1" condim="2"/>\n</worldbody>\n</mujoco>', 3, "geom",
      "condim", "condim must be 1, 3, 4 or 6"),
+    ("inline_mesh_count", _MESH.format('<mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0"/>'), 3, 'mesh name="m"',
+     "vertex", "multiple of 3"),
+    ("inline_mesh_few", _MESH.format('<mesh name="m" vertex="0 0 0 1 0 0 0 1 0"/>'), 3, 'mesh name="m"', "vertex",
+     "at least 4 vertices"),
+    ("inline_mesh_face_index", _MESH.format(f'<mesh name="m" vertex="{_TET}" face="0 2 1 0 1 4"/>'), 3,
+     'mesh name="m"', "face", "vertex 4, which does not exist"),
+    ("inline_mesh_face_count", _MESH.format(f'<mesh name="m" vertex="{_TET}" face="0 2 1 0 1"/>'), 3,
+     'mesh name="m"', "face", "multiple of 3"),
+    ("inline_mesh_and_file", _MESH.format(f'<mesh name="m" file="m.obj" vertex="{_TET}"/>'), 3, 'mesh name="m"',
+     "vertex", "not both"),
+    ("inline_mesh_unnamed", _MESH.format(f'<mesh vertex="{_TET}"/>'), 3, "mesh", "name", "needs a name"),
+    ("inline_mesh_flat", _MESH.format('<mesh name="m" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>'), 3, 'mesh name="m"',
+     "vertex", "cannot load the inline mesh"),
+    ("mesh_without_data", _MESH.format('<mesh name="m"/>'), 3, 'mesh name="m"', "file", "a 'file' or inline"),
     ("plane_on_joint", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom type="plane" size="1 1 1"/>\n'
      "</body>\n</worldbody>\n</mujoco>", 5, "geom", "type", "static bodies"),
 ]

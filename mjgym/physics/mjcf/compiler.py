@@ -473,23 +473,51 @@ class _Builder:
              tex_markrgb=_floats(node.get("markrgb", "0 0 0")), tex_random=_floats(node.get("random", "0.01"))[0])
 
   def mesh(self, node):
+    """A mesh asset from an STL/OBJ file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
     from mjgym.physics.mjcf import mesh as meshlib  # pylint: disable=import-outside-toplevel
-    if not node.has("file"):
-      fail(node, "mesh needs a 'file' (inline vertices are not supported)", "file")
-    name = node.get("file")
-    if not node.has("name"):
-      node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
-    base = os.path.dirname(node.file)
-    path = name if os.path.isabs(name) else os.path.join(base, self.cfg.meshdir, name)
-    data = self.source.read(path, node, "file")
+    for inline in ("vertex", "face"):
+      if node.has("file") and node.has(inline):
+        fail(node, f"give either a 'file' or inline '{inline}' data, not both", inline)
+    if node.has("file"):
+      name = node.get("file")
+      if not node.has("name"):
+        node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
+      base = os.path.dirname(node.file)
+      path = name if os.path.isabs(name) else os.path.join(base, self.cfg.meshdir, name)
+      data = self.source.read(path, node, "file")
+      attr, what = "file", f"mesh '{name}'"
+    elif node.has("vertex"):
+      if not node.has("name"):
+        fail(node, "a mesh with inline vertices needs a name", "name")
+      attr, what = "vertex", "the inline mesh"
+      vert, face = self._inline_mesh(node)
+    else:
+      fail(node, "a mesh needs a 'file' or inline 'vertex' data", "file")
     try:
-      vert, face = meshlib.read_mesh(data, name)
+      if attr == "file":
+        vert, face = meshlib.read_mesh(data, name)
       processed = meshlib.process_mesh(vert, face, np.asarray(node.get("scale", [1.0] * 3), float),
                                        node.get("inertia", meshlib.DEFAULT_INERTIA))
     except ValueError as e:
-      fail(node, f"cannot load mesh '{name}': {e}", "file")
+      fail(node, f"cannot load {what}: {e}", attr)
     self.meshes.append(processed)
     self.add(ObjType.MESH, node)
+
+  @staticmethod
+  def _inline_mesh(node):
+    """(vertices (n, 3), faces (k, 3)) from a mesh's ``vertex`` and ``face`` attributes, checked as MuJoCo does."""
+    vert = node.get("vertex")
+    if len(vert) % 3:
+      fail(node, f"vertex data must be a multiple of 3 numbers, got {len(vert)}", "vertex")
+    if len(vert) < 12:
+      fail(node, f"at least 4 vertices are required, got {len(vert) // 3}", "vertex")
+    face = node.get("face", [])
+    if len(face) % 3:
+      fail(node, f"face data must be a multiple of 3 vertex indices, got {len(face)}", "face")
+    for k, i in enumerate(face):
+      if not 0 <= i < len(vert) // 3:
+        fail(node, f"face {k // 3} uses vertex {i}, which does not exist (the mesh has {len(vert) // 3})", "face")
+    return np.reshape(vert, (-1, 3)), np.reshape(np.asarray(face, np.int64), (-1, 3))
 
   def hfield(self, node):
     """A height field: its grid from inline ``elevation``, a PNG or binary file, or zeros for the user to fill.

@@ -112,7 +112,7 @@ SENSORS["user"] = {**_SENSOR_COMMON, "objtype": "s", "objname": "s", "datatype":
 SPATIAL_TENDON = {**{k: v for k, v in FIXED_TENDON.items()}}
 
 MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
-        "maxhullvert": "v", "vertex": "x", "face": "x", "normal": "x", "texcoord": "x", "refpos": "x",
+        "maxhullvert": "v", "vertex": "f*", "face": "i*", "normal": "x", "texcoord": "x", "refpos": "x",
         "refquat": "x", "inertia": "e:convex|exact|legacy|shell", "builtin": "x", "params": "x", "material": "v"}
 HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i", "size": "f4",
           "elevation": "f*"}
