@@ -286,7 +286,7 @@ def capsule_box(m, d, g1, g2, margin, i0):
   t, wit, edge = _nearest_feature(lc, la, s)
   cnt = ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0)
   t2 = _second_point(lc, la, s, t, wit, edge)
-  if abs(t2 - t) < 1e-10:
+  if math.isnan(t2):
     return cnt
   # Checked on its own: across a box the first ball can miss while the second, on a face, touches.
   return cnt + ball_box(d, addscl(c, a, t2), r, cb, mat, s, margin, i0 + cnt)
@@ -294,29 +294,33 @@ def capsule_box(m, d, g1, g2, margin, i0):
 
 @njit(cache=True)
 def _second_point(lc, la, s, t, wit, edge):
-  """Segment parameter of MuJoCo's second capsule-box ball, or t itself when there is none (box frame).
+  """Segment parameter of MuJoCo's second capsule-box ball, or NaN when there is none (box frame).
 
   Measured with the ``mujoco`` package. The first ball's segment point q (parameter t) has its witness ``wit`` on
   the box: the end's nearest box point, or the point of edge ``edge`` nearest to the segment. Take a box face: for an
-  end over a face that face, for an edge the one of its two faces the offset q - wit points along most. Walk along the
-  segment away from that face's plane (into the segment from an end; with the segment parallel to the plane, towards
-  the side q is not on): the second ball sits where the witness, moved along, reaches a side of the face, or at the
-  segment's end if that comes first. An end in the box gets none.
+  end over a face that face; for an edge the one of its two faces the segment is closer to parallel to (when it is
+  as parallel to both, the one the offset q - wit points along most). Walk along the segment away from that face's
+  plane (with the segment parallel to the plane, towards the side q is not on): the second ball sits where the
+  witness, moved along, reaches a side of the face, or at the segment's end if that comes first. A walk that leaves
+  the face at once gives none. A walk off the segment turns back into it from an end over a face; from an edge's
+  point at an end it stays there, and MuJoCo then repeats the first ball. An end in the box gets none.
   """
   q = addscl(lc, la, t)
   if edge < 0:
     if _beyond(q, s) == 0:
-      return t
+      return math.nan
     j = 0
     for i in (1, 2):
       if abs(q[i]) > s[i]:
         j = i
   else:
     j, k = (1, 2) if edge == 0 else ((0, 2) if edge == 1 else (0, 1))
-    if abs(q[k] - wit[k]) > abs(q[j] - wit[j]):
+    if abs(la[k]) < abs(la[j]) or (abs(la[k]) == abs(la[j]) and abs(q[k] - wit[k]) > abs(q[j] - wit[j])):
       j = k
   step = 1.0 if (q[j] > 0.0) == (la[j] > 0.0) else -1.0
   if step == t:
+    if edge >= 0:
+      return t
     step = -t
   best = step
   for i in range(3):
@@ -326,4 +330,5 @@ def _second_point(lc, la, s, t, wit, edge):
     tc = t + (target - wit[i]) / la[i]
     if (tc - best) * step < 0.0:
       best = tc
-  return min(1.0, max(-1.0, best))
+  best = min(1.0, max(-1.0, best))
+  return math.nan if abs(best - t) < 1e-10 else best
