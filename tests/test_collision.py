@@ -436,6 +436,35 @@ def test_mesh_random_poses(t1):
   assert t1 != "plane" or multi > 5
 
 
+@pytest.mark.parametrize("seed", [5, 6, 9, 13, 15])
+def test_plane_mesh_deep(seed):
+  """Plane-mesh at poses down to deep in the plane: MuJoCo's contacts exactly, in order, on hulls whose triangles
+  MuJoCo keeps apart (its compiled polygons are these triangles). Deep poses drop the corners no nearer to the plane
+  than the mesh's center."""
+  xml = """<mujoco><asset><mesh name="hull" file="hull.obj"/></asset><worldbody><geom type="plane" size="2 2 0.1"/>
+    <body><freejoint/><geom type="mesh" mesh="hull" margin="0.02"/></body></worldbody></mujoco>"""
+  assets = {"hull.obj": _hull_obj(seed)}
+  mjm = mujoco.MjModel.from_xml_string(xml, assets)
+  mjd = mujoco.MjData(mjm)
+  assert mjm.mesh_polynum[0] == mjm.mesh_facenum[0]
+  m = physics.MjModel.from_xml_string(xml, assets)
+  d = physics.MjData(m)
+  rng = np.random.default_rng(_seed("plane-mesh", str(seed)))
+  deep = 0
+  for _ in range(400):
+    quat = rng.normal(size=4)
+    q = np.r_[rng.uniform(-1, 1, 2), rng.uniform(0, 0.12), quat / np.linalg.norm(quat)]
+    mjd.qpos[:] = q
+    d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    assert d.ncon[0] == mjd.ncon
+    np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8)
+    np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8)
+    deep += mjd.ncon > 0 and mjd.contact.dist.min() < -0.09
+  assert deep > 20
+
+
 # ---------------------------------------------------------------- options ----
 
 
