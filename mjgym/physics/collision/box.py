@@ -297,15 +297,29 @@ def _second_point(lc, la, s, t, wit, edge):
   """Segment parameter of MuJoCo's second capsule-box ball, or NaN when there is none (box frame).
 
   Measured with the ``mujoco`` package. The first ball's segment point q (parameter t) has its witness ``wit`` on
-  the box: the end's nearest box point, or the point of edge ``edge`` nearest to the segment. Take a box face: for an
-  end over a face that face; for an edge the one of its two faces the segment is closer to parallel to (when it is
-  as parallel to both, the one the offset q - wit points along most). Walk along the segment away from that face's
-  plane (with the segment parallel to the plane, towards the side q is not on): the second ball sits where the
-  witness, moved along, reaches a side of the face, or at the segment's end if that comes first. A walk that leaves
-  the face at once gives none. A walk off the segment turns back into it from an end over a face; from an edge's
-  point at an end it stays there, and MuJoCo then repeats the first ball. An end in the box gets none.
+  the box: the end's nearest box point, or the point of edge ``edge`` nearest to the segment. At a corner the witness
+  moves along the corner's edge the segment is closest to parallel to, into that edge: the second ball sits where it
+  reaches the edge's other end, or at the segment's end if that comes first (from a segment end pointing off the
+  segment, MuJoCo repeats the first ball). Otherwise take a box face: for an end over a face that face; for an edge
+  the one of its two faces the segment is closer to parallel to (when it is as parallel to both, the one the offset
+  q - wit points along most). Walk along the segment away from that face's plane (with the segment parallel to the
+  plane, towards the side q is not on): the second ball sits where the witness, moved along, reaches a side of the
+  face, or at the segment's end if that comes first. A walk that leaves the face at once gives none. A walk off the
+  segment turns back into it from an end over a face; from an edge's point at an end it stays there, and MuJoCo then
+  repeats the first ball. An end in the box gets none.
   """
   q = addscl(lc, la, t)
+  if edge >= 0 and abs(wit[edge]) == s[edge]:
+    # A corner: walk along the box edge at it that the segment is closest to parallel to.
+    e = 0
+    for i in (1, 2):
+      if abs(la[i]) > abs(la[e]):
+        e = i
+    step = 1.0 if (wit[e] < 0.0) == (la[e] > 0.0) else -1.0
+    if step == t:
+      return t
+    best = min(1.0, max(-1.0, t - 2.0 * wit[e] / la[e]))
+    return math.nan if abs(best - t) < 1e-10 else best
   if edge < 0:
     if _beyond(q, s) == 0:
       return math.nan
