@@ -70,6 +70,15 @@ def _end_in_box(mjd):
   return bool(np.any(np.all(np.abs(local) <= [0.08, 0.1, 0.12], axis=1)))
 
 
+def _crossing(mjd):
+  """Capsule segment crossing the box (geom 1) with both ends outside it."""
+  half, size = 0.15, np.array([0.08, 0.1, 0.12])
+  pts = mjd.geom_xpos[0] + np.outer(np.linspace(-1, 1, 2001), mjd.geom_xmat[0].reshape(3, 3)[:, 2] * half)
+  local = (pts - mjd.geom_xpos[1]) @ mjd.geom_xmat[1].reshape(3, 3)
+  inside = np.all(np.abs(local) <= size, axis=1)
+  return bool(inside.any() and not inside[0] and not inside[-1])
+
+
 def _outside_on(sides):
   """Capsule segment outside the box, nearest ball's box witness on ``sides`` side planes (1 face, 2 edge, 3 corner)."""
   def keep(mjd):
@@ -100,6 +109,7 @@ def main():
   xml = """<mujoco><worldbody><body><freejoint/><geom type="capsule" size="0.08 0.15" margin="0.02"/></body>
     <body><freejoint/><geom type="box" size="0.08 0.1 0.12"/></body></worldbody></mujoco>"""
   rows.append(("capsule-box, segment end in box", *_agree(xml, _two_free, args.poses, args.tol, keep=_end_in_box)))
+  rows.append(("capsule-box, segment crossing the box", *_agree(xml, _two_free, args.poses, args.tol, keep=_crossing)))
   for sides, name in ((1, "a face"), (2, "an edge"), (3, "a corner")):
     rows.append((f"capsule-box, outside, nearest on {name}",
                  *_agree(xml, _two_free, args.poses, args.tol, keep=_outside_on(sides))))

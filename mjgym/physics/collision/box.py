@@ -1,4 +1,4 @@
-"""Box colliders: capsule-box through a ball on the capsule's segment, box-box by separating axes and face clipping.
+"""Box colliders: capsule-box through balls on the capsule's segment, box-box by separating axes and face clipping.
 
 Box-box collider: separating-axis test over the 15 candidate axes, then face clipping or edge-edge closest points.
 
@@ -19,7 +19,6 @@ import math
 
 from numba import njit
 
-from mjgym.physics.collision import convex
 from mjgym.physics.collision.primitive import add
 from mjgym.physics.collision.primitive import addscl
 from mjgym.physics.collision.primitive import axis
@@ -38,6 +37,8 @@ from mjgym.physics.collision.primitive import vec
 _EDGE_TOL = 1e-6
 _FACE_BIAS = 0.05
 _FACE_COS = 0.99
+# A capsule segment and a box edge count as parallel below this sin^2 of their angle.
+_PARALLEL = 1e-12
 
 
 @njit(cache=True)
@@ -180,135 +181,168 @@ def _clip(d, src, cnt, nrm, offset):
 
 
 @njit(cache=True)
-def _excess2(lc, la, s, t):
-  """Squared distance from the box to the segment point lc + t la (box frame)."""
-  f = 0.0
-  for i in range(3):
-    x = lc[i] + t * la[i]
-    e = max(abs(x) - s[i], 0.0)
-    f += e * e
-  return f
+def _edge_point(s, ax, s1, s2, u):
+  """Point u in [-1, 1] along the box edge parallel to axis ax, on side s1 of the lower other axis and s2 of the
+  higher (box frame)."""
+  lo = 1 if ax == 0 else 0
+  return (u * s[0] if ax == 0 else (s1 if lo == 0 else s2) * s[0],
+          u * s[1] if ax == 1 else (s1 if lo == 1 else s2) * s[1],
+          u * s[2] if ax == 2 else s2 * s[2])
 
 
 @njit(cache=True)
-def _stationary(lc, la, s, t, eps):
-  """Minimizer over the line of the quadratic piece of the squared box distance just right of parameter t."""
-  num, den = 0.0, 0.0
-  for i in range(3):
-    x = lc[i] + (t + eps) * la[i]
-    if x > s[i]:
-      num += la[i] * (lc[i] - s[i])
-      den += la[i] * la[i]
-    elif x < -s[i]:
-      num += la[i] * (lc[i] + s[i])
-      den += la[i] * la[i]
-  if den < 1e-300:
-    return t
-  return min(1.0, max(-1.0, -num / den))
+def _nearest_on_edge(lc, la, s, ax, s1, s2):
+  """Closest points of the segment lc +- la and a box edge (see ``_edge_point``), box frame.
 
-
-@njit(cache=True)
-def _segment_box_closest(lc, la, s):
-  """Parameter in [-1, 1] of the segment point lc + t la nearest the box, and its squared distance.
-
-  The squared distance is convex and piecewise quadratic in t, with pieces bounded where a coordinate crosses a face
-  plane; its minimum is an end, a crossing, or the stationary point of the piece right of one of those.
+  Returns the segment parameter in [-1, 1], the edge point and their squared distance. When the two are parallel
+  (every point of their overlap is nearest) the pair is MuJoCo's: the nearest of the edge's two ends against the
+  segment, then of the segment's two ends against the edge, the first of these on ties.
   """
-  best_t, best_f = -1.0, _excess2(lc, la, s, -1.0)
-  f = _excess2(lc, la, s, 1.0)
-  if f < best_f:
-    best_t, best_f = 1.0, f
-  # Pieces shorter than this are not looked into: their stationary points are their ends.
-  eps = 1e-12
-  for k in range(7):
-    if k == 0:
-      t = -1.0
+  w = sub(lc, _edge_point(s, ax, s1, s2, 0.0))
+  aa, bb, ab = dot(la, la), s[ax] * s[ax], la[ax] * s[ax]
+  aw, bw = dot(la, w), w[ax] * s[ax]
+  det = aa * bb - ab * ab
+  if det > _PARALLEL * aa * bb:
+    t = min(1.0, max(-1.0, (ab * bw - bb * aw) / det))
+    u = min(1.0, max(-1.0, (ab * t + bw) / bb))
+    t = min(1.0, max(-1.0, (ab * u - aw) / aa))
+    q = _edge_point(s, ax, s1, s2, u)
+    return t, q, _dist2(addscl(lc, la, t), q)
+  best_t, best_q, best = 0.0, (0.0, 0.0, 0.0), math.inf
+  for k in range(4):
+    end = -1.0 if k % 2 == 0 else 1.0
+    if k < 2:
+      u, t = end, min(1.0, max(-1.0, (ab * end - aw) / aa))
     else:
-      i, side = (k - 1) // 2, 1.0 if k % 2 else -1.0
-      if abs(la[i]) < 1e-300:
-        continue
-      t = (side * s[i] - lc[i]) / la[i]
-      if not -1.0 < t < 1.0:
-        continue
-      f = _excess2(lc, la, s, t)
-      if f < best_f:
-        best_t, best_f = t, f
-    ts = _stationary(lc, la, s, t, eps)
-    f = _excess2(lc, la, s, ts)
-    if f < best_f:
-      best_t, best_f = ts, f
-  return best_t, best_f
+      t, u = end, min(1.0, max(-1.0, (ab * end + bw) / bb))
+    q = _edge_point(s, ax, s1, s2, u)
+    f = _dist2(addscl(lc, la, t), q)
+    if f < best:
+      best_t, best_q, best = t, q, f
+  return best_t, best_q, best
 
 
 @njit(cache=True)
-def _inside(lc, la, s, t):
-  """Whether the segment point lc + t la (box frame) lies in the box."""
+def _dist2(p, q):
+  r = sub(p, q)
+  return dot(r, r)
+
+
+@njit(cache=True)
+def _clamp(p, s):
+  """The box point nearest to p (box frame)."""
+  return (min(s[0], max(-s[0], p[0])), min(s[1], max(-s[1], p[1])), min(s[2], max(-s[2], p[2])))
+
+
+@njit(cache=True)
+def _beyond(p, s):
+  """Over how many of the box's face planes point p (box frame) lies: 0 inside, 1 over a face, 2 an edge, 3 a corner."""
+  n = 0
   for i in range(3):
-    if abs(lc[i] + t * la[i]) > s[i]:
-      return False
-  return True
+    if abs(p[i]) > s[i]:
+      n += 1
+  return n
+
+
+@njit(cache=True)
+def _nearest_feature(lc, la, s):
+  """MuJoCo's nearest pair of the capsule segment lc +- la and the box (box frame).
+
+  The candidates are each end of the segment that lies in the box or over a face of it, against the box, then the
+  segment against each of the 12 box edges; the nearest wins, the first on ties. Returns the segment parameter, the
+  box point (witness) and the edge's axis, or -1 for an end. While the segment stays outside the box this is a true
+  nearest pair (an end beyond an edge or corner is covered by that edge); an end in the box wins at distance 0 (the
+  -1 end when both are); a segment crossing the box with both ends outside still gets the nearest candidate.
+  """
+  t, wit, edge, best = 0.0, (0.0, 0.0, 0.0), -1, math.inf
+  for end in (-1.0, 1.0):
+    p = addscl(lc, la, end)
+    if _beyond(p, s) <= 1:
+      q = _clamp(p, s)
+      f = _dist2(p, q)
+      if f < best:
+        t, wit, best = end, q, f
+  for ax in range(3):
+    for k in range(4):
+      te, q, f = _nearest_on_edge(lc, la, s, ax, 1.0 if k & 2 else -1.0, 1.0 if k & 1 else -1.0)
+      if f < best:
+        t, wit, edge, best = te, q, ax, f
+  return t, wit, edge
 
 
 @njit(cache=True)
 def capsule_box(m, d, g1, g2, margin, i0):
-  """Capsule and box: a ball at one point of the capsule's segment against the box.
+  """Capsule and box: a ball at MuJoCo's nearest point of the capsule's segment, and maybe a second ball.
 
-  While the segment stays outside the box the point is its nearest to the box, and a second ball may follow (see
-  ``_second_point``). Once an end of the segment is in the box, MuJoCo's ball sits at that end (the -1 end when both
-  are), which leaves through the box face nearest to it; this is measured with the ``mujoco`` package. A segment that
-  crosses the box with both ends outside goes to the general collider (true penetration depth), where MuJoCo's own
-  choice is not reproduced.
+  The first ball sits at the segment point of ``_nearest_feature`` (an end in the box, the -1 end when both are,
+  wins outright); ``_second_point`` places the second. Each ball is a contact when within margin of the box. Both
+  rules are measured with the ``mujoco`` package.
   """
   c = vec(d.geom_xpos[g1])
   a = scl(axis(d.geom_xmat[g1], 2), m.geom_size[g1, 1])
   cb, mat, s = vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2]
   lc, la = to_local(mat, sub(c, cb)), to_local(mat, a)
-  t, f = _segment_box_closest(lc, la, s)
   r = m.geom_size[g1, 0]
-  if f <= 0.0:
-    if _inside(lc, la, s, -1.0):
-      t = -1.0
-    elif _inside(lc, la, s, 1.0):
-      t = 1.0
-    else:
-      return convex.convex(m, d, g1, g2, margin, i0)
-    return ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0)
-  if ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0) == 0:
-    return 0
-  t2 = _second_point(lc, la, s, t)
-  if abs(t2 - t) < 1e-10:
-    return 1
-  return 1 + ball_box(d, addscl(c, a, t2), r, cb, mat, s, margin, i0 + 1)
+  t, wit, edge = _nearest_feature(lc, la, s)
+  cnt = ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0)
+  t2 = _second_point(lc, la, s, t, wit, edge)
+  if math.isnan(t2):
+    return cnt
+  # Checked on its own: across a box the first ball can miss while the second, on a face, touches.
+  return cnt + ball_box(d, addscl(c, a, t2), r, cb, mat, s, margin, i0 + cnt)
 
 
 @njit(cache=True)
-def _second_point(lc, la, s, t):
-  """Segment parameter of MuJoCo's second capsule-box ball, or t itself when there is none (box frame).
+def _second_point(lc, la, s, t, wit, edge):
+  """Segment parameter of MuJoCo's second capsule-box ball, or NaN when there is none (box frame).
 
-  Measured with the ``mujoco`` package. The nearest point (parameter t) faces a box face, edge or corner. A corner gets
-  no second ball. Otherwise take that face, or of an edge's two faces the one the contact normal is closest to, and
-  walk along the segment away from the face's plane: the second ball sits where the witness point of the first would
-  leave the face (its other coordinates reach the face's sides), or at the segment's end if that comes first. For a
-  face this is MuJoCo's choice in every pose tried; for an edge in about 95%.
+  Measured with the ``mujoco`` package. The first ball's segment point q (parameter t) has its witness ``wit`` on
+  the box: the end's nearest box point, or the point of edge ``edge`` nearest to the segment. At a corner the witness
+  moves along the corner's edge the segment is closest to parallel to, into that edge: the second ball sits where it
+  reaches the edge's other end, or at the segment's end if that comes first (from a segment end pointing off the
+  segment, MuJoCo repeats the first ball). Otherwise take a box face: for an end over a face that face; for an edge
+  the one of its two faces the segment is closer to parallel to (when it is as parallel to both, the one the offset
+  q - wit points along most). Walk along the segment away from that face's plane (with the segment parallel to the
+  plane, towards the side q is not on): the second ball sits where the witness, moved along, reaches a side of the
+  face, or at the segment's end if that comes first. A walk that leaves the face at once gives none. A walk off the
+  segment turns back into it from an end over a face; from an edge's point at an end it stays there, and MuJoCo then
+  repeats the first ball. An end in the box gets none.
   """
-  q = (lc[0] + t * la[0], lc[1] + t * la[1], lc[2] + t * la[2])
-  j, excess, nout = -1, 0.0, 0
-  for i in range(3):
-    e = abs(q[i]) - s[i]
-    if e > 0.0:
-      nout += 1
-      if e > excess:
-        j, excess = i, e
-  if nout == 0 or nout == 3:
-    return t
-  step = 1.0 if la[j] * q[j] >= 0.0 else -1.0
+  q = addscl(lc, la, t)
+  if edge >= 0 and abs(wit[edge]) == s[edge]:
+    # A corner: walk along the box edge at it that the segment is closest to parallel to.
+    e = 0
+    for i in (1, 2):
+      if abs(la[i]) > abs(la[e]):
+        e = i
+    step = 1.0 if (wit[e] < 0.0) == (la[e] > 0.0) else -1.0
+    if step == t:
+      return t
+    best = min(1.0, max(-1.0, t - 2.0 * wit[e] / la[e]))
+    return math.nan if abs(best - t) < 1e-10 else best
+  if edge < 0:
+    if _beyond(q, s) == 0:
+      return math.nan
+    j = 0
+    for i in (1, 2):
+      if abs(q[i]) > s[i]:
+        j = i
+  else:
+    j, k = (1, 2) if edge == 0 else ((0, 2) if edge == 1 else (0, 1))
+    if abs(la[k]) < abs(la[j]) or (abs(la[k]) == abs(la[j]) and abs(q[k] - wit[k]) > abs(q[j] - wit[j])):
+      j = k
+  step = 1.0 if (q[j] > 0.0) == (la[j] > 0.0) else -1.0
+  if step == t:
+    if edge >= 0:
+      return t
+    step = -t
   best = step
   for i in range(3):
     if i == j or abs(la[i]) < 1e-12:
       continue
-    w = min(s[i], max(-s[i], q[i]))
     target = s[i] if la[i] * step > 0.0 else -s[i]
-    tc = t + (target - w) / la[i]
+    tc = t + (target - wit[i]) / la[i]
     if (tc - best) * step < 0.0:
       best = tc
-  return min(1.0, max(-1.0, best))
+  best = min(1.0, max(-1.0, best))
+  return math.nan if abs(best - t) < 1e-10 else best

@@ -19,10 +19,9 @@ Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py,
     box                                                       c    g
     mesh                                                           g
 
-``c*``: closed form while the capsule's segment stays outside the box or has an end inside it, GJK+EPA when it
-crosses the box with both ends outside. ``h``: hfield.py, GJK+EPA against each prism of the height field under
-the other geom. Plane-hfield and hfield-hfield pairs make no contacts, as in MuJoCo. SDF geoms are refused when
-the model is compiled.
+``c*``: MuJoCo's one or two balls on the capsule's segment, also when the segment crosses the box (box.py). ``h``:
+hfield.py, GJK+EPA against each prism of the height field under the other geom. Plane-hfield and hfield-hfield pairs
+make no contacts, as in MuJoCo. SDF geoms are refused when the model is compiled.
 """
 
 import math
