@@ -1,0 +1,307 @@
+"""Several contacts for flat features meeting in the general convex collider (MuJoCo's multiccd, on by default).
+
+GJK/EPA (convex.py) finds one normal and one pair of witness points. When a face of one polytope (a box face, a mesh
+hull triangle) meets a face or an edge of the other, that single point cannot hold the two shapes flat against each
+other, so MuJoCo replaces it with the clipped contact region. The rule below was measured with the ``mujoco`` package
+(no source read), for geom1 = A and geom2 = B, with n the collider's normal from A to B:
+
+* Feature of A along n (of B along -n): the face whose outward normal is closest to n when their cosine is at least
+  0.996 (5.1 degrees); else the edge at A's support vertex that is most perpendicular to n when the sine of its angle
+  to the plane normal to n is below 0.0888; else the support vertex. A capsule's segment is its only edge.
+* A vertex on either side keeps the collider's one contact. So do two edges, unless one of them lies (within the
+  edge tolerance) in a face at the other edge: the pair is then that edge and that face, B's faces tried first.
+* A face of A against a face or an edge of B: B's polygon (an edge is a polygon of two corners) is clipped by the
+  side planes of A's face (Sutherland-Hodgman, planes through A's edges parallel to A's normal). Each kept point pB
+  pairs with its projection pA on A's face plane along A's normal. An edge of A against a face of B is the mirror
+  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal.
+* The normal becomes B's face normal (reversed) when B shows a face, else A's face normal. A contact's distance is
+  (pB - pA) . normal, its position pA + dist / 2 normal (on A's surface shifted half the distance).
+* Points farther than the margin are dropped, in the clipper's order, and the first 2 (edge) or 4 (face) are kept.
+  Clipping a two-corner polygon repeats a cut point, so a cut edge whose uncut end is dropped yields that point
+  twice, as MuJoCo's does.
+
+Agreement with MuJoCo over random box-mesh and mesh-mesh poses is in benchmarks/collision_agreement.py. Scratch
+space: the feature polygons go to ``col_vert[2]`` (A's from slot 0, B's from slot 8) and the clipped polygon
+ping-pongs between ``col_vert[0]`` and ``col_vert[1]``; GJK/EPA no longer needs them when this runs.
+"""
+
+import math
+
+from numba import njit
+
+from mjgym.physics.collision.primitive import add
+from mjgym.physics.collision.primitive import addscl
+from mjgym.physics.collision.primitive import axis
+from mjgym.physics.collision.primitive import cross
+from mjgym.physics.collision.primitive import dot
+from mjgym.physics.collision.primitive import emit
+from mjgym.physics.collision.primitive import norm
+from mjgym.physics.collision.primitive import scl
+from mjgym.physics.collision.primitive import sub
+from mjgym.physics.collision.primitive import to_local
+from mjgym.physics.collision.primitive import to_world
+from mjgym.physics.collision.primitive import vec
+from mjgym.physics.types import GeomType
+
+_CAPSULE = int(GeomType.CAPSULE)
+_BOX = int(GeomType.BOX)
+_MESH = int(GeomType.MESH)
+
+# A face counts as facing the normal within this cosine, an edge as perpendicular to it below this sine (measured).
+_FACE_COS = 0.996
+_EDGE_SIN = 0.0888
+# Most contacts kept from an edge and from a face.
+_EDGE_MAX = 2
+_FACE_MAX = 4
+
+_VERTEX = 0
+_EDGE = 1
+_FACE = 2
+
+# Slots in col_vert[2] of the two features' corners.
+_SLOT_A = 0
+_SLOT_B = 8
+
+
+@njit(cache=True)
+def applies(m, g1, g2):
+  """Whether the pair is one this module handles (polytopes, and a capsule against a polytope)."""
+  t1, t2 = m.geom_type[g1], m.geom_type[g2]
+  return (t1 == _BOX or t1 == _MESH or t1 == _CAPSULE) and (t2 == _BOX or t2 == _MESH)
+
+
+@njit(cache=True)
+def _put(d, slot, p):
+  for k in range(3):
+    d.col_vert[2, slot, k] = p[k]
+
+
+@njit(cache=True)
+def _nface(m, g):
+  """Number of faces of box or mesh g (a mesh's are its hull triangles)."""
+  if m.geom_type[g] == _BOX:
+    return 6
+  return m.mesh_hullfacenum[m.geom_dataid[g]]
+
+
+@njit(cache=True)
+def _face(m, d, g, f, slot):
+  """Face f of box or mesh g: writes its world corners (counter-clockwise seen from outside) to col_vert[2] from
+  slot when slot >= 0; returns their number and the world outward normal."""
+  c = vec(d.geom_xpos[g])
+  mat = d.geom_xmat[g]
+  if m.geom_type[g] == _BOX:
+    s = m.geom_size[g]
+    k, sg = f // 2, 1.0 - 2.0 * (f % 2)
+    nrm = scl(axis(mat, k), sg)
+    if slot >= 0:
+      i, j = (k + 1) % 3, (k + 2) % 3
+      fc = addscl(c, nrm, s[k])
+      ai, aj = scl(axis(mat, i), s[i] * sg), scl(axis(mat, j), s[j])
+      signs = ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))
+      for q in range(4):
+        _put(d, slot + q, addscl(addscl(fc, ai, signs[q][0]), aj, signs[q][1]))
+    return 4, nrm
+  mid = m.geom_dataid[g]
+  vadr = m.mesh_hulladr[mid]
+  fi = m.mesh_hullfaceadr[mid] + f
+  va = vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 0]])
+  fn = cross(sub(vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 1]]), va),
+             sub(vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 2]]), va))
+  ln = norm(fn)
+  if ln < 1e-15:
+    return 0, (0.0, 0.0, 0.0)
+  if slot >= 0:
+    for q in range(3):
+      _put(d, slot + q, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, q]]))))
+  return 3, to_world(mat, scl(fn, 1.0 / ln))
+
+
+@njit(cache=True)
+def _support_edge(m, d, g, u, slot):
+  """The edge through the support vertex of box or mesh g along u that is most perpendicular to u: writes its world
+  ends to col_vert[2, slot:slot + 2] and returns the sine of its angle to the plane normal to u."""
+  c = vec(d.geom_xpos[g])
+  mat = d.geom_xmat[g]
+  lu = to_local(mat, u)
+  if m.geom_type[g] == _BOX:
+    s = m.geom_size[g]
+    e = 0
+    for i in range(1, 3):
+      if abs(lu[i]) < abs(lu[e]):
+        e = i
+    corner = c
+    for i in range(3):
+      if i != e:
+        corner = addscl(corner, axis(mat, i), s[i] if lu[i] >= 0 else -s[i])
+    _put(d, slot, addscl(corner, axis(mat, e), -s[e]))
+    _put(d, slot + 1, addscl(corner, axis(mat, e), s[e]))
+    return abs(lu[e])
+  mid = m.geom_dataid[g]
+  vadr = m.mesh_hulladr[mid]
+  fadr, fnum = m.mesh_hullfaceadr[mid], m.mesh_hullfacenum[mid]
+  sup, supv = 0, -math.inf
+  for k in range(m.mesh_hullnum[mid]):
+    v = dot(vec(m.mesh_hullvert[vadr + k]), lu)
+    if v > supv:
+      sup, supv = k, v
+  other, best = sup, math.inf
+  for f in range(fadr, fadr + fnum):
+    for q in range(3):
+      if m.mesh_hullface[f, q] != sup:
+        continue
+      for r in (1, 2):
+        k = m.mesh_hullface[f, (q + r) % 3]
+        e = sub(vec(m.mesh_hullvert[vadr + k]), vec(m.mesh_hullvert[vadr + sup]))
+        ln = norm(e)
+        if ln > 1e-15 and abs(dot(e, lu)) / ln < best:
+          other, best = k, abs(dot(e, lu)) / ln
+  _put(d, slot, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + sup]))))
+  _put(d, slot + 1, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + other]))))
+  return best
+
+
+@njit(cache=True)
+def _feature(m, d, g, u, slot):
+  """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal)."""
+  none = (0.0, 0.0, 0.0)
+  if m.geom_type[g] == _CAPSULE:
+    # Its segment, when perpendicular enough to u.
+    a = axis(d.geom_xmat[g], 2)
+    if abs(dot(a, u)) >= _EDGE_SIN:
+      return _VERTEX, 0, none
+    c = vec(d.geom_xpos[g])
+    h = m.geom_size[g, 1]
+    _put(d, slot, addscl(c, a, -h))
+    _put(d, slot + 1, addscl(c, a, h))
+    return _EDGE, 2, none
+  best, bestc = -1, -math.inf
+  for f in range(_nface(m, g)):
+    k, fn = _face(m, d, g, f, -1)
+    if k > 0 and dot(fn, u) > bestc:
+      best, bestc = f, dot(fn, u)
+  if bestc >= _FACE_COS:
+    k, fn = _face(m, d, g, best, slot)
+    return _FACE, k, fn
+  if _support_edge(m, d, g, u, slot) < _EDGE_SIN:
+    return _EDGE, 2, none
+  return _VERTEX, 0, none
+
+
+@njit(cache=True)
+def _face_along(m, d, g, slot, e):
+  """A face of polytope g at its edge col_vert[2, slot:slot + 2] that contains direction e within the edge tolerance.
+
+  Of the faces whose planes hold both ends, the one whose normal is most perpendicular to e; when found it replaces
+  the edge in col_vert[2] from slot. Returns (corners, outward normal), 0 corners when there is none.
+  """
+  if m.geom_type[g] == _CAPSULE:
+    return 0, (0.0, 0.0, 0.0)
+  p0, p1 = vec(d.col_vert[2, slot]), vec(d.col_vert[2, slot + 1])
+  ue = scl(e, 1.0 / norm(e))
+  tol = 1e-9 * (m.geom_rbound[g] + 1.0)
+  best, bests = -1, _EDGE_SIN
+  for f in range(_nface(m, g)):
+    k, fn = _face(m, d, g, f, -1)
+    if k == 0:
+      continue
+    # Both ends on the face's plane: any corner of the face lies on it, the support corner p0 is one of them.
+    _face(m, d, g, f, slot + 2)
+    q0 = vec(d.col_vert[2, slot + 2])
+    if abs(dot(sub(p0, q0), fn)) > tol or abs(dot(sub(p1, q0), fn)) > tol:
+      continue
+    if abs(dot(ue, fn)) < bests:
+      best, bests = f, abs(dot(ue, fn))
+  if best < 0:
+    return 0, (0.0, 0.0, 0.0)
+  return _face(m, d, g, best, slot)
+
+
+@njit(cache=True)
+def _clip(d, cnt, slot, k, fn):
+  """Clips polygon col_vert[0, :cnt] by the side planes of face col_vert[2, slot:slot + k] (normal fn).
+
+  Sutherland-Hodgman, each plane keeping the side of the face's centroid: a point is kept when inside, a crossing
+  adds the cut point. Returns the count and the row of col_vert that holds the result.
+  """
+  centroid = (0.0, 0.0, 0.0)
+  for q in range(k):
+    centroid = addscl(centroid, vec(d.col_vert[2, slot + q]), 1.0 / k)
+  src = 0
+  for j in range(k):
+    a = vec(d.col_vert[2, slot + j])
+    side = cross(sub(vec(d.col_vert[2, slot + (j + 1) % k]), a), fn)
+    if dot(sub(centroid, a), side) > 0:
+      side = scl(side, -1.0)
+    dst = 1 - src
+    out = 0
+    for q in range(cnt):
+      p = vec(d.col_vert[src, q])
+      r = vec(d.col_vert[src, (q + 1) % cnt])
+      dp, dr = dot(sub(p, a), side), dot(sub(r, a), side)
+      if dp <= 0:
+        for t in range(3):
+          d.col_vert[dst, out, t] = p[t]
+        out += 1
+      if (dp <= 0) != (dr <= 0):
+        x = addscl(p, sub(r, p), dp / (dp - dr))
+        for t in range(3):
+          d.col_vert[dst, out, t] = x[t]
+        out += 1
+    cnt = out
+    src = dst
+    if cnt == 0:
+      break
+  return cnt, src
+
+
+@njit(cache=True)
+def contacts(m, d, g1, g2, margin, i0, nrm, r1):
+  """Replaces the collider's contact of g1 and g2 (normal nrm from g1 to g2) by the clipped contact region.
+
+  ``r1`` is geom1's core radius (a capsule's), by which its surface lies beyond the segment. Writes contacts from row
+  i0 and returns their count, or 0 when the features give none (the caller keeps its own single contact).
+  """
+  ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A)
+  kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B)
+  if ka == _VERTEX or kb == _VERTEX:
+    return 0
+  if ka == _EDGE and kb == _EDGE:
+    # An edge lying (within the edge tolerance) in a face at the other edge meets that face, B's face first.
+    ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
+    eb = sub(vec(d.col_vert[2, _SLOT_B + 1]), vec(d.col_vert[2, _SLOT_B]))
+    nb, fb = _face_along(m, d, g2, _SLOT_B, ea)
+    if nb > 0:
+      kb = _FACE
+    else:
+      na, fa = _face_along(m, d, g1, _SLOT_A, eb)
+      if na == 0:
+        return 0
+      ka = _FACE
+  if ka == _FACE:
+    # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
+    ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
+    normal = scl(fb, -1.0) if kb == _FACE else fa
+    cap = _FACE_MAX if kb == _FACE else _EDGE_MAX
+  else:
+    ref, kref, fn, sub_slot, nsub = _SLOT_B, nb, fb, _SLOT_A, na
+    normal = scl(fb, -1.0)
+    cap = _EDGE_MAX
+  for q in range(nsub):
+    for t in range(3):
+      d.col_vert[0, q, t] = d.col_vert[2, sub_slot + q, t]
+  cnt, row = _clip(d, nsub, ref, kref, fn)
+  origin = vec(d.col_vert[2, ref])
+  found = 0
+  for q in range(cnt):
+    if found == cap:
+      break
+    p = vec(d.col_vert[row, q])
+    proj = addscl(p, fn, -dot(sub(p, origin), fn))
+    pa, pb = (proj, p) if ka == _FACE else (p, proj)
+    dist = dot(sub(pb, pa), normal) - r1
+    if dist > margin:
+      continue
+    emit(d, i0 + found, dist, addscl(pa, normal, r1 + 0.5 * dist), normal)
+    found += 1
+  return found
