@@ -8,8 +8,8 @@ other, so MuJoCo replaces it with the clipped contact region. The rule below was
 * Feature of A along n (of B along -n): the face whose outward normal is closest to n when their cosine is at least
   0.996 (5.1 degrees); else the edge at A's support vertex that is most perpendicular to n when the sine of its angle
   to the plane normal to n is below 0.0888; else the support vertex. A capsule's segment is its only edge.
-* A vertex on either side keeps the collider's one contact. So do two edges, unless one of them lies (within the
-  edge tolerance) in a face at the other edge: the pair is then that edge and that face, B's faces tried first.
+* Two edges: when one lies (within the edge tolerance) in a face at the other edge, the pair is that edge and that
+  face, B's faces tried first; else the collider's one contact stays, as it does for a vertex on either side.
 * A face of A against a face or an edge of B: B's polygon (an edge is a polygon of two corners) is clipped by the
   side planes of A's face (Sutherland-Hodgman, planes through A's edges parallel to A's normal). Each kept point pB
   pairs with its projection pA on A's face plane along A's normal. An edge of A against a face of B is the mirror
@@ -119,11 +119,16 @@ def _face(m, d, g, f, slot):
 
 @njit(cache=True)
 def _support_edge(m, d, g, u, slot):
-  """The edge through the support vertex of box or mesh g along u that is most perpendicular to u: writes its world
-  ends to col_vert[2, slot:slot + 2] and returns the sine of its angle to the plane normal to u."""
+  """The edge through the support vertex of g along u that is most perpendicular to u (a capsule's segment): writes
+  its world ends to col_vert[2, slot:slot + 2] and returns the sine of its angle to the plane normal to u."""
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
   lu = to_local(mat, u)
+  if m.geom_type[g] == _CAPSULE:
+    h = m.geom_size[g, 1]
+    _put(d, slot, addscl(c, axis(mat, 2), -h))
+    _put(d, slot + 1, addscl(c, axis(mat, 2), h))
+    return abs(lu[2])
   if m.geom_type[g] == _BOX:
     s = m.geom_size[g]
     e = 0
@@ -163,26 +168,20 @@ def _support_edge(m, d, g, u, slot):
 
 @njit(cache=True)
 def _feature(m, d, g, u, slot):
-  """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal)."""
+  """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal).
+
+  A capsule has no face: its feature is its segment or, when that is too steep to u, a vertex.
+  """
   none = (0.0, 0.0, 0.0)
-  if m.geom_type[g] == _CAPSULE:
-    # Its segment, when perpendicular enough to u.
-    a = axis(d.geom_xmat[g], 2)
-    if abs(dot(a, u)) >= _EDGE_SIN:
-      return _VERTEX, 0, none
-    c = vec(d.geom_xpos[g])
-    h = m.geom_size[g, 1]
-    _put(d, slot, addscl(c, a, -h))
-    _put(d, slot + 1, addscl(c, a, h))
-    return _EDGE, 2, none
-  best, bestc = -1, -math.inf
-  for f in range(_nface(m, g)):
-    k, fn = _face(m, d, g, f, -1)
-    if k > 0 and dot(fn, u) > bestc:
-      best, bestc = f, dot(fn, u)
-  if bestc >= _FACE_COS:
-    k, fn = _face(m, d, g, best, slot)
-    return _FACE, k, fn
+  if m.geom_type[g] != _CAPSULE:
+    best, bestc = -1, -math.inf
+    for f in range(_nface(m, g)):
+      k, fn = _face(m, d, g, f, -1)
+      if k > 0 and dot(fn, u) > bestc:
+        best, bestc = f, dot(fn, u)
+    if bestc >= _FACE_COS:
+      k, fn = _face(m, d, g, best, slot)
+      return _FACE, k, fn
   if _support_edge(m, d, g, u, slot) < _EDGE_SIN:
     return _EDGE, 2, none
   return _VERTEX, 0, none
@@ -264,20 +263,20 @@ def contacts(m, d, g1, g2, margin, i0, nrm, r1):
   """
   ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A)
   kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B)
-  if ka == _VERTEX or kb == _VERTEX:
-    return 0
   if ka == _EDGE and kb == _EDGE:
-    # An edge lying (within the edge tolerance) in a face at the other edge meets that face, B's face first.
+    # An edge lying (within the edge tolerance) in a face at the other edge meets that face, B's faces first.
     ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
     eb = sub(vec(d.col_vert[2, _SLOT_B + 1]), vec(d.col_vert[2, _SLOT_B]))
-    nb, fb = _face_along(m, d, g2, _SLOT_B, ea)
-    if nb > 0:
-      kb = _FACE
+    k, fn = _face_along(m, d, g2, _SLOT_B, ea)
+    if k > 0:
+      kb, nb, fb = _FACE, k, fn
     else:
-      na, fa = _face_along(m, d, g1, _SLOT_A, eb)
-      if na == 0:
+      k, fn = _face_along(m, d, g1, _SLOT_A, eb)
+      if k == 0:
         return 0
-      ka = _FACE
+      ka, na, fa = _FACE, k, fn
+  if ka == _VERTEX or kb == _VERTEX:
+    return 0
   if ka == _FACE:
     # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
