@@ -7,7 +7,9 @@ other, so MuJoCo replaces it with the clipped contact region. The rule below was
 
 * Feature of A along n (of B along -n): the face whose outward normal is closest to n when their cosine is at least
   0.996 (5.1 degrees); else the edge at A's support vertex that is most perpendicular to n when the sine of its angle
-  to the plane normal to n is below 0.0888; else the support vertex. A capsule's segment is its only edge.
+  to the plane normal to n is below 0.0888; else the support vertex. A capsule's only edge is the line of its surface
+  through the collider's witness point, parallel to its axis and as long as its segment (so a capsule touching a face
+  gets contacts on the side the collider's own normal points to, not the face's).
 * Two edges: when one lies (within the edge tolerance) in a face at the other edge, the pair is that edge and that
   face, B's faces tried first; else the collider's one contact stays, as it does for a vertex on either side.
 * A face of A against a face or an edge of B: B's polygon (an edge is a polygon of two corners) is clipped by the
@@ -118,16 +120,23 @@ def _face(m, d, g, f, slot):
 
 
 @njit(cache=True)
-def _support_edge(m, d, g, u, slot):
-  """The edge through the support vertex of g along u that is most perpendicular to u (a capsule's segment): writes
-  its world ends to col_vert[2, slot:slot + 2] and returns the sine of its angle to the plane normal to u."""
+def _support_edge(m, d, g, u, slot, w):
+  """The edge through the support vertex of g along u that is most perpendicular to u: writes its world ends to
+  col_vert[2, slot:slot + 2] and returns the sine of its angle to the plane normal to u.
+
+  A capsule's edge is the line of its surface through the collider's witness point w, parallel to its axis, between
+  the planes of the segment's ends.
+  """
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
   lu = to_local(mat, u)
   if m.geom_type[g] == _CAPSULE:
+    a = axis(mat, 2)
     h = m.geom_size[g, 1]
-    _put(d, slot, addscl(c, axis(mat, 2), -h))
-    _put(d, slot + 1, addscl(c, axis(mat, 2), h))
+    rel = sub(w, c)
+    line = addscl(w, a, -dot(rel, a))
+    _put(d, slot, addscl(line, a, -h))
+    _put(d, slot + 1, addscl(line, a, h))
     return abs(lu[2])
   if m.geom_type[g] == _BOX:
     s = m.geom_size[g]
@@ -167,10 +176,10 @@ def _support_edge(m, d, g, u, slot):
 
 
 @njit(cache=True)
-def _feature(m, d, g, u, slot):
+def _feature(m, d, g, u, slot, w):
   """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal).
 
-  A capsule has no face: its feature is its segment or, when that is too steep to u, a vertex.
+  A capsule has no face: its feature is its edge through the witness point w or, when too steep to u, a vertex.
   """
   none = (0.0, 0.0, 0.0)
   if m.geom_type[g] != _CAPSULE:
@@ -182,7 +191,7 @@ def _feature(m, d, g, u, slot):
     if bestc >= _FACE_COS:
       k, fn = _face(m, d, g, best, slot)
       return _FACE, k, fn
-  if _support_edge(m, d, g, u, slot) < _EDGE_SIN:
+  if _support_edge(m, d, g, u, slot, w) < _EDGE_SIN:
     return _EDGE, 2, none
   return _VERTEX, 0, none
 
@@ -255,14 +264,14 @@ def _clip(d, cnt, slot, k, fn):
 
 
 @njit(cache=True)
-def contacts(m, d, g1, g2, margin, i0, nrm, r1):
+def contacts(m, d, g1, g2, margin, i0, nrm, wa):
   """Replaces the collider's contact of g1 and g2 (normal nrm from g1 to g2) by the clipped contact region.
 
-  ``r1`` is geom1's core radius (a capsule's), by which its surface lies beyond the segment. Writes contacts from row
-  i0 and returns their count, or 0 when the features give none (the caller keeps its own single contact).
+  ``wa`` is the collider's witness point on geom1's surface. Writes contacts from row i0 and returns their count, or
+  0 when the features give none (the caller keeps its own single contact).
   """
-  ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A)
-  kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B)
+  ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A, wa)
+  kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wa)
   if ka == _EDGE and kb == _EDGE:
     # An edge lying (within the edge tolerance) in a face at the other edge meets that face, B's faces first.
     ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
@@ -298,9 +307,9 @@ def contacts(m, d, g1, g2, margin, i0, nrm, r1):
     p = vec(d.col_vert[row, q])
     proj = addscl(p, fn, -dot(sub(p, origin), fn))
     pa, pb = (proj, p) if ka == _FACE else (p, proj)
-    dist = dot(sub(pb, pa), normal) - r1
+    dist = dot(sub(pb, pa), normal)
     if dist > margin:
       continue
-    emit(d, i0 + found, dist, addscl(pa, normal, r1 + 0.5 * dist), normal)
+    emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
     found += 1
   return found
