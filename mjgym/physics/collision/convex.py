@@ -262,7 +262,7 @@ def convex(m, d, g1, g2, margin, i0):
   if dist > margin:
     return 0
   if (m.opt_disableflags[0] & _DSBL_MULTICCD) == 0 and multiccd.applies(m, g1, g2):
-    cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, addscl(pa, nrm, r1))
+    cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, addscl(pa, nrm, r1), addscl(pb, nrm, -r2))
     if cnt > 0:
       return cnt
   # Witness points move out of the cores by the radii, along the normal (from geom1 to geom2).

@@ -46,6 +46,7 @@ from mjgym.physics.collision.primitive import vec
 from mjgym.physics.types import GeomType
 
 _CAPSULE = int(GeomType.CAPSULE)
+_CYLINDER = int(GeomType.CYLINDER)
 _BOX = int(GeomType.BOX)
 _MESH = int(GeomType.MESH)
 
@@ -59,6 +60,7 @@ _FACE_MAX = 4
 _VERTEX = 0
 _EDGE = 1
 _FACE = 2
+_DISK = 3
 
 # Slots in col_vert[2] of the two features' corners.
 _SLOT_A = 0
@@ -67,9 +69,10 @@ _SLOT_B = 8
 
 @njit(cache=True)
 def applies(m, g1, g2):
-  """Whether the pair is one this module handles (polytopes, and a capsule against a polytope)."""
+  """Whether the pair is one this module handles: boxes, meshes and cylinders, and capsules against them."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
-  return (t1 == _BOX or t1 == _MESH or t1 == _CAPSULE) and (t2 == _BOX or t2 == _MESH)
+  return (t1 == _CAPSULE or t1 == _CYLINDER or t1 == _BOX or t1 == _MESH) and (t2 == _CYLINDER or t2 == _BOX
+                                                                                or t2 == _MESH)
 
 
 @njit(cache=True)
@@ -124,13 +127,13 @@ def _support_edge(m, d, g, u, slot, w):
   """The edge through the support vertex of g along u that is most perpendicular to u: writes its world ends to
   col_vert[2, slot:slot + 2] and returns the sine of its angle to the plane normal to u.
 
-  A capsule's edge is the line of its surface through the collider's witness point w, parallel to its axis, between
-  the planes of the segment's ends.
+  The edge of a capsule or a cylinder is the line of its surface through the collider's witness point w, parallel
+  to its axis, between the planes of its ends.
   """
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
   lu = to_local(mat, u)
-  if m.geom_type[g] == _CAPSULE:
+  if m.geom_type[g] == _CAPSULE or m.geom_type[g] == _CYLINDER:
     a = axis(mat, 2)
     h = m.geom_size[g, 1]
     rel = sub(w, c)
@@ -179,10 +182,19 @@ def _support_edge(m, d, g, u, slot, w):
 def _feature(m, d, g, u, slot, w):
   """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal).
 
-  A capsule has no face: its feature is its edge through the witness point w or, when too steep to u, a vertex.
+  A capsule has no face: its feature is its edge through the witness point w or, when too steep to u, a vertex. A
+  cylinder's face is a cap (a disk: its center goes to the slot), its edge the side line through w.
   """
   none = (0.0, 0.0, 0.0)
-  if m.geom_type[g] != _CAPSULE:
+  t = m.geom_type[g]
+  if t == _CYLINDER:
+    a = axis(d.geom_xmat[g], 2)
+    ca = dot(a, u)
+    if abs(ca) >= _FACE_COS:
+      sg = 1.0 if ca > 0 else -1.0
+      _put(d, slot, addscl(vec(d.geom_xpos[g]), a, sg * m.geom_size[g, 1]))
+      return _DISK, 0, scl(a, sg)
+  elif t != _CAPSULE:
     best, bestc = -1, -math.inf
     for f in range(_nface(m, g)):
       k, fn = _face(m, d, g, f, -1)
@@ -203,7 +215,7 @@ def _face_along(m, d, g, slot, e):
   Of the faces whose planes hold both ends, the one whose normal is most perpendicular to e; when found it replaces
   the edge in col_vert[2] from slot. Returns (corners, outward normal), 0 corners when there is none.
   """
-  if m.geom_type[g] == _CAPSULE:
+  if m.geom_type[g] != _BOX and m.geom_type[g] != _MESH:
     return 0, (0.0, 0.0, 0.0)
   p0, p1 = vec(d.col_vert[2, slot]), vec(d.col_vert[2, slot + 1])
   ue = scl(e, 1.0 / norm(e))
@@ -264,14 +276,16 @@ def _clip(d, cnt, slot, k, fn):
 
 
 @njit(cache=True)
-def contacts(m, d, g1, g2, margin, i0, nrm, wa):
+def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   """Replaces the collider's contact of g1 and g2 (normal nrm from g1 to g2) by the clipped contact region.
 
-  ``wa`` is the collider's witness point on geom1's surface. Writes contacts from row i0 and returns their count, or
-  0 when the features give none (the caller keeps its own single contact).
+  ``wa`` and ``wb`` are the collider's witness points on the two surfaces. Writes contacts from row i0 and returns
+  their count, or 0 when the features give none (the caller keeps its own single contact).
   """
   ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A, wa)
-  kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wa)
+  kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wb)
+  if ka == _DISK or kb == _DISK:
+    return _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0)
   if ka == _EDGE and kb == _EDGE:
     # An edge lying (within the edge tolerance) in a face at the other edge meets that face, B's faces first.
     ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
@@ -307,6 +321,52 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa):
     p = vec(d.col_vert[row, q])
     proj = addscl(p, fn, -dot(sub(p, origin), fn))
     pa, pb = (proj, p) if ka == _FACE else (p, proj)
+    dist = dot(sub(pb, pa), normal)
+    if dist > margin:
+      continue
+    emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
+    found += 1
+  return found
+
+
+@njit(cache=True)
+def _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0):
+  """A cylinder's cap against an edge: the part of the edge over the disk, paired with its projections on the cap.
+
+  Other pairs with a cap (a face, a vertex, another cap) keep the collider's one contact.
+  """
+  if ka == _DISK and kb == _EDGE:
+    gd, dslot, eslot, fn, normal = g1, _SLOT_A, _SLOT_B, fa, fa
+  elif kb == _DISK and ka == _EDGE:
+    gd, dslot, eslot, fn, normal = g2, _SLOT_B, _SLOT_A, fb, scl(fb, -1.0)
+  else:
+    return 0
+  center = vec(d.col_vert[2, dslot])
+  r = m.geom_size[gd, 0]
+  p0 = vec(d.col_vert[2, eslot])
+  e = sub(vec(d.col_vert[2, eslot + 1]), p0)
+  # Points p0 + t e (0 <= t <= 1) whose offset from the center, across the disk's normal, is within its radius.
+  a0 = sub(p0, center)
+  a0 = addscl(a0, fn, -dot(a0, fn))
+  ep = addscl(e, fn, -dot(e, fn))
+  qa, qb, qc = dot(ep, ep), 2.0 * dot(a0, ep), dot(a0, a0) - r * r
+  if qa < 1e-30:
+    if qc > 0:
+      return 0
+    t0, t1 = 0.0, 1.0
+  else:
+    disc = qb * qb - 4.0 * qa * qc
+    if disc < 0:
+      return 0
+    root = math.sqrt(disc)
+    t0, t1 = max(0.0, (-qb - root) / (2.0 * qa)), min(1.0, (-qb + root) / (2.0 * qa))
+    if t0 > t1:
+      return 0
+  found = 0
+  for t in (t0, t1):
+    p = addscl(p0, e, t)
+    proj = addscl(p, fn, -dot(sub(p, center), fn))
+    pa, pb = (proj, p) if ka == _DISK else (p, proj)
     dist = dot(sub(pb, pa), normal)
     if dist > margin:
       continue
