@@ -427,6 +427,49 @@ def test_multiccd_random_poses(t1, t2):
   assert same >= contact_floor * posed, (same, posed)
 
 
+def _cube_scene(size=""):
+  corners = np.array(list(itertools.product((-1, 1), repeat=3))) * (0.05, 0.04, 0.03)
+  obj = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in corners.tolist()).encode()
+  xml = f"""<mujoco>{size}<option ccd_iterations="2000" ccd_tolerance="1e-13"/><asset><mesh name="c" file="c.obj"/>
+    </asset><worldbody><body><freejoint/><geom type="box" size="0.1 0.07 0.05"/></body>
+    <body><freejoint/><geom type="mesh" mesh="c"/></body></worldbody></mujoco>"""
+  return xml, {"c.obj": obj}
+
+
+@pytest.mark.parametrize("tilt", [0.0, 1.0, 4.0, 7.0])
+def test_multiccd_box_shaped_mesh(tilt):
+  """A box-shaped mesh on a box face: its square face (two hull triangles) gives MuJoCo's 4 corner contacts while
+  within 5.1 degrees of the box face, then its lowest edge gives 2 (the far corners sit 2 mm deep at most)."""
+  xml, assets = _cube_scene()
+  mjm = mujoco.MjModel.from_xml_string(xml, assets)
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml, assets)
+  d = physics.MjData(m)
+  a = np.radians(tilt)
+  q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.05 + 0.03 * np.cos(a) + 0.04 * np.sin(a) - 0.006,
+                np.cos(a / 2), np.sin(a / 2), 0, 0])
+  mjd.qpos[:] = q
+  d.qpos[:] = q
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  assert mjd.ncon == (4 if tilt < 5 else 2)
+  assert d.ncon[0] == mjd.ncon
+  _match(mjd, d, 1e-9)
+
+
+def test_multiccd_overflow_warns():
+  """Several multiccd contacts beyond nconmax: the first are kept and CONTACTFULL is raised, none written past."""
+  xml, assets = _cube_scene('<size nconmax="2"/>')
+  m = physics.MjModel.from_xml_string(xml, assets)
+  d = physics.MjData(m)
+  d.qpos[:] = [0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.075, 1, 0, 0, 0]
+  physics.mj_forward(m, d)
+  assert d.ncon[0] == 2
+  assert d.warning_number[Warning.CONTACTFULL] >= 1
+  # The mesh keeps single-precision vertices, as MuJoCo does.
+  np.testing.assert_allclose(d.contact.dist[:2], -0.005, atol=1e-8)
+
+
 @pytest.mark.parametrize("t1,t2", [("box", "mesh"), ("mesh", "mesh"), ("cylinder", "box")])
 def test_multiccd_disabled(t1, t2):
   """multiccd="disable": the general convex collider gives one contact per pair, as MuJoCo's does."""

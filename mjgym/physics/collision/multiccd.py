@@ -5,6 +5,7 @@ hull triangle) meets a face or an edge of the other, that single point cannot ho
 other, so MuJoCo replaces it with the clipped contact region. The rule below was measured with the ``mujoco`` package
 (no source read), for geom1 = A and geom2 = B, with n the collider's normal from A to B:
 
+* A mesh's faces are its hull's, coplanar triangles merged into one polygon.
 * Feature of A along n (of B along -n): the face whose outward normal is closest to n when their cosine is at least
   0.996 (5.1 degrees); else the edge at A's support vertex that is most perpendicular to n when the sine of its angle
   to the plane normal to n is below 0.0888; else the support vertex. A capsule's only edge is the line of its surface
@@ -23,7 +24,7 @@ other, so MuJoCo replaces it with the clipped contact region. The rule below was
   twice, as MuJoCo's does.
 
 Agreement with MuJoCo over random box-mesh and mesh-mesh poses is in benchmarks/collision_agreement.py. Scratch
-space: the feature polygons go to ``col_vert[2]`` (A's from slot 0, B's from slot 8) and the clipped polygon
+space: the feature polygons go to ``col_vert[2]`` (A's from slot 0, B's from slot 64) and the clipped polygon
 ping-pongs between ``col_vert[0]`` and ``col_vert[1]``; GJK/EPA no longer needs them when this runs.
 """
 
@@ -64,7 +65,10 @@ _DISK = 3
 
 # Slots in col_vert[2] of the two features' corners.
 _SLOT_A = 0
-_SLOT_B = 8
+_SLOT_B = 64
+# Most corners of a mesh face (coplanar hull triangles merged); A's face and the candidates tried at an edge fit below
+# B's slot.
+_POLY_MAX = 30
 
 
 @njit(cache=True)
@@ -116,10 +120,40 @@ def _face(m, d, g, f, slot):
   ln = norm(fn)
   if ln < 1e-15:
     return 0, (0.0, 0.0, 0.0)
-  if slot >= 0:
-    for q in range(3):
-      _put(d, slot + q, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, q]]))))
-  return 3, to_world(mat, scl(fn, 1.0 / ln))
+  un = scl(fn, 1.0 / ln)
+  if slot < 0:
+    return 3, to_world(mat, un)
+  # Coplanar hull triangles make one polygon (a box-shaped mesh has square faces, as in MuJoCo): every hull vertex on
+  # the triangle's plane, ordered by angle around their centroid (counter-clockwise seen from outside).
+  tol = 1e-9 * (m.geom_rbound[g] + 1.0)
+  k = 0
+  cen = (0.0, 0.0, 0.0)
+  for v in range(m.mesh_hullnum[mid]):
+    p = vec(m.mesh_hullvert[vadr + v])
+    if k < _POLY_MAX and abs(dot(sub(p, va), un)) <= tol:
+      _put(d, slot + k, p)
+      cen = add(cen, p)
+      k += 1
+  cen = scl(cen, 1.0 / k)
+  u0 = sub(vec(d.col_vert[2, slot]), cen)
+  v0 = cross(un, u0)
+  for i in range(1, k):
+    j = i
+    while j > 0 and _angle(d, slot + j, cen, u0, v0) < _angle(d, slot + j - 1, cen, u0, v0):
+      for t in range(3):
+        d.col_vert[2, slot + j, t], d.col_vert[2, slot + j - 1, t] = (d.col_vert[2, slot + j - 1, t],
+                                                                      d.col_vert[2, slot + j, t])
+      j -= 1
+  for i in range(k):
+    _put(d, slot + i, add(c, to_world(mat, vec(d.col_vert[2, slot + i]))))
+  return k, to_world(mat, un)
+
+
+@njit(cache=True)
+def _angle(d, i, cen, u0, v0):
+  """Angle of corner col_vert[2, i] around cen, from direction u0 towards v0."""
+  r = sub(vec(d.col_vert[2, i]), cen)
+  return math.atan2(dot(r, v0), dot(r, u0))
 
 
 @njit(cache=True)
