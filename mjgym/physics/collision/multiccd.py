@@ -159,7 +159,8 @@ def _angle(d, i, cen, u0, v0):
 @njit(cache=True)
 def _support_edge(m, d, g, u, slot, w):
   """The edge through the support vertex of g along u that is most perpendicular to u: writes its world ends to
-  col_vert[2, slot:slot + 2] and returns the sine of its angle to the plane normal to u.
+  col_vert[2, slot:slot + 2] (a polytope's support vertex first) and returns the sine of its angle to the plane
+  normal to u.
 
   The edge of a capsule or a cylinder is the line of its surface through the collider's witness point w, parallel
   to its axis, between the planes of its ends.
@@ -185,8 +186,10 @@ def _support_edge(m, d, g, u, slot, w):
     for i in range(3):
       if i != e:
         corner = addscl(corner, axis(mat, i), s[i] if lu[i] >= 0 else -s[i])
-    _put(d, slot, addscl(corner, axis(mat, e), -s[e]))
-    _put(d, slot + 1, addscl(corner, axis(mat, e), s[e]))
+    # The support corner first.
+    se = s[e] if lu[e] >= 0 else -s[e]
+    _put(d, slot, addscl(corner, axis(mat, e), se))
+    _put(d, slot + 1, addscl(corner, axis(mat, e), -se))
     return abs(lu[e])
   mid = m.geom_dataid[g]
   vadr = m.mesh_hulladr[mid]
@@ -243,11 +246,12 @@ def _feature(m, d, g, u, slot, w):
 
 
 @njit(cache=True)
-def _face_along(m, d, g, slot, e):
-  """A face of polytope g at its edge col_vert[2, slot:slot + 2] that contains direction e within the edge tolerance.
+def _face_along(m, d, g, slot, e, ends):
+  """A face of polytope g at its support edge or vertex that contains direction e within the edge tolerance.
 
-  Of the faces whose planes hold both ends, the one whose normal is most perpendicular to e; when found it replaces
-  the edge in col_vert[2] from slot. Returns (corners, outward normal), 0 corners when there is none.
+  The edge is col_vert[2, slot:slot + 2], the vertex col_vert[2, slot] (``ends`` 2 or 1). Of the faces whose planes
+  hold those ends, the one whose normal is most perpendicular to e; when found it replaces the edge in col_vert[2]
+  from slot. Returns (corners, outward normal), 0 corners when there is none.
   """
   if m.geom_type[g] != _BOX and m.geom_type[g] != _MESH:
     return 0, (0.0, 0.0, 0.0)
@@ -262,7 +266,7 @@ def _face_along(m, d, g, slot, e):
     # Both ends on the face's plane: any corner of the face lies on it, the support corner p0 is one of them.
     _face(m, d, g, f, slot + 2)
     q0 = vec(d.col_vert[2, slot + 2])
-    if abs(dot(sub(p0, q0), fn)) > tol or abs(dot(sub(p1, q0), fn)) > tol:
+    if abs(dot(sub(p0, q0), fn)) > tol or (ends == 2 and abs(dot(sub(p1, q0), fn)) > tol):
       continue
     if abs(dot(ue, fn)) < bests:
       best, bests = f, abs(dot(ue, fn))
@@ -320,18 +324,22 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wb)
   if ka == _DISK or kb == _DISK:
     return _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0)
-  if ka == _EDGE and kb == _EDGE:
-    # An edge lying (within the edge tolerance) in a face at the other edge meets that face, B's faces first.
-    ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
-    eb = sub(vec(d.col_vert[2, _SLOT_B + 1]), vec(d.col_vert[2, _SLOT_B]))
-    k, fn = _face_along(m, d, g2, _SLOT_B, ea)
-    if k > 0:
-      kb, nb, fb = _FACE, k, fn
-    else:
-      k, fn = _face_along(m, d, g1, _SLOT_A, eb)
-      if k == 0:
-        return 0
-      ka, na, fa = _FACE, k, fn
+  if (ka == _EDGE and (kb == _EDGE or kb == _VERTEX)) or (kb == _EDGE and ka == _VERTEX):
+    # An edge lying (within the edge tolerance) in a face at the other's support edge or vertex meets that face,
+    # B's faces tried first.
+    k = 0
+    if ka == _EDGE:
+      ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
+      k, fn = _face_along(m, d, g2, _SLOT_B, ea, 2 if kb == _EDGE else 1)
+      if k > 0:
+        kb, nb, fb = _FACE, k, fn
+    if k == 0 and kb == _EDGE:
+      eb = sub(vec(d.col_vert[2, _SLOT_B + 1]), vec(d.col_vert[2, _SLOT_B]))
+      k, fn = _face_along(m, d, g1, _SLOT_A, eb, 2 if ka == _EDGE else 1)
+      if k > 0:
+        ka, na, fa = _FACE, k, fn
+    if k == 0:
+      return 0
   if ka == _VERTEX or kb == _VERTEX:
     return 0
   if ka == _FACE:
