@@ -368,15 +368,16 @@ def test_mesh_random_poses(t1):
 
 # --------------------------------------------------------------- multiccd ----
 
-# Each pair's floor (shares of colliding poses, seeds fixed; measured 0.99/0.97 box-mesh, 0.98/0.94 mesh-mesh,
-# 0.96/0.91 capsule-mesh, 0.96/0.95 cylinder-box, 0.95/0.93 cylinder-mesh, 0.95/0.92 cylinder-cylinder, 0.98/0.96
+# Each pair's floor (shares of colliding poses, seeds fixed; measured 0.99/0.97 box-mesh, 0.98/0.95 mesh-mesh,
+# 0.98/0.92 capsule-mesh, 0.98/0.97 cylinder-box, 0.97/0.94 cylinder-mesh, 0.96/0.93 cylinder-cylinder, 0.98/0.96
 # capsule-cylinder): the same contact count as MuJoCo, and with it every contact's dist, pos and frame within the
 # tolerance. The rest are poses where MuJoCo picks another feature (mostly deep overlaps, or both faces within 5
-# degrees of the normal), meets a cylinder's cap with a face (up to 4 contacts, reduced by a rule not reproduced), or,
-# for a capsule against a face, lays its line at a radial angle up to ~0.3 degrees from the witness point's.
+# degrees of the normal), meets a cylinder's cap with a face or an edge (up to 4 contacts, or 1 where ours clips 2,
+# by rules not reproduced), or, for a capsule against a face, lays its line up to ~0.3 degrees around the axis from
+# the witness point's (hence 1e-3 there).
 _MULTICCD = {("box", "mesh"): (0.98, 0.96, 1e-6), ("mesh", "mesh"): (0.96, 0.93, 1e-6),
-             ("capsule", "mesh"): (0.94, 0.88, 1e-3), ("cylinder", "box"): (0.95, 0.94, 1e-4),
-             ("cylinder", "mesh"): (0.94, 0.91, 1e-4), ("cylinder", "cylinder"): (0.94, 0.91, 1e-4),
+             ("capsule", "mesh"): (0.96, 0.89, 1e-3), ("cylinder", "box"): (0.96, 0.95, 1e-4),
+             ("cylinder", "mesh"): (0.96, 0.92, 1e-4), ("cylinder", "cylinder"): (0.94, 0.91, 1e-4),
              ("capsule", "cylinder"): (0.97, 0.95, 1e-4)}
 
 

@@ -22,7 +22,8 @@ Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py,
 ``c*``: closed form while the capsule's segment stays outside the box or has an end inside it, GJK+EPA when it
 crosses the box with both ends outside. ``h``: hfield.py, GJK+EPA against each prism of the height field under
 the other geom. Plane-hfield and hfield-hfield pairs make no contacts, as in MuJoCo. SDF geoms are refused when
-the model is compiled.
+the model is compiled. Unless ``multiccd`` is disabled, ``g`` pairs of capsules, cylinders, boxes and meshes get up
+to 4 contacts where flat features meet (multiccd.py); height-field prisms keep one, as MuJoCo's do.
 """
 
 import math
