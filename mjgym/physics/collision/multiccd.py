@@ -1,29 +1,34 @@
 """Several contacts for flat features meeting in the general convex collider (MuJoCo's multiccd, on by default).
 
-GJK/EPA (convex.py) finds one normal and one pair of witness points. When a face of one polytope (a box face, a mesh
-hull triangle) meets a face or an edge of the other, that single point cannot hold the two shapes flat against each
-other, so MuJoCo replaces it with the clipped contact region. The rule below was measured with the ``mujoco`` package
-(no source read), for geom1 = A and geom2 = B, with n the collider's normal from A to B:
+GJK/EPA (convex.py) finds one normal and one pair of witness points. When a face of one shape (a box face, a mesh
+hull face, a cylinder cap) meets a face or an edge of the other, that single point cannot hold the two shapes flat
+against each other, so MuJoCo replaces it with the clipped contact region. The rule below was measured with the
+``mujoco`` package (no source read), for geom1 = A and geom2 = B, with n the collider's normal from A to B:
 
 * A mesh's faces are its hull's, coplanar triangles merged into one polygon.
 * Feature of A along n (of B along -n): the face whose outward normal is closest to n when their cosine is at least
   0.996 (5.1 degrees); else the edge at A's support vertex that is most perpendicular to n when the sine of its angle
   to the plane normal to n is below 0.0888; else the support vertex. A capsule's only edge is the line of its surface
   through the collider's witness point, parallel to its axis and as long as its segment (so a capsule touching a face
-  gets contacts on the side the collider's own normal points to, not the face's).
-* Two edges: when one lies (within the edge tolerance) in a face at the other edge, the pair is that edge and that
-  face, B's faces tried first; else the collider's one contact stays, as it does for a vertex on either side.
+  gets contacts on the side the collider's own normal points to, not the face's). A cylinder's edge is its side line
+  through the witness point, its face a cap (a disk).
+* An edge against the other shape's edge or vertex: when the edge lies (within the edge tolerance) in a face of the
+  other polytope at that edge or vertex, the pair is that edge and that face, B's faces tried first; else the
+  collider's one contact stays, as it does for two vertices or a vertex and a face.
 * A face of A against a face or an edge of B: B's polygon (an edge is a polygon of two corners) is clipped by the
   side planes of A's face (Sutherland-Hodgman, planes through A's edges parallel to A's normal). Each kept point pB
   pairs with its projection pA on A's face plane along A's normal. An edge of A against a face of B is the mirror
-  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal.
+  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal. A cylinder's cap
+  against an edge keeps the part of the edge over the disk (its two ends); a cap against a face, a cap or a vertex
+  keeps the one contact (MuJoCo there gives up to 4, reduced by a rule not reproduced).
 * The normal becomes B's face normal (reversed) when B shows a face, else A's face normal. A contact's distance is
   (pB - pA) . normal, its position pA + dist / 2 normal (on A's surface shifted half the distance).
 * Points farther than the margin are dropped, in the clipper's order, and the first 2 (edge) or 4 (face) are kept.
   Clipping a two-corner polygon repeats a cut point, so a cut edge whose uncut end is dropped yields that point
   twice, as MuJoCo's does.
 
-Agreement with MuJoCo over random box-mesh and mesh-mesh poses is in benchmarks/collision_agreement.py. Scratch
+How often each pair agrees with MuJoCo is in benchmarks/collision_agreement.py (the multiccd rows) and the floors of
+tests/test_collision.py; the poses that differ are mostly deep overlaps where MuJoCo takes another feature. Scratch
 space: the feature polygons go to ``col_vert[2]`` (A's from slot 0, B's from slot 64) and the clipped polygon
 ping-pongs between ``col_vert[0]`` and ``col_vert[1]``; GJK/EPA no longer needs them when this runs.
 """
