@@ -37,6 +37,7 @@ from mjgym.physics.types import DisableBit
 from mjgym.physics.types import GeomType
 
 _DSBL_MULTICCD = int(DisableBit.MULTICCD)
+_DSBL_NATIVECCD = int(DisableBit.NATIVECCD)
 _HFIELD = int(GeomType.HFIELD)
 _SPHERE = int(GeomType.SPHERE)
 _CAPSULE = int(GeomType.CAPSULE)
@@ -261,7 +262,8 @@ def convex(m, d, g1, g2, margin, i0):
   dist -= r1 + r2
   if dist > margin:
     return 0
-  if (m.opt_disableflags[0] & _DSBL_MULTICCD) == 0 and multiccd.applies(m, g1, g2):
+  # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
+  if (m.opt_disableflags[0] & (_DSBL_MULTICCD | _DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
     cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, addscl(pa, nrm, r1), addscl(pb, nrm, -r2))
     if cnt > 0:
       return cnt
