@@ -71,8 +71,7 @@ _DISK = 3
 # Slots in col_vert[2] of the two features' corners.
 _SLOT_A = 0
 _SLOT_B = 64
-# Most corners of a mesh face (coplanar hull triangles merged); A's face and the candidates tried at an edge fit below
-# B's slot.
+# Most corners of a mesh face (coplanar hull triangles merged); A's face fits below B's slot.
 _POLY_MAX = 30
 
 
@@ -152,6 +151,19 @@ def _face(m, d, g, f, slot):
   for i in range(k):
     _put(d, slot + i, add(c, to_world(mat, vec(d.col_vert[2, slot + i]))))
   return k, to_world(mat, un)
+
+
+@njit(cache=True)
+def _face_point(m, d, g, f):
+  """A world point on the plane of face f of box or mesh g."""
+  c = vec(d.geom_xpos[g])
+  mat = d.geom_xmat[g]
+  if m.geom_type[g] == _BOX:
+    k, sg = f // 2, 1.0 - 2.0 * (f % 2)
+    return addscl(c, axis(mat, k), sg * m.geom_size[g, k])
+  mid = m.geom_dataid[g]
+  fi = m.mesh_hullfaceadr[mid] + f
+  return add(c, to_world(mat, vec(m.mesh_hullvert[m.mesh_hulladr[mid] + m.mesh_hullface[fi, 0]])))
 
 
 @njit(cache=True)
@@ -268,9 +280,7 @@ def _face_along(m, d, g, slot, e, ends):
     k, fn = _face(m, d, g, f, -1)
     if k == 0:
       continue
-    # Both ends on the face's plane: any corner of the face lies on it, the support corner p0 is one of them.
-    _face(m, d, g, f, slot + 2)
-    q0 = vec(d.col_vert[2, slot + 2])
+    q0 = _face_point(m, d, g, f)
     if abs(dot(sub(p0, q0), fn)) > tol or (ends == 2 and abs(dot(sub(p1, q0), fn)) > tol):
       continue
     if abs(dot(ue, fn)) < bests:
