@@ -20,6 +20,7 @@ import math
 
 from numba import njit
 
+from mjgym.physics.collision import multiccd
 from mjgym.physics.collision.primitive import add
 from mjgym.physics.collision.primitive import addscl
 from mjgym.physics.collision.primitive import axis
@@ -32,8 +33,11 @@ from mjgym.physics.collision.primitive import sub
 from mjgym.physics.collision.primitive import to_local
 from mjgym.physics.collision.primitive import to_world
 from mjgym.physics.collision.primitive import vec
+from mjgym.physics.types import DisableBit
 from mjgym.physics.types import GeomType
 
+_DSBL_MULTICCD = int(DisableBit.MULTICCD)
+_DSBL_NATIVECCD = int(DisableBit.NATIVECCD)
 _HFIELD = int(GeomType.HFIELD)
 _SPHERE = int(GeomType.SPHERE)
 _CAPSULE = int(GeomType.CAPSULE)
@@ -258,6 +262,11 @@ def convex(m, d, g1, g2, margin, i0):
   dist -= r1 + r2
   if dist > margin:
     return 0
+  # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
+  if (m.opt_disableflags[0] & (_DSBL_MULTICCD | _DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
+    cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, addscl(pa, nrm, r1), addscl(pb, nrm, -r2))
+    if cnt > 0:
+      return cnt
   # Witness points move out of the cores by the radii, along the normal (from geom1 to geom2).
   pos = scl(add(addscl(pa, nrm, r1), addscl(pb, nrm, -r2)), 0.5)
   emit(d, i0, dist, pos, nrm)

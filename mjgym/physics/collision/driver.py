@@ -21,7 +21,9 @@ Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py,
 
 ``c*``: MuJoCo's one or two balls on the capsule's segment, also when the segment crosses the box (box.py). ``h``:
 hfield.py, GJK+EPA against each prism of the height field under the other geom. Plane-hfield and hfield-hfield pairs
-make no contacts, as in MuJoCo. SDF geoms are refused when the model is compiled.
+make no contacts, as in MuJoCo. SDF geoms are refused when the model is compiled. Unless ``multiccd`` is disabled,
+``g`` pairs of capsules, cylinders, boxes and meshes get up to 4 contacts where flat features meet (multiccd.py);
+height-field prisms keep one, as MuJoCo's do.
 """
 
 import math

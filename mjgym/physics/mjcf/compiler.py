@@ -1362,7 +1362,8 @@ def _read_hfield(data, name, node):
 
 
 def default_nconmax(ngeom):
-  """Contact capacity when the model sets none: a box-box pair makes up to 8 contacts, piles touch ~2 others."""
+  """Contact capacity when the model sets none: a box-box pair makes up to 8 contacts (a multiccd pair of the general
+  convex collider up to 4), piles touch ~2 others."""
   return 8 * ngeom + 64
 
 

@@ -1,0 +1,432 @@
+"""Several contacts for flat features meeting in the general convex collider (MuJoCo's multiccd, on by default).
+
+GJK/EPA (convex.py) finds one normal and one pair of witness points. When a face of one shape (a box face, a mesh
+hull face, a cylinder cap) meets a face or an edge of the other, that single point cannot hold the two shapes flat
+against each other, so MuJoCo replaces it with the clipped contact region. The rule below was measured with the
+``mujoco`` package (no source read), for geom1 = A and geom2 = B, with n the collider's normal from A to B:
+
+* A mesh's faces are its hull's, coplanar triangles merged into one polygon.
+* Feature of A along n (of B along -n): the face whose outward normal is closest to n when their cosine is at least
+  0.996 (5.1 degrees); else the edge at A's support vertex that is most perpendicular to n when the sine of its angle
+  to the plane normal to n is below 0.0888; else the support vertex. A capsule's only edge is the line of its surface
+  through the collider's witness point, parallel to its axis and as long as its segment (so a capsule touching a face
+  gets contacts on the side the collider's own normal points to, not the face's). A cylinder's edge is its side line
+  through the witness point, its face a cap (a disk).
+* An edge against the other shape's edge or vertex: when the edge lies (within the edge tolerance) in a face of the
+  other polytope at that edge or vertex, the pair is that edge and that face, B's faces tried first; else the
+  collider's one contact stays, as it does for two vertices or a vertex and a face.
+* A face of A against a face or an edge of B: B's polygon (an edge is a polygon of two corners) is clipped by the
+  side planes of A's face (Sutherland-Hodgman, planes through A's edges parallel to A's normal). Each kept point pB
+  pairs with its projection pA on A's face plane along A's normal. An edge of A against a face of B is the mirror
+  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal. A cylinder's cap
+  against an edge keeps the part of the edge over the disk (its two ends); a cap against a face, a cap or a vertex
+  keeps the one contact (MuJoCo there gives up to 4, reduced by a rule not reproduced).
+* The normal becomes B's face normal (reversed) when B shows a face, else A's face normal. A contact's distance is
+  (pB - pA) . normal, its position pA + dist / 2 normal (on A's surface shifted half the distance).
+* Points farther than the margin are dropped, in the clipper's order, and the first 2 (edge) or 4 (face) are kept.
+  Clipping a two-corner polygon repeats a cut point, so a cut edge whose uncut end is dropped yields that point
+  twice, as MuJoCo's does.
+
+How often each pair agrees with MuJoCo is in benchmarks/collision_agreement.py (the multiccd rows) and the floors of
+tests/test_collision.py; the poses that differ are mostly deep overlaps where MuJoCo takes another feature. Scratch
+space: the feature polygons go to ``col_vert[2]`` (A's from slot 0, B's from slot 64) and the clipped polygon
+ping-pongs between ``col_vert[0]`` and ``col_vert[1]``; GJK/EPA no longer needs them when this runs.
+"""
+
+import math
+
+from numba import njit
+
+from mjgym.physics.collision.primitive import add
+from mjgym.physics.collision.primitive import addscl
+from mjgym.physics.collision.primitive import axis
+from mjgym.physics.collision.primitive import cross
+from mjgym.physics.collision.primitive import dot
+from mjgym.physics.collision.primitive import emit
+from mjgym.physics.collision.primitive import norm
+from mjgym.physics.collision.primitive import scl
+from mjgym.physics.collision.primitive import sub
+from mjgym.physics.collision.primitive import to_local
+from mjgym.physics.collision.primitive import to_world
+from mjgym.physics.collision.primitive import vec
+from mjgym.physics.types import GeomType
+
+_CAPSULE = int(GeomType.CAPSULE)
+_CYLINDER = int(GeomType.CYLINDER)
+_BOX = int(GeomType.BOX)
+_MESH = int(GeomType.MESH)
+
+# A face counts as facing the normal within this cosine, an edge as perpendicular to it below this sine (measured).
+_FACE_COS = 0.996
+_EDGE_SIN = 0.0888
+# Most contacts kept from an edge and from a face.
+_EDGE_MAX = 2
+_FACE_MAX = 4
+
+_VERTEX = 0
+_EDGE = 1
+_FACE = 2
+_DISK = 3
+
+# Slots in col_vert[2] of the two features' corners.
+_SLOT_A = 0
+_SLOT_B = 64
+# Most corners of a mesh face (coplanar hull triangles merged); A's face fits below B's slot.
+_POLY_MAX = 30
+
+
+@njit(cache=True)
+def applies(m, g1, g2):
+  """Whether the pair is one this module handles: boxes, meshes and cylinders, and capsules against them."""
+  t1, t2 = m.geom_type[g1], m.geom_type[g2]
+  return (t1 == _CAPSULE or t1 == _CYLINDER or t1 == _BOX or t1 == _MESH) and (t2 == _CYLINDER or t2 == _BOX
+                                                                                or t2 == _MESH)
+
+
+@njit(cache=True)
+def _put(d, slot, p):
+  for k in range(3):
+    d.col_vert[2, slot, k] = p[k]
+
+
+@njit(cache=True)
+def _nface(m, g):
+  """Number of faces of box or mesh g (a mesh's are its hull triangles)."""
+  if m.geom_type[g] == _BOX:
+    return 6
+  return m.mesh_hullfacenum[m.geom_dataid[g]]
+
+
+@njit(cache=True)
+def _face(m, d, g, f, slot):
+  """Face f of box or mesh g: writes its world corners (counter-clockwise seen from outside) to col_vert[2] from
+  slot when slot >= 0; returns their number and the world outward normal."""
+  c = vec(d.geom_xpos[g])
+  mat = d.geom_xmat[g]
+  if m.geom_type[g] == _BOX:
+    s = m.geom_size[g]
+    k, sg = f // 2, 1.0 - 2.0 * (f % 2)
+    nrm = scl(axis(mat, k), sg)
+    if slot >= 0:
+      i, j = (k + 1) % 3, (k + 2) % 3
+      fc = addscl(c, nrm, s[k])
+      ai, aj = scl(axis(mat, i), s[i] * sg), scl(axis(mat, j), s[j])
+      signs = ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))
+      for q in range(4):
+        _put(d, slot + q, addscl(addscl(fc, ai, signs[q][0]), aj, signs[q][1]))
+    return 4, nrm
+  mid = m.geom_dataid[g]
+  vadr = m.mesh_hulladr[mid]
+  fi = m.mesh_hullfaceadr[mid] + f
+  va = vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 0]])
+  fn = cross(sub(vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 1]]), va),
+             sub(vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 2]]), va))
+  ln = norm(fn)
+  if ln < 1e-15:
+    return 0, (0.0, 0.0, 0.0)
+  un = scl(fn, 1.0 / ln)
+  if slot < 0:
+    return 3, to_world(mat, un)
+  # Coplanar hull triangles make one polygon (a box-shaped mesh has square faces, as in MuJoCo): every hull vertex on
+  # the triangle's plane, ordered by angle around their centroid (counter-clockwise seen from outside).
+  tol = 1e-9 * (m.geom_rbound[g] + 1.0)
+  k = 0
+  cen = (0.0, 0.0, 0.0)
+  for v in range(m.mesh_hullnum[mid]):
+    p = vec(m.mesh_hullvert[vadr + v])
+    if k < _POLY_MAX and abs(dot(sub(p, va), un)) <= tol:
+      _put(d, slot + k, p)
+      cen = add(cen, p)
+      k += 1
+  cen = scl(cen, 1.0 / k)
+  u0 = sub(vec(d.col_vert[2, slot]), cen)
+  v0 = cross(un, u0)
+  for i in range(1, k):
+    j = i
+    while j > 0 and _angle(d, slot + j, cen, u0, v0) < _angle(d, slot + j - 1, cen, u0, v0):
+      for t in range(3):
+        d.col_vert[2, slot + j, t], d.col_vert[2, slot + j - 1, t] = (d.col_vert[2, slot + j - 1, t],
+                                                                      d.col_vert[2, slot + j, t])
+      j -= 1
+  for i in range(k):
+    _put(d, slot + i, add(c, to_world(mat, vec(d.col_vert[2, slot + i]))))
+  return k, to_world(mat, un)
+
+
+@njit(cache=True)
+def _face_point(m, d, g, f):
+  """A world point on the plane of face f of box or mesh g."""
+  c = vec(d.geom_xpos[g])
+  mat = d.geom_xmat[g]
+  if m.geom_type[g] == _BOX:
+    k, sg = f // 2, 1.0 - 2.0 * (f % 2)
+    return addscl(c, axis(mat, k), sg * m.geom_size[g, k])
+  mid = m.geom_dataid[g]
+  fi = m.mesh_hullfaceadr[mid] + f
+  return add(c, to_world(mat, vec(m.mesh_hullvert[m.mesh_hulladr[mid] + m.mesh_hullface[fi, 0]])))
+
+
+@njit(cache=True)
+def _angle(d, i, cen, u0, v0):
+  """Angle of corner col_vert[2, i] around cen, from direction u0 towards v0."""
+  r = sub(vec(d.col_vert[2, i]), cen)
+  return math.atan2(dot(r, v0), dot(r, u0))
+
+
+@njit(cache=True)
+def _support_edge(m, d, g, u, slot, w):
+  """The edge through the support vertex of g along u that is most perpendicular to u: writes its world ends to
+  col_vert[2, slot:slot + 2] (a polytope's support vertex first) and returns the sine of its angle to the plane
+  normal to u.
+
+  The edge of a capsule or a cylinder is the line of its surface through the collider's witness point w, parallel
+  to its axis, between the planes of its ends.
+  """
+  c = vec(d.geom_xpos[g])
+  mat = d.geom_xmat[g]
+  lu = to_local(mat, u)
+  if m.geom_type[g] == _CAPSULE or m.geom_type[g] == _CYLINDER:
+    a = axis(mat, 2)
+    h = m.geom_size[g, 1]
+    rel = sub(w, c)
+    line = addscl(w, a, -dot(rel, a))
+    _put(d, slot, addscl(line, a, -h))
+    _put(d, slot + 1, addscl(line, a, h))
+    return abs(lu[2])
+  if m.geom_type[g] == _BOX:
+    s = m.geom_size[g]
+    e = 0
+    for i in range(1, 3):
+      if abs(lu[i]) < abs(lu[e]):
+        e = i
+    corner = c
+    for i in range(3):
+      if i != e:
+        corner = addscl(corner, axis(mat, i), s[i] if lu[i] >= 0 else -s[i])
+    # The support corner first.
+    se = s[e] if lu[e] >= 0 else -s[e]
+    _put(d, slot, addscl(corner, axis(mat, e), se))
+    _put(d, slot + 1, addscl(corner, axis(mat, e), -se))
+    return abs(lu[e])
+  mid = m.geom_dataid[g]
+  vadr = m.mesh_hulladr[mid]
+  fadr, fnum = m.mesh_hullfaceadr[mid], m.mesh_hullfacenum[mid]
+  sup, supv = 0, -math.inf
+  for k in range(m.mesh_hullnum[mid]):
+    v = dot(vec(m.mesh_hullvert[vadr + k]), lu)
+    if v > supv:
+      sup, supv = k, v
+  other, best = sup, math.inf
+  for f in range(fadr, fadr + fnum):
+    for q in range(3):
+      if m.mesh_hullface[f, q] != sup:
+        continue
+      for r in (1, 2):
+        k = m.mesh_hullface[f, (q + r) % 3]
+        e = sub(vec(m.mesh_hullvert[vadr + k]), vec(m.mesh_hullvert[vadr + sup]))
+        ln = norm(e)
+        if ln > 1e-15 and abs(dot(e, lu)) / ln < best:
+          other, best = k, abs(dot(e, lu)) / ln
+  _put(d, slot, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + sup]))))
+  _put(d, slot + 1, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + other]))))
+  return best
+
+
+@njit(cache=True)
+def _feature(m, d, g, u, slot, w):
+  """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal).
+
+  A capsule has no face: its feature is its edge through the witness point w or, when too steep to u, a vertex. A
+  cylinder's face is a cap (a disk: its center goes to the slot), its edge the side line through w.
+  """
+  none = (0.0, 0.0, 0.0)
+  t = m.geom_type[g]
+  if t == _CYLINDER:
+    a = axis(d.geom_xmat[g], 2)
+    ca = dot(a, u)
+    if abs(ca) >= _FACE_COS:
+      sg = 1.0 if ca > 0 else -1.0
+      _put(d, slot, addscl(vec(d.geom_xpos[g]), a, sg * m.geom_size[g, 1]))
+      return _DISK, 0, scl(a, sg)
+  elif t != _CAPSULE:
+    best, bestc = -1, -math.inf
+    for f in range(_nface(m, g)):
+      k, fn = _face(m, d, g, f, -1)
+      if k > 0 and dot(fn, u) > bestc:
+        best, bestc = f, dot(fn, u)
+    if bestc >= _FACE_COS:
+      k, fn = _face(m, d, g, best, slot)
+      return _FACE, k, fn
+  if _support_edge(m, d, g, u, slot, w) < _EDGE_SIN:
+    return _EDGE, 2, none
+  return _VERTEX, 0, none
+
+
+@njit(cache=True)
+def _face_along(m, d, g, slot, e, ends):
+  """A face of polytope g at its support edge or vertex that contains direction e within the edge tolerance.
+
+  The edge is col_vert[2, slot:slot + 2], the vertex col_vert[2, slot] (``ends`` 2 or 1). Of the faces whose planes
+  hold those ends, the one whose normal is most perpendicular to e; when found it replaces the edge in col_vert[2]
+  from slot. Returns (corners, outward normal), 0 corners when there is none.
+  """
+  if m.geom_type[g] != _BOX and m.geom_type[g] != _MESH:
+    return 0, (0.0, 0.0, 0.0)
+  p0, p1 = vec(d.col_vert[2, slot]), vec(d.col_vert[2, slot + 1])
+  ue = scl(e, 1.0 / norm(e))
+  tol = 1e-9 * (m.geom_rbound[g] + 1.0)
+  best, bests = -1, _EDGE_SIN
+  for f in range(_nface(m, g)):
+    k, fn = _face(m, d, g, f, -1)
+    if k == 0:
+      continue
+    q0 = _face_point(m, d, g, f)
+    if abs(dot(sub(p0, q0), fn)) > tol or (ends == 2 and abs(dot(sub(p1, q0), fn)) > tol):
+      continue
+    if abs(dot(ue, fn)) < bests:
+      best, bests = f, abs(dot(ue, fn))
+  if best < 0:
+    return 0, (0.0, 0.0, 0.0)
+  return _face(m, d, g, best, slot)
+
+
+@njit(cache=True)
+def _clip(d, cnt, slot, k, fn):
+  """Clips polygon col_vert[0, :cnt] by the side planes of face col_vert[2, slot:slot + k] (normal fn).
+
+  Sutherland-Hodgman, each plane keeping the side of the face's centroid: a point is kept when inside, a crossing
+  adds the cut point. Returns the count and the row of col_vert that holds the result.
+  """
+  centroid = (0.0, 0.0, 0.0)
+  for q in range(k):
+    centroid = addscl(centroid, vec(d.col_vert[2, slot + q]), 1.0 / k)
+  src = 0
+  for j in range(k):
+    a = vec(d.col_vert[2, slot + j])
+    side = cross(sub(vec(d.col_vert[2, slot + (j + 1) % k]), a), fn)
+    if dot(sub(centroid, a), side) > 0:
+      side = scl(side, -1.0)
+    dst = 1 - src
+    out = 0
+    for q in range(cnt):
+      p = vec(d.col_vert[src, q])
+      r = vec(d.col_vert[src, (q + 1) % cnt])
+      dp, dr = dot(sub(p, a), side), dot(sub(r, a), side)
+      if dp <= 0:
+        for t in range(3):
+          d.col_vert[dst, out, t] = p[t]
+        out += 1
+      if (dp <= 0) != (dr <= 0):
+        x = addscl(p, sub(r, p), dp / (dp - dr))
+        for t in range(3):
+          d.col_vert[dst, out, t] = x[t]
+        out += 1
+    cnt = out
+    src = dst
+    if cnt == 0:
+      break
+  return cnt, src
+
+
+@njit(cache=True)
+def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
+  """Replaces the collider's contact of g1 and g2 (normal nrm from g1 to g2) by the clipped contact region.
+
+  ``wa`` and ``wb`` are the collider's witness points on the two surfaces. Writes contacts from row i0 and returns
+  their count, or 0 when the features give none (the caller keeps its own single contact).
+  """
+  ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A, wa)
+  kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wb)
+  if ka == _DISK or kb == _DISK:
+    return _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0)
+  if (ka == _EDGE and (kb == _EDGE or kb == _VERTEX)) or (kb == _EDGE and ka == _VERTEX):
+    # An edge lying (within the edge tolerance) in a face at the other's support edge or vertex meets that face,
+    # B's faces tried first.
+    k = 0
+    if ka == _EDGE:
+      ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
+      k, fn = _face_along(m, d, g2, _SLOT_B, ea, 2 if kb == _EDGE else 1)
+      if k > 0:
+        kb, nb, fb = _FACE, k, fn
+    if k == 0 and kb == _EDGE:
+      eb = sub(vec(d.col_vert[2, _SLOT_B + 1]), vec(d.col_vert[2, _SLOT_B]))
+      k, fn = _face_along(m, d, g1, _SLOT_A, eb, 2 if ka == _EDGE else 1)
+      if k > 0:
+        ka, na, fa = _FACE, k, fn
+    if k == 0:
+      return 0
+  if ka == _VERTEX or kb == _VERTEX:
+    return 0
+  if ka == _FACE:
+    # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
+    ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
+    normal = scl(fb, -1.0) if kb == _FACE else fa
+    cap = _FACE_MAX if kb == _FACE else _EDGE_MAX
+  else:
+    ref, kref, fn, sub_slot, nsub = _SLOT_B, nb, fb, _SLOT_A, na
+    normal = scl(fb, -1.0)
+    cap = _EDGE_MAX
+  for q in range(nsub):
+    for t in range(3):
+      d.col_vert[0, q, t] = d.col_vert[2, sub_slot + q, t]
+  cnt, row = _clip(d, nsub, ref, kref, fn)
+  origin = vec(d.col_vert[2, ref])
+  found = 0
+  for q in range(cnt):
+    if found == cap:
+      break
+    p = vec(d.col_vert[row, q])
+    proj = addscl(p, fn, -dot(sub(p, origin), fn))
+    pa, pb = (proj, p) if ka == _FACE else (p, proj)
+    dist = dot(sub(pb, pa), normal)
+    if dist > margin:
+      continue
+    emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
+    found += 1
+  return found
+
+
+@njit(cache=True)
+def _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0):
+  """A cylinder's cap against an edge: the part of the edge over the disk, paired with its projections on the cap.
+
+  Other pairs with a cap (a face, a vertex, another cap) keep the collider's one contact.
+  """
+  if ka == _DISK and kb == _EDGE:
+    gd, dslot, eslot, fn, normal = g1, _SLOT_A, _SLOT_B, fa, fa
+  elif kb == _DISK and ka == _EDGE:
+    gd, dslot, eslot, fn, normal = g2, _SLOT_B, _SLOT_A, fb, scl(fb, -1.0)
+  else:
+    return 0
+  center = vec(d.col_vert[2, dslot])
+  r = m.geom_size[gd, 0]
+  p0 = vec(d.col_vert[2, eslot])
+  e = sub(vec(d.col_vert[2, eslot + 1]), p0)
+  # Points p0 + t e (0 <= t <= 1) whose offset from the center, across the disk's normal, is within its radius.
+  a0 = sub(p0, center)
+  a0 = addscl(a0, fn, -dot(a0, fn))
+  ep = addscl(e, fn, -dot(e, fn))
+  qa, qb, qc = dot(ep, ep), 2.0 * dot(a0, ep), dot(a0, a0) - r * r
+  if qa < 1e-30:
+    if qc > 0:
+      return 0
+    t0, t1 = 0.0, 1.0
+  else:
+    disc = qb * qb - 4.0 * qa * qc
+    if disc < 0:
+      return 0
+    root = math.sqrt(disc)
+    t0, t1 = max(0.0, (-qb - root) / (2.0 * qa)), min(1.0, (-qb + root) / (2.0 * qa))
+    if t0 > t1:
+      return 0
+  found = 0
+  for t in (t0, t1):
+    p = addscl(p0, e, t)
+    proj = addscl(p, fn, -dot(sub(p, center), fn))
+    pa, pb = (proj, p) if ka == _DISK else (p, proj)
+    dist = dot(sub(pb, pa), normal)
+    if dist > margin:
+      continue
+    emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
+    found += 1
+  return found
