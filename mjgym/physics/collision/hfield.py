@@ -68,7 +68,7 @@ def _set_prism(m, d, gh, x, y, z, bottom):
 
 
 @njit(cache=True)
-def _above(m, d, gh, g, x, y, z, radius):
+def _above(m, d, gh, sh, x, y, z, radius):
   """Height of geom g's lowest point over the plane of the triangle of local corners (x[k], y[k], z[k]),
   counter-clockwise seen from above. The prism lies below that plane: beyond the margin, it cannot touch g."""
   e1 = (x[1] - x[0], y[1] - y[0], z[1] - z[0])
@@ -76,7 +76,7 @@ def _above(m, d, gh, g, x, y, z, radius):
   nrm = to_world(d.geom_xmat[gh], cross(e1, e2))
   nrm = scl(nrm, 1.0 / norm(nrm))
   # support() gives the core of a sphere or capsule (center, segment): its radius comes off afterwards.
-  low = convex.support(m, d, g, scl(nrm, -1.0))
+  low = convex.support(m, d, sh, scl(nrm, -1.0))
   return dot(sub(low, vec(d.col_prism[0])), nrm) - radius
 
 
@@ -94,6 +94,7 @@ def hfield_convex(m, d, gh, g, margin, i0):
   c1 = min(ncol - 2, int(math.floor((xmax + rx) / dx)))
   r0 = max(0, int(math.floor((ymin + ry) / dy)))
   r1 = min(nrow - 2, int(math.floor((ymax + ry) / dy)))
+  sh = convex.shape(m, d, g)
   t = m.geom_type[g]
   radius = m.geom_size[g, 0] if t == _SPHERE or t == _CAPSULE else 0.0
   n = 0
@@ -114,7 +115,7 @@ def hfield_convex(m, d, gh, g, margin, i0):
         if max(z[0], max(z[1], z[2])) < zmin:
           continue
         _set_prism(m, d, gh, x, y, z, bottom)
-        if _above(m, d, gh, g, x, y, z, radius) > margin:
+        if _above(m, d, gh, sh, x, y, z, radius) > margin:
           continue
         n += convex.convex(m, d, gh, g, margin, i0 + n)
         if n >= MAXCONPAIR:
