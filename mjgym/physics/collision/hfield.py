@@ -36,7 +36,7 @@ _CAPSULE = int(GeomType.CAPSULE)
 @njit(cache=True)
 def _reach(m, d, sh, o, u, radius):
   """How far geom ``sh`` reaches along unit world direction u, measured from point o (its radius included)."""
-  p = convex.support(m, d, sh, u)
+  p = convex.support(m, sh, u)
   return (p[0] - o[0]) * u[0] + (p[1] - o[1]) * u[1] + (p[2] - o[2]) * u[2] + radius
 
 
@@ -61,7 +61,7 @@ def _above(m, d, gh, sh, x, y, z, radius):
   nrm = to_world(d.geom_xmat[gh], cross(e1, e2))
   nrm = scl(nrm, 1.0 / norm(nrm))
   # support() gives the core of a sphere or capsule (center, segment): its radius comes off afterwards.
-  low = convex.support(m, d, sh, scl(nrm, -1.0))
+  low = convex.support(m, sh, scl(nrm, -1.0))
   return dot(sub(low, vec(d.col_prism[0])), nrm) - radius
 
 
