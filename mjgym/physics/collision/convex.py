@@ -260,7 +260,7 @@ def _tetrahedron(vert):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _closest_on_simplex(vert, n):
   """Reduces the simplex in col_vert[:, :n] to the smallest face holding its point nearest the origin.
 
@@ -358,7 +358,7 @@ def _fill_tetrahedron(m, vert, s1, s2, n):
   return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _set_face(face, plane, vert, f, a, b, c):
   """Live face f = (a, b, c) with its unit normal and offset; False when it has no area (no normal)."""
   face[f, 0], face[f, 1], face[f, 2], face[f, 6] = a, b, c, 0
@@ -372,7 +372,7 @@ def _set_face(face, plane, vert, f, a, b, c):
   return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def _edge_slot(face, f, a, b):
   """k such that face f runs from vertex a to vertex b along its edge k, or -1."""
   for k in range(3):
@@ -414,11 +414,11 @@ def _epa(m, d, vert, s1, s2, n):
         & _set_face(face, plane, vert, 2, 0, 2, 3) & _set_face(face, plane, vert, 3, 1, 3, 2))
   if not ok:
     return none
-  for f in range(4):
-    for k in range(3):
-      for g in range(4):
-        if g != f and _edge_slot(face, g, face[f, (k + 1) % 3], face[f, k]) >= 0:
-          face[f, 3 + k] = g
+  # Neighbours across the edges of faces (0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2).
+  face[0, 3], face[0, 4], face[0, 5] = 1, 3, 2
+  face[1, 3], face[1, 4], face[1, 5] = 2, 3, 0
+  face[2, 3], face[2, 4], face[2, 5] = 0, 3, 1
+  face[3, 3], face[3, 4], face[3, 5] = 1, 2, 0
   nf = 4
   nv = 4
   tol = m.opt_ccd_tolerance[0]

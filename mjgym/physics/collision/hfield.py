@@ -5,8 +5,9 @@ vertex (r, c) sits at height ``data[r * ncol + c] * ztop``. Each grid cell is sp
 to (r + 1, c + 1) into two triangles, and each triangle extruded down to the base at z = -zbottom makes a convex
 prism. The other geom's exact extent along the height field's axes (from its support function, grown by the
 margin) selects the cells. Three exact tests then skip a prism that cannot touch the geom: its top lies wholly below
-the geom, the geom lies wholly beside the cell's diagonal on the other triangle's side, or the geom's lowest point
-along the triangle's normal is above the triangle's plane. Every other prism goes through GJK/EPA (``convex.convex``)
+the geom, the geom lies wholly beside the cell's diagonal on the other triangle's side, the geom's lowest point
+along the triangle's normal is above the triangle's plane, or one of the geom's own axes (a box's face normals)
+separates them. Every other prism goes through GJK/EPA (``convex.convex``)
 with its six corners in the Data scratch ``col_prism``, and each touching prism adds one contact, up to
 ``MAXCONPAIR`` contacts per pair, as MuJoCo does. The height field is geom1 of its pairs (its type
 is the lower one), so normals point from the terrain to the other geom.
@@ -24,6 +25,7 @@ from mjgym.physics.collision.primitive import dot
 from mjgym.physics.collision.primitive import norm
 from mjgym.physics.collision.primitive import scl
 from mjgym.physics.collision.primitive import sub
+from mjgym.physics.collision.primitive import to_local
 from mjgym.physics.collision.primitive import to_world
 from mjgym.physics.collision.primitive import vec
 from mjgym.physics.types import GeomType
@@ -38,6 +40,22 @@ def _reach(m, d, sh, o, u, radius):
   """How far geom ``sh`` reaches along unit world direction u, measured from point o (its radius included)."""
   p = convex.support(m, sh, u)
   return (p[0] - o[0]) * u[0] + (p[1] - o[1]) * u[1] + (p[2] - o[2]) * u[2] + radius
+
+
+@njit(cache=True)
+def _beside(axes, lo, hi, x, y, z, bottom):
+  """Whether one of the geom's axes (``axes``, in the height field's frame) separates the prism under the triangle of
+  local corners (x[k], y[k], z[k]) from the geom, whose extent along axis i is [lo[i], hi[i]]."""
+  for i in range(3):
+    a = axes[i]
+    pmin, pmax = math.inf, -math.inf
+    for k in range(3):
+      h = x[k] * a[0] + y[k] * a[1]
+      pmin = min(pmin, min(h + z[k] * a[2], h - bottom * a[2]))
+      pmax = max(pmax, max(h + z[k] * a[2], h - bottom * a[2]))
+    if pmax < lo[i] or pmin > hi[i]:
+      return True
+  return False
 
 
 @njit(cache=True)
@@ -94,6 +112,14 @@ def hfield_convex(m, d, gh, g, margin, i0):
   diag = 1.0 / math.sqrt(dx * dx + dy * dy)
   ad = addscl(scl(ax, dy * diag), ay, -dx * diag)
   smax, smin = _reach(m, d, sh, o, ad, radius) + margin, -_reach(m, d, sh, o, scl(ad, -1.0), radius) - margin
+  # The geom's own axes (a box's face normals) in the height field's frame, and its extent along each.
+  mg = d.geom_xmat[g]
+  g0, g1, g2 = axis(mg, 0), axis(mg, 1), axis(mg, 2)
+  axes = (to_local(mh, g0), to_local(mh, g1), to_local(mh, g2))
+  lo = (-_reach(m, d, sh, o, scl(g0, -1.0), radius) - margin, -_reach(m, d, sh, o, scl(g1, -1.0), radius) - margin,
+        -_reach(m, d, sh, o, scl(g2, -1.0), radius) - margin)
+  hi = (_reach(m, d, sh, o, g0, radius) + margin, _reach(m, d, sh, o, g1, radius) + margin,
+        _reach(m, d, sh, o, g2, radius) + margin)
   n = 0
   for r in range(r0, r1 + 1):
     ya, yb = r * dy - ry, (r + 1) * dy - ry
@@ -117,7 +143,7 @@ def hfield_convex(m, d, gh, g, margin, i0):
         if max(z[0], max(z[1], z[2])) < zmin:
           continue
         _set_prism(m, d, gh, x, y, z, bottom)
-        if _above(m, d, gh, sh, x, y, z, radius) > margin:
+        if _above(m, d, gh, sh, x, y, z, radius) > margin or _beside(axes, lo, hi, x, y, z, bottom):
           continue
         n += convex.convex(m, d, gh, g, margin, i0 + n)
         if n >= MAXCONPAIR:
