@@ -78,7 +78,8 @@ def shape(m, d, g):
 
 
 # Inlined where called: as a call, its tuple arguments cost several times the arithmetic (measured ~45 ns against
-# ~5 ns for the two supports of a GJK step).
+# ~5 ns for the two supports of a GJK step). Each inlined copy adds compile time, so cold paths call
+# ``_support_m_once`` instead.
 @njit(cache=True, inline='always')
 def support(m, sh, u):
   """The point of a geom's core farthest along world direction u (a sphere's center, a capsule's segment).
@@ -150,6 +151,12 @@ def _support_m(m, vert, s1, s2, u, i):
   vert[1, i, 0], vert[1, i, 1], vert[1, i, 2] = pb
   vert[2, i, 0], vert[2, i, 1], vert[2, i, 2] = w
   return w
+
+
+@njit(cache=True)
+def _support_m_once(m, vert, s1, s2, u, i):
+  """``_support_m`` as a call, for the first and the filling supports: each inlined copy costs compile time."""
+  return _support_m(m, vert, s1, s2, u, i)
 
 
 @njit(cache=True)
@@ -260,7 +267,7 @@ def _tetrahedron(vert):
   return best
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _closest_on_simplex(vert, n):
   """Reduces the simplex in col_vert[:, :n] to the smallest face holding its point nearest the origin.
 
@@ -296,7 +303,7 @@ def convex(m, d, g1, g2, margin, i0):
   u = sub(s2[1], _center(s1))
   if norm(u) < _TINY:
     u = (1.0, 0.0, 0.0)
-  x = _support_m(m, vert, s1, s2, u, 0)
+  x = _support_m_once(m, vert, s1, s2, u, 0)
   n = 1
   lam = (1.0, 0.0, 0.0, 0.0)
   tol = m.opt_ccd_tolerance[0]
@@ -344,7 +351,7 @@ def _fill_tetrahedron(m, vert, s1, s2, n):
   for u in dirs:
     if n == 4:
       break
-    w = _support_m(m, vert, s1, s2, u, n)
+    w = _support_m_once(m, vert, s1, s2, u, n)
     w0 = _w(vert, 0)
     if n == 1:
       ok = norm(sub(w, w0)) > 1e-9
@@ -358,7 +365,7 @@ def _fill_tetrahedron(m, vert, s1, s2, n):
   return n
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def _set_face(face, plane, vert, f, a, b, c):
   """Live face f = (a, b, c) with its unit normal and offset; False when it has no area (no normal)."""
   face[f, 0], face[f, 1], face[f, 2], face[f, 6] = a, b, c, 0
