@@ -1,4 +1,5 @@
-"""Collision detection against MuJoCo: Gymnasium models in rollouts, every primitive pair at random poses, filters."""
+"""Collision detection against MuJoCo: Gymnasium models in rollouts, every primitive pair at random poses, filters;
+GJK's simplex step against a search of every sub-simplex."""
 
 import itertools
 import zlib
@@ -8,6 +9,7 @@ import numpy as np
 import pytest
 
 from mjgym import physics
+from mjgym.physics.collision import convex
 from mjgym.physics.types import Warning
 
 from oracle import gym_asset
@@ -647,3 +649,43 @@ def test_ccd_iterations_bound_the_convex_collider():
     depths[it] = d.contact.dist[0]
   assert abs(depths[2000] - mjd.contact.dist[0]) < 1e-6
   assert abs(depths[3] - mjd.contact.dist[0]) > 1e-5
+
+
+def _nearest_on_hull(points):
+  """Squared distance from the origin to the convex hull of 2-4 points: the least over every sub-simplex whose affine
+  minimizer (the normal equations of min |sum l_i p_i| with sum l_i = 1) has no negative weight."""
+  best = np.inf
+  for k in range(1, len(points) + 1):
+    for idx in itertools.combinations(range(len(points)), k):
+      q = points[list(idx)]
+      a = np.block([[q @ q.T, np.ones((k, 1))], [np.ones((1, k)), np.zeros((1, 1))]])
+      try:
+        lam = np.linalg.solve(a, np.r_[np.zeros(k), 1.0])[:k]
+      except np.linalg.LinAlgError:
+        continue
+      if lam.min() >= -1e-12:
+        best = min(best, float((lam @ q) @ (lam @ q)))
+  return best
+
+
+def test_gjk_simplex_nearest_point():
+  """GJK's signed-volume step finds the point of a segment, triangle or tetrahedron nearest the origin, against a
+  search of every sub-simplex: general, thin (nearly collinear or coplanar) and origin-enclosing simplices."""
+  rng = np.random.default_rng(_seed("simplex"))
+  vert = np.zeros((3, 128, 3))
+  for trial in range(3000):
+    n = 2 + trial % 3
+    p = rng.normal(size=(n, 3)) + rng.normal(size=3) * rng.uniform(0.0, 2.0)
+    if trial % 5 == 0:
+      # Flatten the simplex towards a line or a plane through its first point.
+      p[1:] = p[0] + (p[1:] - p[0]) * np.array([1.0, 1e-6, 1e-6 if n < 4 else 1.0])
+    vert[2, :n] = p
+    cnt, lam, x = convex._closest_on_simplex(vert, n)
+    want = _nearest_on_hull(p)
+    if cnt == 4:
+      assert want < 1e-20
+      continue
+    assert abs(np.dot(x, x) - want) <= 1e-9 * (1.0 + want)
+    # The kept vertices (now first) with their weights give the same point.
+    np.testing.assert_allclose(np.asarray(lam[:cnt]) @ vert[2, :cnt], x, atol=1e-12)
+    assert min(lam[:cnt]) >= 0.0 and abs(sum(lam[:cnt]) - 1.0) < 1e-12

@@ -723,9 +723,9 @@ col_aabb float ngeom 6
 col_order int ngeom
 col_buf int ngeom
 col_vert float 3 128 3
-col_face int 256 3
+col_face int 256 7
 col_plane float 256 4
-col_edge int 384 2
+col_edge int 384 3
 col_prism float 6 3
 eq_active u8 neq
 ne int 1

@@ -14,6 +14,11 @@ the cores is then found by GJK, which converges fast on smooth shapes, for every
 and EPA, slow to converge on curved boundaries, runs only once a core enters the other shape. Scratch space
 (polytope vertices, faces, horizon edges) lives in Data (``col_vert``, ``col_face``, ``col_plane``, ``col_edge``), so
 nothing is allocated.
+
+Speed: each geom is read from Model and Data once per call into a tuple of plain numbers (``shape``), so the support
+function, inlined into its callers, touches no Data field. GJK reduces its simplex by signed volumes, descending only
+into the faces whose Voronoi regions can hold the origin; EPA keeps each face's neighbours, so an expansion visits
+only the faces the new point sees and their rim, not the whole polytope.
 """
 
 import math
@@ -51,25 +56,51 @@ _EPA_FLOOR = 1e-10
 
 
 @njit(cache=True)
-def support(m, d, g, u):
-  """The point of geom g's core farthest along world direction u (a sphere's center, a capsule's segment).
+def shape(m, d, g):
+  """Geom g as the support function reads it, loaded once per collision into a tuple of plain numbers: (type,
+  position, rotation, size, first hull vertex, hull vertex count, prism).
 
-  A height field stands for the one prism of it being collided, whose world corners are in ``col_prism``.
+  The rotation is the row-major 3x3 ``geom_xmat`` as a 9-tuple and the size the 3-tuple ``geom_size``. A mesh gives
+  the range of its hull's vertices in ``mesh_hullvert``; a height field gives the six world corners of its prism
+  being collided (``col_prism``). Numbers only: a tuple holding arrays would be reference counted at every call.
   """
-  if m.geom_type[g] == _HFIELD:
+  t = m.geom_type[g]
+  z = (0.0, 0.0, 0.0)
+  prism = (z, z, z, z, z, z)
+  adr = num = 0
+  if t == _HFIELD:
+    q = d.col_prism
+    prism = ((q[0, 0], q[0, 1], q[0, 2]), (q[1, 0], q[1, 1], q[1, 2]), (q[2, 0], q[2, 1], q[2, 2]),
+             (q[3, 0], q[3, 1], q[3, 2]), (q[4, 0], q[4, 1], q[4, 2]), (q[5, 0], q[5, 1], q[5, 2]))
+  elif t == _MESH:
+    mid = m.geom_dataid[g]
+    adr, num = m.mesh_hulladr[mid], m.mesh_hullnum[mid]
+  p, r, s = d.geom_xpos, d.geom_xmat, m.geom_size
+  return (t, (p[g, 0], p[g, 1], p[g, 2]),
+          (r[g, 0], r[g, 1], r[g, 2], r[g, 3], r[g, 4], r[g, 5], r[g, 6], r[g, 7], r[g, 8]),
+          (s[g, 0], s[g, 1], s[g, 2]), adr, num, prism)
+
+
+# Inlined where called: as a call, its tuple arguments cost several times the arithmetic (measured ~45 ns against
+# ~5 ns for the two supports of a GJK step). Each inlined copy adds compile time, so cold paths call
+# ``_support_m_once`` instead.
+@njit(cache=True, inline='always')
+def support(m, sh, u):
+  """The point of a geom's core farthest along world direction u (a sphere's center, a capsule's segment).
+
+  ``sh`` is the geom's ``shape``; a height field stands for its prism being collided.
+  """
+  t, c, mat, s, adr, num, prism = sh
+  if t == _HFIELD:
     best, bestv = 0, -math.inf
     for k in range(6):
-      v = d.col_prism[k, 0] * u[0] + d.col_prism[k, 1] * u[1] + d.col_prism[k, 2] * u[2]
+      v = dot(prism[k], u)
       if v > bestv:
         best, bestv = k, v
-    return vec(d.col_prism[best])
-  c = vec(d.geom_xpos[g])
-  mat = d.geom_xmat[g]
-  s = m.geom_size[g]
-  t = m.geom_type[g]
-  lu = to_local(mat, u)
+    return prism[best]
   if t == _SPHERE:
     return c
+  lu = to_local(mat, u)
   if t == _CAPSULE:
     return addscl(c, axis(mat, 2), s[1] if lu[2] >= 0 else -s[1])
   if t == _ELLIPSOID:
@@ -77,7 +108,8 @@ def support(m, d, g, u):
     n = norm(su)
     if n < _TINY:
       return c
-    return add(c, to_world(mat, (s[0] * su[0] / n, s[1] * su[1] / n, s[2] * su[2] / n)))
+    k = 1.0 / n
+    return add(c, to_world(mat, (s[0] * su[0] * k, s[1] * su[1] * k, s[2] * su[2] * k)))
   if t == _CYLINDER:
     rho = math.sqrt(lu[0] * lu[0] + lu[1] * lu[1])
     k = s[0] / rho if rho > _TINY else 0.0
@@ -86,149 +118,196 @@ def support(m, d, g, u):
     return add(c, to_world(mat, (s[0] if lu[0] >= 0 else -s[0], s[1] if lu[1] >= 0 else -s[1],
                                   s[2] if lu[2] >= 0 else -s[2])))
   # Mesh: the hull vertex of largest projection.
-  mid = m.geom_dataid[g]
-  adr, num = m.mesh_hulladr[mid], m.mesh_hullnum[mid]
+  hull = m.mesh_hullvert
   best, bestv = adr, -math.inf
   for k in range(adr, adr + num):
-    v = m.mesh_hullvert[k, 0] * lu[0] + m.mesh_hullvert[k, 1] * lu[1] + m.mesh_hullvert[k, 2] * lu[2]
+    v = hull[k, 0] * lu[0] + hull[k, 1] * lu[1] + hull[k, 2] * lu[2]
     if v > bestv:
       best, bestv = k, v
-  return add(c, to_world(mat, vec(m.mesh_hullvert[best])))
+  return add(c, to_world(mat, (hull[best, 0], hull[best, 1], hull[best, 2])))
 
 
 @njit(cache=True)
-def _center(m, d, g):
-  """A point inside geom g: its origin, or the centroid of the current prism of a height field."""
-  if m.geom_type[g] != _HFIELD:
-    return vec(d.geom_xpos[g])
+def _center(sh):
+  """A point inside a geom: its origin, or the centroid of a height field's prism."""
+  if sh[0] != _HFIELD:
+    return sh[1]
   c = (0.0, 0.0, 0.0)
   for k in range(6):
-    c = addscl(c, vec(d.col_prism[k]), 1.0 / 6.0)
+    c = addscl(c, sh[6][k], 1.0 / 6.0)
   return c
 
 
 @njit(cache=True)
-def _core_radius(m, g):
+def _core_radius(sh):
   """The radius by which a sphere or capsule exceeds its core; 0 for shapes used whole."""
-  t = m.geom_type[g]
-  return m.geom_size[g, 0] if t == _SPHERE or t == _CAPSULE else 0.0
+  return sh[3][0] if sh[0] == _SPHERE or sh[0] == _CAPSULE else 0.0
 
 
-@njit(cache=True)
-def _support_m(m, d, g1, g2, u, i):
-  """Stores vertex i of M = B - A along u: A's point, B's point, and their difference; returns the difference."""
-  pa = support(m, d, g1, scl(u, -1.0))
-  pb = support(m, d, g2, u)
-  w = sub(pb, pa)
-  for k in range(3):
-    d.col_vert[0, i, k] = pa[k]
-    d.col_vert[1, i, k] = pb[k]
-    d.col_vert[2, i, k] = w[k]
+@njit(cache=True, inline='always')
+def _support_m(m, vert, s1, s2, u, i):
+  """Stores vertex i of M = B - A along u in ``vert`` (col_vert): A's point, B's point, and their difference;
+  returns the difference."""
+  pa = support(m, s1, (-u[0], -u[1], -u[2]))
+  pb = support(m, s2, u)
+  w = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
+  vert[0, i, 0], vert[0, i, 1], vert[0, i, 2] = pa
+  vert[1, i, 0], vert[1, i, 1], vert[1, i, 2] = pb
+  vert[2, i, 0], vert[2, i, 1], vert[2, i, 2] = w
   return w
 
 
 @njit(cache=True)
-def _copy_vert(d, src, dst):
+def _support_m_once(m, vert, s1, s2, u, i):
+  """``_support_m`` as a call, for the first and the filling supports: each inlined copy costs compile time."""
+  return _support_m(m, vert, s1, s2, u, i)
+
+
+@njit(cache=True)
+def _w(vert, i):
+  """Vertex i of M (row 2 of col_vert) as a tuple."""
+  return (vert[2, i, 0], vert[2, i, 1], vert[2, i, 2])
+
+
+@njit(cache=True)
+def _copy_vert(vert, src, dst):
   for j in range(3):
     for k in range(3):
-      d.col_vert[j, dst, k] = d.col_vert[j, src, k]
+      vert[j, dst, k] = vert[j, src, k]
 
 
 # ----------------------------------------------------------------- GJK ----
 
 
 @njit(cache=True)
-def _affine_closest(d, idx, n):
-  """Closest point to the origin on the affine hull of simplex vertices idx[:n]: barycentric weights, or None if
-  degenerate. Solves the normal equations of min |sum l_i w_i| with sum l_i = 1."""
-  w0 = vec(d.col_vert[2, idx[0]])
-  if n == 1:
-    return (1.0, 0.0, 0.0, 0.0)
-  e1 = sub(vec(d.col_vert[2, idx[1]]), w0)
-  if n == 2:
-    ee = dot(e1, e1)
-    if ee < _TINY:
-      return (-1.0, 0.0, 0.0, 0.0)
-    t = -dot(w0, e1) / ee
-    return (1.0 - t, t, 0.0, 0.0)
-  e2 = sub(vec(d.col_vert[2, idx[2]]), w0)
-  if n == 3:
-    a11, a12, a22 = dot(e1, e1), dot(e1, e2), dot(e2, e2)
-    b1, b2 = -dot(w0, e1), -dot(w0, e2)
-    det = a11 * a22 - a12 * a12
-    if det < 1e-14 * (a11 * a22 + _TINY):
-      return (-1.0, 0.0, 0.0, 0.0)
-    s = (b1 * a22 - b2 * a12) / det
-    t = (a11 * b2 - a12 * b1) / det
-    return (1.0 - s - t, s, t, 0.0)
-  e3 = sub(vec(d.col_vert[2, idx[3]]), w0)
-  det = dot(e1, cross(e2, e3))
-  if abs(det) < 1e-14 * (norm(e1) * norm(e2) * norm(e3) + _TINY):
-    return (-1.0, 0.0, 0.0, 0.0)
-  # Origin = w0 + s e1 + t e2 + u e3 solved by Cramer's rule.
-  p = scl(w0, -1.0)
-  s = dot(p, cross(e2, e3)) / det
-  t = dot(e1, cross(p, e3)) / det
-  u = dot(e1, cross(e2, p)) / det
-  return (1.0 - s - t - u, s, t, u)
+def _segment(vert, i, j):
+  """Nearest point to the origin on the segment of simplex slots i < j: (count, slots, weights, squared distance)."""
+  a, b = _w(vert, i), _w(vert, j)
+  e = sub(b, a)
+  ee = dot(e, e)
+  t = -dot(a, e) / ee if ee > _TINY else (0.0 if dot(a, a) <= dot(b, b) else 1.0)
+  if t <= 0.0:
+    return 1, (i, 0, 0, 0), (1.0, 0.0, 0.0, 0.0), dot(a, a)
+  if t >= 1.0:
+    return 1, (j, 0, 0, 0), (1.0, 0.0, 0.0, 0.0), dot(b, b)
+  p = addscl(a, e, t)
+  return 2, (i, j, 0, 0), (1.0 - t, t, 0.0, 0.0), dot(p, p)
 
 
 @njit(cache=True)
-def _closest_on_simplex(d, n):
+def _triangle(vert, i, j, k):
+  """Nearest point to the origin on the triangle of simplex slots i < j < k, in the same form as ``_segment``.
+
+  The origin's projection onto the triangle's plane has barycentric weights proportional to the signed areas the
+  origin spans with each edge. All positive: the projection is the answer. Otherwise the answer lies on an edge
+  whose opposite weight is not positive, and only those edges are searched.
+  """
+  a, b, c = _w(vert, i), _w(vert, j), _w(vert, k)
+  e1, e2 = sub(b, a), sub(c, a)
+  nrm = cross(e1, e2)
+  nn = dot(nrm, nrm)
+  la = lb = lc = -1.0
+  if nn > 1e-14 * dot(e1, e1) * dot(e2, e2) and nn > 0.0:
+    la = dot(cross(b, c), nrm) / nn
+    lb = dot(cross(c, a), nrm) / nn
+    lc = 1.0 - la - lb
+    if la > 0.0 and lb > 0.0 and lc > 0.0:
+      h = dot(a, nrm)
+      return 3, (i, j, k, 0), (la, lb, lc, 0.0), h * h / nn
+  best = (0, (0, 0, 0, 0), (0.0, 0.0, 0.0, 0.0), math.inf)
+  # A degenerate triangle (la = lb = lc = -1) searches all three edges.
+  if la <= 0.0:
+    cand = _segment(vert, j, k)
+    if cand[3] < best[3]:
+      best = cand
+  if lb <= 0.0:
+    cand = _segment(vert, i, k)
+    if cand[3] < best[3]:
+      best = cand
+  if lc <= 0.0:
+    cand = _segment(vert, i, j)
+    if cand[3] < best[3]:
+      best = cand
+  return best
+
+
+@njit(cache=True)
+def _tetrahedron(vert):
+  """Nearest point to the origin on the tetrahedron of simplex slots 0..3, in the same form as ``_segment``.
+
+  The origin's barycentric weights are ratios of signed volumes. All positive: the origin is inside (distance 0).
+  Otherwise only the faces opposite a vertex of non-positive weight can hold the answer.
+  """
+  a, b, c, e = _w(vert, 0), _w(vert, 1), _w(vert, 2), _w(vert, 3)
+  va = dot(b, cross(c, e))
+  vb = -dot(a, cross(c, e))
+  vc = dot(a, cross(b, e))
+  ve = -dot(a, cross(b, c))
+  vol = va + vb + vc + ve
+  scale = norm(sub(b, a)) * norm(sub(c, a)) * norm(sub(e, a))
+  if abs(vol) > 1e-14 * scale and vol != 0.0:
+    la, lb, lc, le = va / vol, vb / vol, vc / vol, ve / vol
+    if la > 0.0 and lb > 0.0 and lc > 0.0 and le > 0.0:
+      return 4, (0, 1, 2, 3), (la, lb, lc, le), 0.0
+  else:
+    la = lb = lc = le = -1.0
+  best = (0, (0, 0, 0, 0), (0.0, 0.0, 0.0, 0.0), math.inf)
+  if la <= 0.0:
+    cand = _triangle(vert, 1, 2, 3)
+    if cand[3] < best[3]:
+      best = cand
+  if lb <= 0.0:
+    cand = _triangle(vert, 0, 2, 3)
+    if cand[3] < best[3]:
+      best = cand
+  if lc <= 0.0:
+    cand = _triangle(vert, 0, 1, 3)
+    if cand[3] < best[3]:
+      best = cand
+  if le <= 0.0:
+    cand = _triangle(vert, 0, 1, 2)
+    if cand[3] < best[3]:
+      best = cand
+  return best
+
+
+@njit(cache=True)
+def _closest_on_simplex(vert, n):
   """Reduces the simplex in col_vert[:, :n] to the smallest face holding its point nearest the origin.
 
-  Tries every face of the simplex (at most 15) and keeps the nearest one whose affine minimizer lies inside it;
-  returns the new vertex count and the weights of the kept vertices (now in slots 0..).
+  Signed-volume selection (after Montanari, Petrinic and Barbieri, 2017): each simplex only descends into the faces
+  whose Voronoi regions can hold the origin. Returns the new vertex count, the weights of the kept vertices (now in
+  slots 0..) and the nearest point.
   """
-  best_d, best_mask = math.inf, 0
-  bw = (0.0, 0.0, 0.0, 0.0)
-  for mask in range(1, 1 << n):
-    k0 = k1 = k2 = k3 = 0
-    cnt = 0
-    for i in range(n):
-      if mask & (1 << i):
-        if cnt == 0:
-          k0 = i
-        elif cnt == 1:
-          k1 = i
-        elif cnt == 2:
-          k2 = i
-        else:
-          k3 = i
-        cnt += 1
-    idx = (k0, k1, k2, k3)
-    lam = _affine_closest(d, idx, cnt)
-    ok = True
-    for i in range(cnt):
-      if lam[i] < 0.0:
-        ok = False
-    if not ok:
-      continue
-    p = (0.0, 0.0, 0.0)
-    for i in range(cnt):
-      p = addscl(p, vec(d.col_vert[2, idx[i]]), lam[i])
-    dd = dot(p, p)
-    if dd < best_d:
-      best_d, best_mask, bw = dd, mask, lam
-  cnt = 0
-  for i in range(n):
-    if best_mask & (1 << i):
-      if cnt != i:
-        _copy_vert(d, i, cnt)
-      cnt += 1
-  return cnt, bw
+  if n == 1:
+    cnt, idx, lam = 1, (0, 0, 0, 0), (1.0, 0.0, 0.0, 0.0)
+  elif n == 2:
+    cnt, idx, lam, _ = _segment(vert, 0, 1)
+  elif n == 3:
+    cnt, idx, lam, _ = _triangle(vert, 0, 1, 2)
+  else:
+    cnt, idx, lam, _ = _tetrahedron(vert)
+  x = (0.0, 0.0, 0.0)
+  for s in range(cnt):
+    # Slots are kept in increasing order, so copying down never overwrites a vertex still to be read.
+    if idx[s] != s:
+      _copy_vert(vert, idx[s], s)
+    x = addscl(x, _w(vert, s), lam[s])
+  return cnt, lam, x
 
 
 @njit(cache=True)
 def convex(m, d, g1, g2, margin, i0):
   """Any two convex geoms: one contact at the deepest point (or nearest points within margin)."""
-  r1, r2 = _core_radius(m, g1), _core_radius(m, g2)
+  s1, s2 = shape(m, d, g1), shape(m, d, g2)
+  vert = d.col_vert
+  r1, r2 = _core_radius(s1), _core_radius(s2)
   # The cores may be up to both radii farther apart than the shapes.
   reach = margin + r1 + r2
-  u = sub(vec(d.geom_xpos[g2]), _center(m, d, g1))
+  u = sub(s2[1], _center(s1))
   if norm(u) < _TINY:
     u = (1.0, 0.0, 0.0)
-  x = _support_m(m, d, g1, g2, u, 0)
+  x = _support_m_once(m, vert, s1, s2, u, 0)
   n = 1
   lam = (1.0, 0.0, 0.0, 0.0)
   tol = m.opt_ccd_tolerance[0]
@@ -236,7 +315,7 @@ def convex(m, d, g1, g2, margin, i0):
     xx = dot(x, x)
     if xx < 1e-24 or n == 4:
       break
-    w = _support_m(m, d, g1, g2, scl(x, -1.0), n)
+    w = _support_m(m, vert, s1, s2, scl(x, -1.0), n)
     # w is the farthest point of M along -x: no point of M is nearer the origin than this plane.
     lower = dot(x, w) / math.sqrt(xx)
     if lower > reach:
@@ -244,19 +323,16 @@ def convex(m, d, g1, g2, margin, i0):
     # Converged when the distance is within ccd_tolerance of that lower bound (or at round-off).
     if math.sqrt(xx) - lower <= tol or xx - dot(x, w) <= 1e-12 * xx:
       break
-    n, lam = _closest_on_simplex(d, n + 1)
-    x = (0.0, 0.0, 0.0)
-    for i in range(n):
-      x = addscl(x, vec(d.col_vert[2, i]), lam[i])
+    n, lam, x = _closest_on_simplex(vert, n + 1)
   dist = norm(x)
   if dist > 1e-10 and n < 4:
     nrm = scl(x, 1.0 / dist)
     pa, pb = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     for i in range(n):
-      pa = addscl(pa, vec(d.col_vert[0, i]), lam[i])
-      pb = addscl(pb, vec(d.col_vert[1, i]), lam[i])
+      pa = addscl(pa, (vert[0, i, 0], vert[0, i, 1], vert[0, i, 2]), lam[i])
+      pb = addscl(pb, (vert[1, i, 0], vert[1, i, 1], vert[1, i, 2]), lam[i])
   else:
-    dist, nrm, pa, pb = _epa(m, d, g1, g2, n)
+    dist, nrm, pa, pb = _epa(m, d, vert, s1, s2, n)
     if dist == math.inf:
       return 0
   dist -= r1 + r2
@@ -277,21 +353,21 @@ def convex(m, d, g1, g2, margin, i0):
 
 
 @njit(cache=True)
-def _fill_tetrahedron(m, d, g1, g2, n):
+def _fill_tetrahedron(m, vert, s1, s2, n):
   """Grows a touching or degenerate simplex to a tetrahedron with supports along fixed directions."""
   dirs = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0),
           (0.577, 0.577, 0.577), (-0.577, -0.577, -0.577), (0.577, -0.577, 0.577), (-0.577, 0.577, -0.577))
   for u in dirs:
     if n == 4:
       break
-    w = _support_m(m, d, g1, g2, u, n)
-    w0 = vec(d.col_vert[2, 0])
+    w = _support_m_once(m, vert, s1, s2, u, n)
+    w0 = _w(vert, 0)
     if n == 1:
       ok = norm(sub(w, w0)) > 1e-9
     elif n == 2:
-      ok = norm(cross(sub(vec(d.col_vert[2, 1]), w0), sub(w, w0))) > 1e-12
+      ok = norm(cross(sub(_w(vert, 1), w0), sub(w, w0))) > 1e-12
     else:
-      nrm = cross(sub(vec(d.col_vert[2, 1]), w0), sub(vec(d.col_vert[2, 2]), w0))
+      nrm = cross(sub(_w(vert, 1), w0), sub(_w(vert, 2), w0))
       ok = abs(dot(nrm, sub(w, w0))) > 1e-12 * max(1.0, norm(nrm))
     if ok:
       n += 1
@@ -299,44 +375,66 @@ def _fill_tetrahedron(m, d, g1, g2, n):
 
 
 @njit(cache=True)
-def _set_face(d, f, a, b, c):
-  """Face f = (a, b, c) with its unit normal and offset; False when it has no area (no normal)."""
-  d.col_face[f, 0], d.col_face[f, 1], d.col_face[f, 2] = a, b, c
-  va = vec(d.col_vert[2, a])
-  nrm = cross(sub(vec(d.col_vert[2, b]), va), sub(vec(d.col_vert[2, c]), va))
+def _set_face(face, plane, vert, f, a, b, c):
+  """Live face f = (a, b, c) with its unit normal and offset; False when it has no area (no normal)."""
+  face[f, 0], face[f, 1], face[f, 2], face[f, 6] = a, b, c, 0
+  va = _w(vert, a)
+  nrm = cross(sub(_w(vert, b), va), sub(_w(vert, c), va))
   ln = norm(nrm)
   if ln < _TINY:
     return False
-  for k in range(3):
-    d.col_plane[f, k] = nrm[k] / ln
-  d.col_plane[f, 3] = dot(nrm, va) / ln
+  plane[f, 0], plane[f, 1], plane[f, 2] = nrm[0] / ln, nrm[1] / ln, nrm[2] / ln
+  plane[f, 3] = dot(nrm, va) / ln
   return True
 
 
+@njit(cache=True, inline='always')
+def _edge_slot(face, f, a, b):
+  """k such that face f runs from vertex a to vertex b along its edge k, or -1."""
+  for k in range(3):
+    if face[f, k] == a and face[f, (k + 1) % 3] == b:
+      return k
+  return -1
+
+
 @njit(cache=True)
-def _epa(m, d, g1, g2, n):
+def _epa(m, d, vert, s1, s2, n):
   """Depth and normal of overlapping shapes: the face of a growing polytope inside M that is nearest the origin.
+
+  Faces are stored as ``col_face[f] = (a, b, c, across ab, across bc, across ca, dead)``: three vertices counter-clockwise
+  seen from outside, the faces beyond each edge, and a flag. Each expansion removes the faces that see the new support
+  point by a flood from the nearest face over the neighbours (the faces seeing a point outside a convex polytope are
+  connected), so only those faces and their rim are visited; the rim (the horizon, ``col_edge[h] = (a, b, outside
+  face)``) is then coned to the new point.
 
   M has flat patches wherever both shapes do (box faces, cylinder caps), so new support points are often coplanar
   with faces or collinear with edges. A face only counts as seen from a new point when the point is clearly above
-  it, and the expansion stops at the first face without area or when scratch space runs out: the nearest face found
-  so far is then kept, which is a valid inner bound of the depth. Returns the signed distance (minus the depth),
-  the normal from geom1 to geom2 and the two witness points; an infinite distance when M has no volume.
+  it, and the expansion stops at the first face without area, at a horizon that is not one simple loop, or when
+  scratch space runs out: the nearest face found so far is then kept, which is a valid inner bound of the depth.
+  Returns the signed distance (minus the depth), the normal from geom1 to geom2 and the two witness points; an
+  infinite distance when M has no volume.
   """
-  nvmax, nfmax, nemax = d.col_vert.shape[1], d.col_face.shape[0], d.col_edge.shape[0]
   none = (math.inf, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-  n = _fill_tetrahedron(m, d, g1, g2, n)
+  n = _fill_tetrahedron(m, vert, s1, s2, n)
   if n < 4:
     return none
+  face, plane, edge = d.col_face, d.col_plane, d.col_edge
+  nvmax, nfmax, nemax = vert.shape[1], face.shape[0], edge.shape[0]
   # Orient the tetrahedron so that its faces wind counter-clockwise seen from outside.
-  w0 = vec(d.col_vert[2, 0])
-  if dot(cross(sub(vec(d.col_vert[2, 1]), w0), sub(vec(d.col_vert[2, 2]), w0)), sub(vec(d.col_vert[2, 3]), w0)) > 0:
-    _copy_vert(d, 1, 4)
-    _copy_vert(d, 2, 1)
-    _copy_vert(d, 4, 2)
-  ok = _set_face(d, 0, 0, 1, 2) & _set_face(d, 1, 0, 3, 1) & _set_face(d, 2, 0, 2, 3) & _set_face(d, 3, 1, 3, 2)
+  w0 = _w(vert, 0)
+  if dot(cross(sub(_w(vert, 1), w0), sub(_w(vert, 2), w0)), sub(_w(vert, 3), w0)) > 0:
+    _copy_vert(vert, 1, 4)
+    _copy_vert(vert, 2, 1)
+    _copy_vert(vert, 4, 2)
+  ok = (_set_face(face, plane, vert, 0, 0, 1, 2) & _set_face(face, plane, vert, 1, 0, 3, 1)
+        & _set_face(face, plane, vert, 2, 0, 2, 3) & _set_face(face, plane, vert, 3, 1, 3, 2))
   if not ok:
     return none
+  # Neighbours across the edges of faces (0, 1, 2), (0, 3, 1), (0, 2, 3), (1, 3, 2).
+  face[0, 3], face[0, 4], face[0, 5] = 1, 3, 2
+  face[1, 3], face[1, 4], face[1, 5] = 2, 3, 0
+  face[2, 3], face[2, 4], face[2, 5] = 0, 3, 1
+  face[3, 3], face[3, 4], face[3, 5] = 1, 2, 0
   nf = 4
   nv = 4
   tol = m.opt_ccd_tolerance[0]
@@ -347,78 +445,97 @@ def _epa(m, d, g1, g2, n):
   while True:
     best, bestd = -1, math.inf
     for f in range(nf):
-      if d.col_face[f, 0] >= 0 and d.col_plane[f, 3] < bestd:
-        best, bestd = f, d.col_plane[f, 3]
+      if face[f, 6] == 0 and plane[f, 3] < bestd:
+        best, bestd = f, plane[f, 3]
     if best < 0:
       return none
-    fa, fb, fc = d.col_face[best, 0], d.col_face[best, 1], d.col_face[best, 2]
+    fa, fb, fc = face[best, 0], face[best, 1], face[best, 2]
     depth = bestd
-    u = (d.col_plane[best, 0], d.col_plane[best, 1], d.col_plane[best, 2])
+    u = (plane[best, 0], plane[best, 1], plane[best, 2])
     if nv >= nvmax or iterations <= 0:
       break
     iterations -= 1
-    w = _support_m(m, d, g1, g2, u, nv)
+    w = _support_m(m, vert, s1, s2, u, nv)
     scale = max(1.0, abs(bestd))
     # Converged when the support along the face normal is within ccd_tolerance of the face. Below 1e-10 (relative)
     # the polytope's faces are too thin to resolve, so tighter tolerances stop there.
     if dot(w, u) - bestd <= max(tol, _EPA_FLOOR * scale):
       break
-    # Remove every face that sees w; the boundary of the removed region (the horizon) is kept as edges.
+    # Flood the faces that see w from the nearest one (a stack at the end of col_edge), collecting the horizon at
+    # its start.
     eps = 1e-13 * scale
-    ne = 0
+    face[best, 6] = 1
+    edge[nemax - 1, 0] = best
+    sp, nh = 1, 0
     overflow = False
-    for f in range(nf):
-      if d.col_face[f, 0] < 0:
-        continue
-      if f != best and (d.col_plane[f, 0] * w[0] + d.col_plane[f, 1] * w[1] + d.col_plane[f, 2] * w[2]
-                        - d.col_plane[f, 3] <= eps):
-        continue
+    while sp > 0 and not overflow:
+      sp -= 1
+      f = edge[nemax - 1 - sp, 0]
       for k in range(3):
-        a, b = d.col_face[f, k], d.col_face[f, (k + 1) % 3]
-        shared = -1
-        for e in range(ne):
-          if d.col_edge[e, 0] == b and d.col_edge[e, 1] == a:
-            shared = e
-            break
-        if shared >= 0:
-          ne -= 1
-          d.col_edge[shared, 0], d.col_edge[shared, 1] = d.col_edge[ne, 0], d.col_edge[ne, 1]
-        elif ne < nemax:
-          d.col_edge[ne, 0], d.col_edge[ne, 1] = a, b
-          ne += 1
-        else:
+        g = face[f, 3 + k]
+        if face[g, 6] != 0:
+          continue
+        if nh + sp + 1 >= nemax:
           overflow = True
-      d.col_face[f, 0] = -1
+          break
+        if plane[g, 0] * w[0] + plane[g, 1] * w[1] + plane[g, 2] * w[2] - plane[g, 3] > eps:
+          face[g, 6] = 1
+          edge[nemax - 1 - sp, 0] = g
+          sp += 1
+        else:
+          edge[nh, 0], edge[nh, 1], edge[nh, 2] = face[f, k], face[f, (k + 1) % 3], g
+          nh += 1
     if overflow:
       break
-    # New faces reuse dead slots first.
+    # Cone the horizon to w, dead slots first; each new face takes over its outside neighbour's edge.
     f = 0
-    for e in range(ne):
-      while f < nf and d.col_face[f, 0] >= 0:
+    for h in range(nh):
+      while f < nf and face[f, 6] == 0:
         f += 1
-      if f >= nfmax or not _set_face(d, f, d.col_edge[e, 0], d.col_edge[e, 1], nv):
+      if f >= nfmax or not _set_face(face, plane, vert, f, edge[h, 0], edge[h, 1], nv):
         overflow = True
         break
+      g = edge[h, 2]
+      face[f, 3] = g
+      face[g, 3 + _edge_slot(face, g, edge[h, 1], edge[h, 0])] = f
+      edge[h, 2] = f
       if f == nf:
         nf += 1
     if overflow:
       break
+    # Neighbouring new faces meet where one horizon edge ends and the next begins; a horizon that is not one simple
+    # loop (round-off on nearly flat patches) leaves a vertex with no or two successors.
+    for h in range(nh):
+      nxt = -1
+      for h2 in range(nh):
+        if edge[h2, 0] == edge[h, 1]:
+          if nxt >= 0:
+            overflow = True
+          nxt = h2
+      if nxt < 0:
+        overflow = True
+      if overflow:
+        break
+      face[edge[h, 2], 4] = edge[nxt, 2]
+      face[edge[nxt, 2], 5] = edge[h, 2]
+    if overflow:
+      break
     nv += 1
-  return _epa_witness(d, fa, fb, fc, u, depth)
+  return _epa_witness(vert, fa, fb, fc, u, depth)
 
 
 @njit(cache=True)
-def _epa_witness(d, a, b, c, u, depth):
+def _epa_witness(vert, a, b, c, u, depth):
   """Distance, normal and witness points of EPA's nearest face (a, b, c), outward normal u, depth from the origin."""
   # Barycentric weights of the origin's projection onto the face.
   p = scl(u, depth)
-  va, vb, vc = vec(d.col_vert[2, a]), vec(d.col_vert[2, b]), vec(d.col_vert[2, c])
+  va, vb, vc = _w(vert, a), _w(vert, b), _w(vert, c)
   area = dot(cross(sub(vb, va), sub(vc, va)), u)
   la = dot(cross(sub(vb, p), sub(vc, p)), u) / area
   lb = dot(cross(sub(vc, p), sub(va, p)), u) / area
   lc = 1.0 - la - lb
-  pa = addscl(addscl(addscl((0.0, 0.0, 0.0), vec(d.col_vert[0, a]), la), vec(d.col_vert[0, b]), lb),
-              vec(d.col_vert[0, c]), lc)
-  pb = addscl(addscl(addscl((0.0, 0.0, 0.0), vec(d.col_vert[1, a]), la), vec(d.col_vert[1, b]), lb),
-              vec(d.col_vert[1, c]), lc)
+  pa, pb = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+  for v, lv in ((a, la), (b, lb), (c, lc)):
+    pa = addscl(pa, (vert[0, v, 0], vert[0, v, 1], vert[0, v, 2]), lv)
+    pb = addscl(pb, (vert[1, v, 0], vert[1, v, 1], vert[1, v, 2]), lv)
   return -depth, scl(u, -1.0), pa, pb

@@ -3,10 +3,13 @@
 A height field of ``nrow x ncol`` elevations spans x in [-rx, rx] (columns) and y in [-ry, ry] (rows) of its frame;
 vertex (r, c) sits at height ``data[r * ncol + c] * ztop``. Each grid cell is split along its diagonal from (r, c)
 to (r + 1, c + 1) into two triangles, and each triangle extruded down to the base at z = -zbottom makes a convex
-prism. The other geom's bounding box, taken into the height field's frame and grown by the margin, selects the
-cells; a prism whose top lies wholly below the box is skipped, every other one goes through GJK/EPA
-(``convex.convex``) with its six corners in the Data scratch ``col_prism``, and each touching prism adds one
-contact, up to ``MAXCONPAIR`` contacts per pair, as MuJoCo does. The height field is geom1 of its pairs (its type
+prism. The other geom's exact extent along the height field's axes (from its support function, grown by the
+margin) selects the cells. Three exact tests then skip a prism that cannot touch the geom: its top lies wholly below
+the geom, the geom lies wholly beside the cell's diagonal on the other triangle's side, the geom's lowest point
+along the triangle's normal is above the triangle's plane, or one of the geom's own axes (a box's face normals)
+separates them. Every other prism goes through GJK/EPA (``convex.convex``)
+with its six corners in the Data scratch ``col_prism``, and each touching prism adds one contact, up to
+``MAXCONPAIR`` contacts per pair, as MuJoCo does. The height field is geom1 of its pairs (its type
 is the lower one), so normals point from the terrain to the other geom.
 """
 
@@ -15,6 +18,8 @@ import math
 from numba import njit
 
 from mjgym.physics.collision import convex
+from mjgym.physics.collision.primitive import addscl
+from mjgym.physics.collision.primitive import axis
 from mjgym.physics.collision.primitive import cross
 from mjgym.physics.collision.primitive import dot
 from mjgym.physics.collision.primitive import norm
@@ -31,44 +36,42 @@ _CAPSULE = int(GeomType.CAPSULE)
 
 
 @njit(cache=True)
-def _half_extent(mh, mg, a, i):
-  """Half extent along the height field's axis i of a box with half sizes a[3:6] along the axes of rotation mg."""
-  h = 0.0
-  for j in range(3):
-    # Entry (i, j) of mh^T mg: g's local axis j seen along the height field's axis i.
-    h += abs(mh[i] * mg[j] + mh[3 + i] * mg[3 + j] + mh[6 + i] * mg[6 + j]) * a[3 + j]
-  return h
+def _reach(m, d, sh, o, u, radius):
+  """How far geom ``sh`` reaches along unit world direction u, measured from point o (its radius included)."""
+  p = convex.support(m, sh, u)
+  return (p[0] - o[0]) * u[0] + (p[1] - o[1]) * u[1] + (p[2] - o[2]) * u[2] + radius
 
 
 @njit(cache=True)
-def _local_box(m, d, gh, g, margin):
-  """Bounds (xmin, xmax, ymin, ymax, zmin, zmax) of geom g's box in the frame of height field gh, grown by margin."""
-  mh, mg = d.geom_xmat[gh], d.geom_xmat[g]
-  a = m.geom_aabb[g]
-  dp = (d.geom_xpos[g, 0] - d.geom_xpos[gh, 0], d.geom_xpos[g, 1] - d.geom_xpos[gh, 1],
-        d.geom_xpos[g, 2] - d.geom_xpos[gh, 2])
-  c = to_local(mh, (dp[0] + mg[0] * a[0] + mg[1] * a[1] + mg[2] * a[2],
-                    dp[1] + mg[3] * a[0] + mg[4] * a[1] + mg[5] * a[2],
-                    dp[2] + mg[6] * a[0] + mg[7] * a[1] + mg[8] * a[2]))
-  hx = _half_extent(mh, mg, a, 0) + margin
-  hy = _half_extent(mh, mg, a, 1) + margin
-  hz = _half_extent(mh, mg, a, 2) + margin
-  return c[0] - hx, c[0] + hx, c[1] - hy, c[1] + hy, c[2] - hz, c[2] + hz
+def _beside(axes, lo, hi, x, y, z, bottom):
+  """Whether one of the geom's axes (``axes``, in the height field's frame) separates the prism under the triangle of
+  local corners (x[k], y[k], z[k]) from the geom, whose extent along axis i is [lo[i], hi[i]]."""
+  for i in range(3):
+    a = axes[i]
+    pmin, pmax = math.inf, -math.inf
+    for k in range(3):
+      h = x[k] * a[0] + y[k] * a[1]
+      pmin = min(pmin, min(h + z[k] * a[2], h - bottom * a[2]))
+      pmax = max(pmax, max(h + z[k] * a[2], h - bottom * a[2]))
+    if pmax < lo[i] or pmin > hi[i]:
+      return True
+  return False
 
 
 @njit(cache=True)
 def _set_prism(m, d, gh, x, y, z, bottom):
   """col_prism = world corners of the prism under the triangle of local corners (x[k], y[k], z[k]), k < 3."""
   mh = d.geom_xmat[gh]
+  prism = d.col_prism
   for k in range(3):
     for level in range(2):
       w = to_world(mh, (x[k], y[k], z[k] if level == 0 else -bottom))
       for i in range(3):
-        d.col_prism[3 * level + k, i] = d.geom_xpos[gh, i] + w[i]
+        prism[3 * level + k, i] = d.geom_xpos[gh, i] + w[i]
 
 
 @njit(cache=True)
-def _above(m, d, gh, g, x, y, z, radius):
+def _above(m, d, gh, sh, x, y, z, radius):
   """Height of geom g's lowest point over the plane of the triangle of local corners (x[k], y[k], z[k]),
   counter-clockwise seen from above. The prism lies below that plane: beyond the margin, it cannot touch g."""
   e1 = (x[1] - x[0], y[1] - y[0], z[1] - z[0])
@@ -76,7 +79,7 @@ def _above(m, d, gh, g, x, y, z, radius):
   nrm = to_world(d.geom_xmat[gh], cross(e1, e2))
   nrm = scl(nrm, 1.0 / norm(nrm))
   # support() gives the core of a sphere or capsule (center, segment): its radius comes off afterwards.
-  low = convex.support(m, d, g, scl(nrm, -1.0))
+  low = convex.support(m, sh, scl(nrm, -1.0))
   return dot(sub(low, vec(d.col_prism[0])), nrm) - radius
 
 
@@ -86,7 +89,16 @@ def hfield_convex(m, d, gh, g, margin, i0):
   hid = m.geom_dataid[gh]
   rx, ry, top, bottom = m.hfield_size[hid, 0], m.hfield_size[hid, 1], m.hfield_size[hid, 2], m.hfield_size[hid, 3]
   nrow, ncol, adr = m.hfield_nrow[hid], m.hfield_ncol[hid], m.hfield_adr[hid]
-  xmin, xmax, ymin, ymax, zmin, zmax = _local_box(m, d, gh, g, margin)
+  sh = convex.shape(m, d, g)
+  t = m.geom_type[g]
+  radius = m.geom_size[g, 0] if t == _SPHERE or t == _CAPSULE else 0.0
+  # The geom's extent along the height field's axes, grown by the margin.
+  o = vec(d.geom_xpos[gh])
+  mh = d.geom_xmat[gh]
+  ax, ay, az = axis(mh, 0), axis(mh, 1), axis(mh, 2)
+  xmax, xmin = _reach(m, d, sh, o, ax, radius) + margin, -_reach(m, d, sh, o, scl(ax, -1.0), radius) - margin
+  ymax, ymin = _reach(m, d, sh, o, ay, radius) + margin, -_reach(m, d, sh, o, scl(ay, -1.0), radius) - margin
+  zmax, zmin = _reach(m, d, sh, o, az, radius) + margin, -_reach(m, d, sh, o, scl(az, -1.0), radius) - margin
   if xmin > rx or xmax < -rx or ymin > ry or ymax < -ry or zmin > top or zmax < -bottom:
     return 0
   dx, dy = 2.0 * rx / (ncol - 1), 2.0 * ry / (nrow - 1)
@@ -94,13 +106,26 @@ def hfield_convex(m, d, gh, g, margin, i0):
   c1 = min(ncol - 2, int(math.floor((xmax + rx) / dx)))
   r0 = max(0, int(math.floor((ymin + ry) / dy)))
   r1 = min(nrow - 2, int(math.floor((ymax + ry) / dy)))
-  t = m.geom_type[g]
-  radius = m.geom_size[g, 0] if t == _SPHERE or t == _CAPSULE else 0.0
+  # Every cell's diagonal runs along (dx, dy); across it, along the unit (dy, -dx) / l, the upper-left triangle lies
+  # on the negative side and the lower-right one on the positive side. The geom's extent along that direction
+  # skips a triangle it lies wholly beside.
+  diag = 1.0 / math.sqrt(dx * dx + dy * dy)
+  ad = addscl(scl(ax, dy * diag), ay, -dx * diag)
+  smax, smin = _reach(m, d, sh, o, ad, radius) + margin, -_reach(m, d, sh, o, scl(ad, -1.0), radius) - margin
+  # The geom's own axes (a box's face normals) in the height field's frame, and its extent along each.
+  mg = d.geom_xmat[g]
+  g0, g1, g2 = axis(mg, 0), axis(mg, 1), axis(mg, 2)
+  axes = (to_local(mh, g0), to_local(mh, g1), to_local(mh, g2))
+  lo = (-_reach(m, d, sh, o, scl(g0, -1.0), radius) - margin, -_reach(m, d, sh, o, scl(g1, -1.0), radius) - margin,
+        -_reach(m, d, sh, o, scl(g2, -1.0), radius) - margin)
+  hi = (_reach(m, d, sh, o, g0, radius) + margin, _reach(m, d, sh, o, g1, radius) + margin,
+        _reach(m, d, sh, o, g2, radius) + margin)
   n = 0
   for r in range(r0, r1 + 1):
     ya, yb = r * dy - ry, (r + 1) * dy - ry
     for c in range(c0, c1 + 1):
       xa, xb = c * dx - rx, (c + 1) * dx - rx
+      s0 = (xa * dy - ya * dx) * diag
       z00 = m.hfield_data[adr + r * ncol + c] * top
       z01 = m.hfield_data[adr + r * ncol + c + 1] * top
       z10 = m.hfield_data[adr + (r + 1) * ncol + c] * top
@@ -108,13 +133,17 @@ def hfield_convex(m, d, gh, g, margin, i0):
       # The upper-left triangle first, then the lower-right one (MuJoCo's order of contacts).
       for tri in range(2):
         if tri == 0:
+          if smin > s0:
+            continue
           x, y, z = (xa, xb, xa), (ya, yb, yb), (z00, z11, z10)
         else:
+          if smax < s0:
+            continue
           x, y, z = (xa, xb, xb), (ya, ya, yb), (z00, z01, z11)
         if max(z[0], max(z[1], z[2])) < zmin:
           continue
         _set_prism(m, d, gh, x, y, z, bottom)
-        if _above(m, d, gh, g, x, y, z, radius) > margin:
+        if _above(m, d, gh, sh, x, y, z, radius) > margin or _beside(axes, lo, hi, x, y, z, bottom):
           continue
         n += convex.convex(m, d, gh, g, margin, i0 + n)
         if n >= MAXCONPAIR:
