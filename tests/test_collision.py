@@ -462,6 +462,34 @@ def test_plane_mesh_deep(seed):
   assert deep > 20
 
 
+def test_plane_box_shaped_mesh():
+  """A box-shaped mesh on a plane: its square face is one polygon (mesh_polyvert), so MuJoCo's 4 corner contacts,
+  in order, while its 4 corners are within margin; fewer as it tilts away or sinks deep."""
+  corners = np.array(list(itertools.product((-1, 1), repeat=3))) * (0.05, 0.04, 0.03)
+  obj = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in corners.tolist()).encode()
+  xml = """<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><geom type="plane" size="2 2 0.1"/>
+    <body><freejoint/><geom type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml, {"c.obj": obj})
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml, {"c.obj": obj})
+  d = physics.MjData(m)
+  rng = np.random.default_rng(_seed("plane-box-mesh", "4"))
+  counts = set()
+  for _ in range(200):
+    tilt = rng.normal(size=3) * rng.choice([0.01, 0.1, 1.0])
+    quat = np.r_[1.0, tilt]
+    q = np.r_[rng.uniform(-1, 1, 2), rng.uniform(-0.02, 0.05), quat / np.linalg.norm(quat)]
+    mjd.qpos[:] = q
+    d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    assert d.ncon[0] == mjd.ncon
+    np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8)
+    np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8)
+    counts.add(int(mjd.ncon))
+  assert {1, 2, 4} <= counts
+
+
 # --------------------------------------------------------------- multiccd ----
 
 # Each pair's floor (shares of colliding poses, seeds fixed; measured 0.99/0.97 box-mesh, 0.98/0.95 mesh-mesh,
