@@ -10,6 +10,7 @@ import pytest
 
 from mjgym import physics
 from mjgym.physics.collision import convex
+from mjgym.physics.mjcf import mesh as mesh_compile
 from mjgym.physics.types import Warning
 
 from oracle import gym_asset
@@ -462,6 +463,65 @@ def test_plane_mesh_deep(seed):
     np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8)
     deep += mjd.ncon > 0 and mjd.contact.dist.min() < -0.09
   assert deep > 20
+
+
+def test_plane_mesh_fourth_corner(monkeypatch):
+  """Hull seed 7, where MuJoCo's hull builder merges two nearly coplanar triangles into a quadrilateral polygon (a
+  merge tests/test_mesh.py shows we do not reproduce): given MuJoCo's compiled polygons, plane-mesh gives MuJoCo's
+  contacts exactly, in order, including the quadrilateral's fourth corner."""
+  xml = """<mujoco><asset><mesh name="hull" file="hull.obj"/></asset><worldbody><geom type="plane" size="2 2 0.1"/>
+    <body><freejoint/><geom type="mesh" mesh="hull" margin="0.02"/></body></worldbody></mujoco>"""
+  assets = {"hull.obj": _hull_obj(7)}
+  mjm = mujoco.MjModel.from_xml_string(xml, assets)
+  mjd = mujoco.MjData(mjm)
+  polys = [np.array(mjm.mesh_polyvert[a:a + n], np.int32) for a, n in zip(mjm.mesh_polyvertadr, mjm.mesh_polyvertnum)]
+  assert max(len(p) for p in polys) == 4
+  monkeypatch.setattr(mesh_compile, "hull_polygons", lambda vert, hull: (polys, np.array(mjm.mesh_polynormal)))
+  m = physics.MjModel.from_xml_string(xml, assets)
+  d = physics.MjData(m)
+  rng = np.random.default_rng(_seed("plane-mesh", "7"))
+  four = 0
+  for _ in range(400):
+    quat = rng.normal(size=4)
+    q = np.r_[rng.uniform(-1, 1, 2), rng.uniform(0, 0.12), quat / np.linalg.norm(quat)]
+    mjd.qpos[:] = q
+    d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    assert d.ncon[0] == mjd.ncon
+    np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8)
+    np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8)
+    four += mjd.ncon == 4
+  # 15 of the 400 poses have 4 contacts; with our own polygons 24 poses differ.
+  assert four > 10
+
+
+def test_plane_box_shaped_mesh():
+  """A box-shaped mesh on a plane: its square face is one polygon (mesh_polyvert), so MuJoCo's 4 corner contacts,
+  in order, while its 4 corners are within margin; fewer as it tilts away or sinks deep."""
+  corners = np.array(list(itertools.product((-1, 1), repeat=3))) * (0.05, 0.04, 0.03)
+  obj = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in corners.tolist()).encode()
+  xml = """<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><geom type="plane" size="2 2 0.1"/>
+    <body><freejoint/><geom type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml, {"c.obj": obj})
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml, {"c.obj": obj})
+  d = physics.MjData(m)
+  rng = np.random.default_rng(_seed("plane-box-mesh", "4"))
+  counts = set()
+  for _ in range(200):
+    tilt = rng.normal(size=3) * rng.choice([0.01, 0.1, 1.0])
+    quat = np.r_[1.0, tilt]
+    q = np.r_[rng.uniform(-1, 1, 2), rng.uniform(-0.02, 0.05), quat / np.linalg.norm(quat)]
+    mjd.qpos[:] = q
+    d.qpos[:] = q
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    assert d.ncon[0] == mjd.ncon
+    np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8)
+    np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8)
+    counts.add(int(mjd.ncon))
+  assert {1, 2, 4} <= counts
 
 
 # --------------------------------------------------------------- multiccd ----

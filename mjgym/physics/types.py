@@ -592,6 +592,18 @@ nmeshhullface int
 mesh_hullfaceadr int nmesh
 mesh_hullfacenum int nmesh
 mesh_hullface int nmeshhullface 3
+nmeshpoly int
+nmeshpolyvert int
+nmeshpolymap int
+mesh_polynum int nmesh
+mesh_polyadr int nmesh
+mesh_polynormal float nmeshpoly 3
+mesh_polyvertadr int nmeshpoly
+mesh_polyvertnum int nmeshpoly
+mesh_polyvert int nmeshpolyvert
+mesh_polymapadr int nmeshvert
+mesh_polymapnum int nmeshvert
+mesh_polymap int nmeshpolymap
 
 hfield_size float nhfield 4
 hfield_nrow int nhfield

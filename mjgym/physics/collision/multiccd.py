@@ -5,7 +5,8 @@ hull face, a cylinder cap) meets a face or an edge of the other, that single poi
 against each other, so MuJoCo replaces it with the clipped contact region. The rule below was measured with the
 ``mujoco`` package (no source read), for geom1 = A and geom2 = B, with n the collider's normal from A to B:
 
-* A mesh's faces are its hull's, coplanar triangles merged into one polygon.
+* A mesh's faces are its compiled polygons (``mesh_polyvert``: hull triangles in one plane merged). MuJoCo's hull
+  builder also merges some nearly coplanar triangles (tests/test_mesh.py); that is not reproduced.
 * Feature of A along n (of B along -n): the face whose outward normal is closest to n when their cosine is at least
   0.996 (5.1 degrees); else the edge at A's support vertex that is most perpendicular to n when the sine of its angle
   to the plane normal to n is below 0.0888; else the support vertex. A capsule's only edge is the line of its surface
@@ -71,7 +72,7 @@ _DISK = 3
 # Slots in col_vert[2] of the two features' corners.
 _SLOT_A = 0
 _SLOT_B = 64
-# Most corners of a mesh face (coplanar hull triangles merged); A's face fits below B's slot.
+# Most corners of a mesh face used; A's face fits below B's slot.
 _POLY_MAX = 30
 
 
@@ -91,10 +92,10 @@ def _put(d, slot, p):
 
 @njit(cache=True)
 def _nface(m, g):
-  """Number of faces of box or mesh g (a mesh's are its hull triangles)."""
+  """Number of faces of box or mesh g (a mesh's are its compiled polygons)."""
   if m.geom_type[g] == _BOX:
     return 6
-  return m.mesh_hullfacenum[m.geom_dataid[g]]
+  return m.mesh_polynum[m.geom_dataid[g]]
 
 
 @njit(cache=True)
@@ -116,41 +117,25 @@ def _face(m, d, g, f, slot):
         _put(d, slot + q, addscl(addscl(fc, ai, signs[q][0]), aj, signs[q][1]))
     return 4, nrm
   mid = m.geom_dataid[g]
-  vadr = m.mesh_hulladr[mid]
-  fi = m.mesh_hullfaceadr[mid] + f
-  va = vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 0]])
-  fn = cross(sub(vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 1]]), va),
-             sub(vec(m.mesh_hullvert[vadr + m.mesh_hullface[fi, 2]]), va))
+  vadr = m.mesh_vertadr[mid]
+  p = m.mesh_polyadr[mid] + f
+  a, num = m.mesh_polyvertadr[p], m.mesh_polyvertnum[p]
+  # The normal from the stored corners (the fan's area vector), so that they lie in its plane to roundoff.
+  va = vec(m.mesh_vert[vadr + m.mesh_polyvert[a]])
+  fn = (0.0, 0.0, 0.0)
+  for q in range(1, num - 1):
+    fn = add(fn, cross(sub(vec(m.mesh_vert[vadr + m.mesh_polyvert[a + q]]), va),
+                       sub(vec(m.mesh_vert[vadr + m.mesh_polyvert[a + q + 1]]), va)))
   ln = norm(fn)
   if ln < 1e-15:
     return 0, (0.0, 0.0, 0.0)
-  un = scl(fn, 1.0 / ln)
+  un = to_world(mat, scl(fn, 1.0 / ln))
   if slot < 0:
-    return 3, to_world(mat, un)
-  # Coplanar hull triangles make one polygon (a box-shaped mesh has square faces, as in MuJoCo): every hull vertex on
-  # the triangle's plane, ordered by angle around their centroid (counter-clockwise seen from outside).
-  tol = 1e-9 * (m.geom_rbound[g] + 1.0)
-  k = 0
-  cen = (0.0, 0.0, 0.0)
-  for v in range(m.mesh_hullnum[mid]):
-    p = vec(m.mesh_hullvert[vadr + v])
-    if k < _POLY_MAX and abs(dot(sub(p, va), un)) <= tol:
-      _put(d, slot + k, p)
-      cen = add(cen, p)
-      k += 1
-  cen = scl(cen, 1.0 / k)
-  u0 = sub(vec(d.col_vert[2, slot]), cen)
-  v0 = cross(un, u0)
-  for i in range(1, k):
-    j = i
-    while j > 0 and _angle(d, slot + j, cen, u0, v0) < _angle(d, slot + j - 1, cen, u0, v0):
-      for t in range(3):
-        d.col_vert[2, slot + j, t], d.col_vert[2, slot + j - 1, t] = (d.col_vert[2, slot + j - 1, t],
-                                                                      d.col_vert[2, slot + j, t])
-      j -= 1
-  for i in range(k):
-    _put(d, slot + i, add(c, to_world(mat, vec(d.col_vert[2, slot + i]))))
-  return k, to_world(mat, un)
+    return num, un
+  k = min(num, _POLY_MAX)
+  for q in range(k):
+    _put(d, slot + q, add(c, to_world(mat, vec(m.mesh_vert[vadr + m.mesh_polyvert[a + q]]))))
+  return k, un
 
 
 @njit(cache=True)
@@ -162,15 +147,8 @@ def _face_point(m, d, g, f):
     k, sg = f // 2, 1.0 - 2.0 * (f % 2)
     return addscl(c, axis(mat, k), sg * m.geom_size[g, k])
   mid = m.geom_dataid[g]
-  fi = m.mesh_hullfaceadr[mid] + f
-  return add(c, to_world(mat, vec(m.mesh_hullvert[m.mesh_hulladr[mid] + m.mesh_hullface[fi, 0]])))
-
-
-@njit(cache=True)
-def _angle(d, i, cen, u0, v0):
-  """Angle of corner col_vert[2, i] around cen, from direction u0 towards v0."""
-  r = sub(vec(d.col_vert[2, i]), cen)
-  return math.atan2(dot(r, v0), dot(r, u0))
+  p = m.mesh_polyadr[mid] + f
+  return add(c, to_world(mat, vec(m.mesh_vert[m.mesh_vertadr[mid] + m.mesh_polyvert[m.mesh_polyvertadr[p]]])))
 
 
 @njit(cache=True)

@@ -252,16 +252,17 @@ def plane_box(m, d, g1, g2, margin, i0):
 
 @njit(cache=True)
 def plane_mesh(m, d, g1, g2, margin, i0):
-  """Plane and mesh: the deepest hull vertex, then the other corners of one hull triangle at it (up to 3 contacts).
+  """Plane and mesh: the deepest hull vertex, then the other corners of one hull polygon at it (up to 4 contacts).
 
-  The triangle is the one at the deepest vertex whose outward normal points most against the plane normal, and its
-  corners follow the deepest one in the triangle's counter-clockwise order, each kept when within margin and nearer
-  to the plane than the geom's center (this drops corners when the hull is deep in the plane). This is MuJoCo's
-  choice, measured with the ``mujoco`` package, with one difference left: MuJoCo picks among the polygons of its
-  compiled hull (``mesh_polyvert``), where its hull builder merges some pairs of adjacent, nearly coplanar triangles
-  into one polygon (2 of 60 random 24-point hulls), and then every corner of that polygon is a candidate (up to a
-  fourth contact). Which pairs merge is not a dihedral-angle threshold (merged pairs reach 1.7 degrees while pairs at
-  0.09 degrees stay apart), so it is not reproduced.
+  The polygon (``mesh_polyvert``) is the one at the deepest vertex (``mesh_polymap``) whose outward normal
+  (``mesh_polynormal``) points most against the plane normal, and its corners follow the deepest one in the polygon's
+  counter-clockwise order, each kept when within margin and nearer to the plane than the geom's center (this drops
+  corners when the hull is deep in the plane), until there are 4 contacts. This is MuJoCo's choice, measured with the
+  ``mujoco`` package, for polygons of up to 4 corners (a box-shaped mesh gets 4 contacts); of a larger polygon MuJoCo
+  keeps 4 corners by a rule not reproduced here. One difference remains on random hulls: MuJoCo's hull builder also
+  merges some adjacent, nearly coplanar triangles into one polygon (30 of 400 random 24-point hulls, see
+  tests/test_mesh.py), whose fourth corner is then a candidate; our polygons merge only triangles in one plane. Given
+  MuJoCo's polygons, this collider matches all 20 hulls of benchmarks/collision_agreement.py exactly.
   """
   p0, n = _plane(d, g1)
   c = vec(d.geom_xpos[g2])
@@ -269,43 +270,43 @@ def plane_mesh(m, d, g1, g2, margin, i0):
   nl = to_local(mat, n)
   off = dot(sub(c, p0), n)
   mid = m.geom_dataid[g2]
-  adr, num = m.mesh_hulladr[mid], m.mesh_hullnum[mid]
+  vadr, vnum = m.mesh_vertadr[mid], m.mesh_vertnum[mid]
+  # Hull vertices are the mesh vertices on a polygon.
   deep, deepd = -1, math.inf
-  for k in range(num):
-    dk = off + dot(vec(m.mesh_hullvert[adr + k]), nl)
+  for k in range(vnum):
+    if m.mesh_polymapnum[vadr + k] == 0:
+      continue
+    dk = off + dot(vec(m.mesh_vert[vadr + k]), nl)
     if dk < deepd:
       deep, deepd = k, dk
   if deep < 0 or deepd > margin:
     return 0
-  p = add(c, to_world(mat, vec(m.mesh_hullvert[adr + deep])))
+  p = add(c, to_world(mat, vec(m.mesh_vert[vadr + deep])))
   emit(d, i0, deepd, addscl(p, n, -0.5 * deepd), n)
-  fadr, fnum = m.mesh_hullfaceadr[mid], m.mesh_hullfacenum[mid]
+  padr = m.mesh_polyadr[mid]
+  madr = m.mesh_polymapadr[vadr + deep]
   best, bestc = -1, math.inf
-  for f in range(fadr, fadr + fnum):
-    if m.mesh_hullface[f, 0] != deep and m.mesh_hullface[f, 1] != deep and m.mesh_hullface[f, 2] != deep:
-      continue
-    va = vec(m.mesh_hullvert[adr + m.mesh_hullface[f, 0]])
-    fn = cross(sub(vec(m.mesh_hullvert[adr + m.mesh_hullface[f, 1]]), va),
-               sub(vec(m.mesh_hullvert[adr + m.mesh_hullface[f, 2]]), va))
-    ln = norm(fn)
-    if ln < MINVAL:
-      continue
-    cosine = dot(fn, nl) / ln
+  for j in range(madr, madr + m.mesh_polymapnum[vadr + deep]):
+    q = padr + m.mesh_polymap[j]
+    cosine = dot(vec(m.mesh_polynormal[q]), nl)
     if cosine < bestc:
-      best, bestc = f, cosine
+      best, bestc = q, cosine
   if best < 0:
     return 1
-  cnt = 1
+  a, num = m.mesh_polyvertadr[best], m.mesh_polyvertnum[best]
   j = 0
-  while m.mesh_hullface[best, j] != deep:
+  while m.mesh_polyvert[a + j] != deep:
     j += 1
-  for step in (1, 2):
-    k = m.mesh_hullface[best, (j + step) % 3]
-    height = dot(vec(m.mesh_hullvert[adr + k]), nl)
+  cnt = 1
+  for step in range(1, num):
+    if cnt == 4:
+      break
+    k = m.mesh_polyvert[a + (j + step) % num]
+    height = dot(vec(m.mesh_vert[vadr + k]), nl)
     dk = off + height
     # MuJoCo skips corners that are no nearer to the plane than the geom's center.
     if dk <= margin and height < 0.0:
-      p = add(c, to_world(mat, vec(m.mesh_hullvert[adr + k])))
+      p = add(c, to_world(mat, vec(m.mesh_vert[vadr + k])))
       emit(d, i0 + cnt, dk, addscl(p, n, -0.5 * dk), n)
       cnt += 1
   return cnt

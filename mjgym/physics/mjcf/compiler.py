@@ -824,6 +824,7 @@ class _Builder:
                mesh_hulladr=np.concatenate([[0], np.cumsum(hullnum)[:-1]]), nmeshhullface=sum(facenum),
                mesh_hullface=np.concatenate(hullfaces), mesh_hullfacenum=facenum,
                mesh_hullfaceadr=np.concatenate([[0], np.cumsum(facenum)[:-1]]))
+    self.mesh_polygon_fields(v)
     for m in self.meshes:
       vadr.append(sum(len(x) for x in verts))
       fadr.append(sum(len(x) for x in faces))
@@ -835,6 +836,28 @@ class _Builder:
       v.update(nmeshvert=sum(vnum), nmeshface=sum(fnum), mesh_vert=np.concatenate(verts),
                mesh_face=np.concatenate(faces), mesh_vertadr=vadr, mesh_faceadr=fadr, mesh_vertnum=vnum,
                mesh_facenum=fnum)
+
+  def mesh_polygon_fields(self, v):
+    """mesh_poly*: each mesh's hull faces as polygons (mesh-local vertex ids), and per vertex the polygons at it."""
+    if not self.meshes:
+      return
+    polys = [p for m in self.meshes for p in m.polygons]
+    polynum = [len(m.polygons) for m in self.meshes]
+    vertnum = [len(p) for p in polys]
+    maps, mapnum = [], []
+    for m in self.meshes:
+      at = [[] for _ in range(len(m.vert))]
+      for i, p in enumerate(m.polygons):
+        for vid in p:
+          at[vid].append(i)
+      maps += [i for lst in at for i in lst]
+      mapnum += [len(lst) for lst in at]
+    v.update(nmeshpoly=len(polys), nmeshpolyvert=sum(vertnum), nmeshpolymap=len(maps), mesh_polynum=polynum,
+             mesh_polyadr=np.concatenate([[0], np.cumsum(polynum)[:-1]]),
+             mesh_polynormal=np.concatenate([m.polynormals for m in self.meshes]),
+             mesh_polyvertnum=vertnum, mesh_polyvertadr=np.concatenate([[0], np.cumsum(vertnum)[:-1]]),
+             mesh_polyvert=np.concatenate(polys), mesh_polymapnum=mapnum,
+             mesh_polymapadr=np.concatenate([[0], np.cumsum(mapnum)[:-1]]), mesh_polymap=np.array(maps, np.int32))
 
   def hfield_fields(self, v):
     if not self.hfields:

@@ -42,6 +42,8 @@ class Mesh:
     aabb: (6,) center (3,) and half sizes (3,) of the vertices' bounding box in the mesh frame.
     rbound: distance from the mesh-frame origin to the farthest corner of the aabb (MuJoCo's `geom_rbound`).
     hull: (nhull, 3) int32 triangles of the convex hull, counter-clockwise seen from outside.
+    polygons: list of (k,) int32 vertex indices of the hull's faces, counter-clockwise seen from outside.
+    polynormals: (npoly, 3) unit outward normals of the polygons.
   """
   vert: np.ndarray
   face: np.ndarray
@@ -52,6 +54,8 @@ class Mesh:
   aabb: np.ndarray
   rbound: float
   hull: np.ndarray
+  polygons: list
+  polynormals: np.ndarray
 
 
 def read_mesh(data: bytes, filename: str) -> tuple[np.ndarray, np.ndarray]:
@@ -94,6 +98,8 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
   rot, moments = _principal_frame(tensor)
   local = (vert - com) @ rot
   lo, hi = local.min(axis=0), local.max(axis=0)
+  # MuJoCo's polygon normals come from the vertices in the mesh frame before they are stored in single precision.
+  polygons, polynormals = hull_polygons(local, hull)
   return Mesh(
       vert=local.astype(np.float32).astype(np.float64),
       face=face.astype(np.int32),
@@ -105,7 +111,67 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
       # Like MuJoCo, bound the box rather than the vertices: the farthest corner of the aabb from the origin.
       rbound=float(np.linalg.norm(np.abs(hi + lo) / 2 + (hi - lo) / 2)),
       hull=hull,
+      polygons=polygons,
+      polynormals=polynormals,
   )
+
+
+def hull_polygons(vert, hull) -> tuple[list, np.ndarray]:
+  """Faces of a convex hull: neighbouring hull triangles in one plane merged into one polygon.
+
+  Args:
+    vert: (n, 3) vertices.
+    hull: (k, 3) hull triangles indexing `vert`, counter-clockwise seen from outside.
+
+  Returns:
+    The polygons, each a (p,) int32 array of vertex indices counter-clockwise seen from outside, starting at the
+    first corner of its first triangle, in the order of their first triangles; and their (npoly, 3) unit outward
+    normals, the area-weighted mean of their triangles' normals (as MuJoCo's mesh_polynormal).
+  """
+  vert = np.asarray(vert, dtype=np.float64)
+  hull = np.asarray(hull, dtype=np.int64).reshape(-1, 3)
+  area = np.cross(vert[hull[:, 1]] - vert[hull[:, 0]], vert[hull[:, 2]] - vert[hull[:, 0]])
+  unit = area / np.maximum(np.linalg.norm(area, axis=1), 1e-300)[:, None]
+  # Exactly coplanar up to roundoff of the single-precision vertices, relative to the size.
+  tol = 1e-6 * max(float(np.max(np.abs(vert))), 1e-300)
+  parent = list(range(len(hull)))
+
+  def root(i):
+    while parent[i] != i:
+      parent[i] = parent[parent[i]]
+      i = parent[i]
+    return i
+
+  edge_face = {}
+  for f, tri in enumerate(hull.tolist()):
+    for k in range(3):
+      edge_face[(tri[k], tri[(k + 1) % 3])] = f
+  for (a, b), f in edge_face.items():
+    g = edge_face.get((b, a))
+    if g is None or g < f:
+      continue
+    far = [v for v in hull[g] if v != a and v != b][0]
+    if abs((vert[far] - vert[a]) @ unit[f]) <= tol and unit[f] @ unit[g] > 0:
+      parent[root(g)] = root(f)
+
+  groups = {}
+  for f in range(len(hull)):
+    groups.setdefault(root(f), []).append(f)
+  polygons, normals = [], []
+  for faces in sorted(groups.values(), key=min):
+    # The boundary: directed edges of the group whose reverse is not in it, walked from the first corner.
+    edges = {(a, b) for f in faces for a, b in zip(hull[f], np.roll(hull[f], -1))}
+    nxt = {a: b for a, b in edges if (b, a) not in edges}
+    start = int(hull[faces[0], 0])
+    if start not in nxt:
+      start = min(nxt)
+    poly = [start]
+    while nxt[poly[-1]] != start:
+      poly.append(int(nxt[poly[-1]]))
+    polygons.append(np.array(poly, dtype=np.int32))
+    total = area[faces].sum(axis=0)
+    normals.append(total / np.linalg.norm(total))
+  return polygons, np.array(normals, dtype=np.float64).reshape(-1, 3)
 
 
 def convex_hull(points) -> np.ndarray:
