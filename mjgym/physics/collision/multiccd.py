@@ -66,7 +66,8 @@ _FACE_MAX = 4
 _VERTEX = 0
 _EDGE = 1
 _FACE = 2
-_DISK = 3
+# Corners of a cylinder's cap polygon (measured: MuJoCo's contacts on a cap's rim sit at multiples of 22.5 degrees).
+_CAP_SIDES = 16
 
 # Slots in col_vert[2] of the two features' corners.
 _SLOT_A = 0
@@ -242,12 +243,20 @@ def _feature(m, d, g, u, slot, w):
   none = (0.0, 0.0, 0.0)
   t = m.geom_type[g]
   if t == _CYLINDER:
-    a = axis(d.geom_xmat[g], 2)
+    mat = d.geom_xmat[g]
+    a = axis(mat, 2)
     ca = dot(a, u)
     if abs(ca) >= _FACE_COS:
+      # The cap as MuJoCo's polygon: _CAP_SIDES corners on its rim at local angles 2 pi k / _CAP_SIDES from the
+      # geom's x axis (counter-clockwise seen from outside).
       sg = 1.0 if ca > 0 else -1.0
-      _put(d, slot, addscl(vec(d.geom_xpos[g]), a, sg * m.geom_size[g, 1]))
-      return _DISK, 0, scl(a, sg)
+      r = m.geom_size[g, 0]
+      cen = addscl(vec(d.geom_xpos[g]), a, sg * m.geom_size[g, 1])
+      ax, ay = axis(mat, 0), axis(mat, 1)
+      for k in range(_CAP_SIDES):
+        ang = sg * 2.0 * math.pi * k / _CAP_SIDES
+        _put(d, slot + k, addscl(addscl(cen, ax, r * math.cos(ang)), ay, r * math.sin(ang)))
+      return _FACE, _CAP_SIDES, scl(a, sg)
   elif t != _CAPSULE:
     best, bestc = -1, -math.inf
     for f in range(_nface(m, g)):
@@ -337,8 +346,6 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   """
   ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A, wa)
   kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wb)
-  if ka == _DISK or kb == _DISK:
-    return _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0)
   if (ka == _EDGE and (kb == _EDGE or kb == _VERTEX)) or (kb == _EDGE and ka == _VERTEX):
     # An edge lying (within the edge tolerance) in a face at the other's support edge or vertex meets that face,
     # B's faces tried first.
@@ -378,52 +385,6 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
     p = vec(d.col_vert[row, q])
     proj = addscl(p, fn, -dot(sub(p, origin), fn))
     pa, pb = (proj, p) if ka == _FACE else (p, proj)
-    dist = dot(sub(pb, pa), normal)
-    if dist > margin:
-      continue
-    emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
-    found += 1
-  return found
-
-
-@njit(cache=True)
-def _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0):
-  """A cylinder's cap against an edge: the part of the edge over the disk, paired with its projections on the cap.
-
-  Other pairs with a cap (a face, a vertex, another cap) keep the collider's one contact.
-  """
-  if ka == _DISK and kb == _EDGE:
-    gd, dslot, eslot, fn, normal = g1, _SLOT_A, _SLOT_B, fa, fa
-  elif kb == _DISK and ka == _EDGE:
-    gd, dslot, eslot, fn, normal = g2, _SLOT_B, _SLOT_A, fb, scl(fb, -1.0)
-  else:
-    return 0
-  center = vec(d.col_vert[2, dslot])
-  r = m.geom_size[gd, 0]
-  p0 = vec(d.col_vert[2, eslot])
-  e = sub(vec(d.col_vert[2, eslot + 1]), p0)
-  # Points p0 + t e (0 <= t <= 1) whose offset from the center, across the disk's normal, is within its radius.
-  a0 = sub(p0, center)
-  a0 = addscl(a0, fn, -dot(a0, fn))
-  ep = addscl(e, fn, -dot(e, fn))
-  qa, qb, qc = dot(ep, ep), 2.0 * dot(a0, ep), dot(a0, a0) - r * r
-  if qa < 1e-30:
-    if qc > 0:
-      return 0
-    t0, t1 = 0.0, 1.0
-  else:
-    disc = qb * qb - 4.0 * qa * qc
-    if disc < 0:
-      return 0
-    root = math.sqrt(disc)
-    t0, t1 = max(0.0, (-qb - root) / (2.0 * qa)), min(1.0, (-qb + root) / (2.0 * qa))
-    if t0 > t1:
-      return 0
-  found = 0
-  for t in (t0, t1):
-    p = addscl(p0, e, t)
-    proj = addscl(p, fn, -dot(sub(p, center), fn))
-    pa, pb = (proj, p) if ka == _DISK else (p, proj)
     dist = dot(sub(pb, pa), normal)
     if dist > margin:
       continue
