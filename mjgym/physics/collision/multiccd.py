@@ -300,6 +300,30 @@ def _face_along(m, d, g, slot, e, ends):
 
 
 @njit(cache=True)
+def _deep_end_over(d, slot, k, fn, eslot):
+  """Whether the end of edge col_vert[2, eslot:eslot + 2] deeper below face col_vert[2, slot:slot + k] (outward
+  normal fn) lies within the face's side planes."""
+  p0, p1 = vec(d.col_vert[2, eslot]), vec(d.col_vert[2, eslot + 1])
+  return _over(d, slot, k, fn, p0 if dot(p0, fn) <= dot(p1, fn) else p1)
+
+
+@njit(cache=True)
+def _over(d, slot, k, fn, p):
+  """Whether point p lies within the side planes of face col_vert[2, slot:slot + k] (normal fn)."""
+  centroid = (0.0, 0.0, 0.0)
+  for q in range(k):
+    centroid = addscl(centroid, vec(d.col_vert[2, slot + q]), 1.0 / k)
+  for j in range(k):
+    a = vec(d.col_vert[2, slot + j])
+    side = cross(sub(vec(d.col_vert[2, slot + (j + 1) % k]), a), fn)
+    if dot(sub(centroid, a), side) > 0:
+      side = scl(side, -1.0)
+    if dot(sub(p, a), side) > 0:
+      return False
+  return True
+
+
+@njit(cache=True)
 def _clip(d, cnt, slot, k, fn):
   """Clips polygon col_vert[0, :cnt] by the side planes of face col_vert[2, slot:slot + k] (normal fn).
 
@@ -364,6 +388,14 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
       return 0
   if ka == _VERTEX or kb == _VERTEX:
     return 0
+  # A box's edge against a cylinder's cap whose deeper end lies over the cap: MuJoCo keeps the collider's one contact
+  # at that corner (measured); when the deeper end is beyond the rim it clips the edge. A mesh's edge is clipped.
+  if ka == _FACE and kb == _EDGE and m.geom_type[g1] == _CYLINDER and m.geom_type[g2] == _BOX:
+    if _deep_end_over(d, _SLOT_A, na, fa, _SLOT_B):
+      return 0
+  if kb == _FACE and ka == _EDGE and m.geom_type[g2] == _CYLINDER and m.geom_type[g1] == _BOX:
+    if _deep_end_over(d, _SLOT_B, nb, fb, _SLOT_A):
+      return 0
   if ka == _FACE:
     # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
