@@ -300,27 +300,10 @@ def _face_along(m, d, g, slot, e, ends):
 
 
 @njit(cache=True)
-def _deep_end_over(d, slot, k, fn, eslot):
-  """Whether the end of edge col_vert[2, eslot:eslot + 2] deeper below face col_vert[2, slot:slot + k] (outward
-  normal fn) lies within the face's side planes."""
-  p0, p1 = vec(d.col_vert[2, eslot]), vec(d.col_vert[2, eslot + 1])
-  return _over(d, slot, k, fn, p0 if dot(p0, fn) <= dot(p1, fn) else p1)
-
-
-@njit(cache=True)
-def _over(d, slot, k, fn, p):
-  """Whether point p lies within the side planes of face col_vert[2, slot:slot + k] (normal fn)."""
-  centroid = (0.0, 0.0, 0.0)
-  for q in range(k):
-    centroid = addscl(centroid, vec(d.col_vert[2, slot + q]), 1.0 / k)
-  for j in range(k):
-    a = vec(d.col_vert[2, slot + j])
-    side = cross(sub(vec(d.col_vert[2, slot + (j + 1) % k]), a), fn)
-    if dot(sub(centroid, a), side) > 0:
-      side = scl(side, -1.0)
-    if dot(sub(p, a), side) > 0:
-      return False
-  return True
+def _at_end(d, eslot, w, size):
+  """Whether point w is (within 1e-9 of the geom's size) an end of edge col_vert[2, eslot:eslot + 2]."""
+  tol = 1e-9 * (size + 1.0)
+  return (norm(sub(w, vec(d.col_vert[2, eslot]))) <= tol or norm(sub(w, vec(d.col_vert[2, eslot + 1]))) <= tol)
 
 
 @njit(cache=True)
@@ -388,38 +371,71 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
       return 0
   if ka == _VERTEX or kb == _VERTEX:
     return 0
-  # A box's edge against a cylinder's cap whose deeper end lies over the cap: MuJoCo keeps the collider's one contact
-  # at that corner (measured); when the deeper end is beyond the rim it clips the edge. A mesh's edge is clipped.
+  # A box's edge against a cylinder's cap where the collider's witness point on the box is a corner of that edge
+  # (the edge's deeper end lies over the cap): MuJoCo keeps the collider's one contact (measured). When the witness
+  # lies inside the edge (the deeper end beyond the rim, or the edge level with the cap) it clips the edge.
   if ka == _FACE and kb == _EDGE and m.geom_type[g1] == _CYLINDER and m.geom_type[g2] == _BOX:
-    if _deep_end_over(d, _SLOT_A, na, fa, _SLOT_B):
+    if _at_end(d, _SLOT_B, wb, m.geom_rbound[g2]):
       return 0
   if kb == _FACE and ka == _EDGE and m.geom_type[g2] == _CYLINDER and m.geom_type[g1] == _BOX:
-    if _deep_end_over(d, _SLOT_B, nb, fb, _SLOT_A):
+    if _at_end(d, _SLOT_A, wa, m.geom_rbound[g1]):
       return 0
-  if ka == _FACE:
+  # A cylinder's cap against a face of B is clipped by B's face (measured), every other face of A clips B's feature.
+  ref_a = ka == _FACE and not (kb == _FACE and m.geom_type[g1] == _CYLINDER)
+  if ref_a:
     # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
     normal = scl(fb, -1.0) if kb == _FACE else fa
     cap = _FACE_MAX if kb == _FACE else _EDGE_MAX
   else:
+    # A's feature clipped by B's face; points on A paired with their projections on B's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_B, nb, fb, _SLOT_A, na
     normal = scl(fb, -1.0)
-    cap = _EDGE_MAX
+    cap = _FACE_MAX if ka == _FACE else _EDGE_MAX
   for q in range(nsub):
     for t in range(3):
       d.col_vert[0, q, t] = d.col_vert[2, sub_slot + q, t]
-  cnt, row = _clip(d, nsub, ref, kref, fn)
+  # A cap is clipped by planes through B's edges parallel to the cap's normal (measured), not B's.
+  spread = ka == _FACE and kb == _FACE and m.geom_type[g1] == _CYLINDER
+  cnt, row = _clip(d, nsub, ref, kref, fa if spread else fn)
   origin = vec(d.col_vert[2, ref])
+  # A clipped cap keeps 4 of its points spread around it: those of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 among the n
+  # within the margin (MuJoCo's choice among a whole cap's 16 corners is mostly every fourth from corner 1; its rule
+  # for partly clipped caps and its other choices are not reproduced).
+  valid = 0
+  if spread:
+    for q in range(cnt):
+      if _pair_dist(d, row, q, fn, origin, ref_a, normal) <= margin:
+        valid += 1
   found = 0
+  rank = 0
   for q in range(cnt):
     if found == cap:
       break
-    p = vec(d.col_vert[row, q])
-    proj = addscl(p, fn, -dot(sub(p, origin), fn))
-    pa, pb = (proj, p) if ka == _FACE else (p, proj)
-    dist = dot(sub(pb, pa), normal)
+    dist = _pair_dist(d, row, q, fn, origin, ref_a, normal)
     if dist > margin:
       continue
+    rank += 1
+    if spread and valid > cap:
+      r = rank - 1
+      pick = False
+      for k in range(cap):
+        if r == (1 + k * valid // cap) % valid:
+          pick = True
+      if not pick:
+        continue
+    p = vec(d.col_vert[row, q])
+    proj = addscl(p, fn, -dot(sub(p, origin), fn))
+    pa = proj if ref_a else p
     emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
     found += 1
   return found
+
+
+@njit(cache=True)
+def _pair_dist(d, row, q, fn, origin, ref_a, normal):
+  """Distance along normal between clipped point col_vert[row, q] and its projection on the reference plane."""
+  p = vec(d.col_vert[row, q])
+  proj = addscl(p, fn, -dot(sub(p, origin), fn))
+  pa, pb = (proj, p) if ref_a else (p, proj)
+  return dot(sub(pb, pa), normal)
