@@ -11,16 +11,24 @@ against each other, so MuJoCo replaces it with the clipped contact region. The r
   to the plane normal to n is below 0.0888; else the support vertex. A capsule's only edge is the line of its surface
   through the collider's witness point, parallel to its axis and as long as its segment (so a capsule touching a face
   gets contacts on the side the collider's own normal points to, not the face's). A cylinder's edge is its side line
-  through the witness point, its face a cap (a disk).
+  through the witness point, its face a cap: a 16-gon inscribed in the rim, corners at multiples of 22.5 degrees
+  from the geom's x axis (MuJoCo's cap contacts sit there, and an edge crossing the rim is cut at the 16-gon).
 * An edge against the other shape's edge or vertex: when the edge lies (within the edge tolerance) in a face of the
   other polytope at that edge or vertex, the pair is that edge and that face, B's faces tried first; else the
   collider's one contact stays, as it does for two vertices or a vertex and a face.
 * A face of A against a face or an edge of B: B's polygon (an edge is a polygon of two corners) is clipped by the
   side planes of A's face (Sutherland-Hodgman, planes through A's edges parallel to A's normal). Each kept point pB
   pairs with its projection pA on A's face plane along A's normal. An edge of A against a face of B is the mirror
-  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal. A cylinder's cap
-  against an edge keeps the part of the edge over the disk (its two ends); a cap against a face, a cap or a vertex
-  keeps the one contact (MuJoCo there gives up to 4, reduced by a rule not reproduced).
+  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal.
+* Cylinder caps: a cap of A against a face of B (box, mesh; a cap of B the same way) is the mirror image too, A's
+  16-gon clipped by B's face, but by planes through B's edges parallel to the cap's normal. Of more than 4 kept points MuJoCo keeps 4 spread
+  around the cap; taken here as the points of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 of the n in the clipper's order,
+  which is MuJoCo's choice for most whole caps (its corners 1, 5, 9, 13) but not its rule: on whole caps it sometimes
+  takes corners 3, 7, 11, 15 or shifts some by one, depending on the other face's orientation and round-off, and on
+  partly clipped caps its choice is not identified. A box's edge against a cap keeps the collider's one contact when
+  the collider's witness point on the box is a corner of that edge (its deeper end lies over the cap), and is clipped
+  by the cap when the witness lies inside the edge (its deeper end beyond the rim, or the edge level with the cap);
+  a mesh's edge is always clipped, as measured.
 * The normal becomes B's face normal (reversed) when B shows a face, else A's face normal. A contact's distance is
   (pB - pA) . normal, its position pA + dist / 2 normal (on A's surface shifted half the distance).
 * Points farther than the margin are dropped, in the clipper's order, and the first 2 (edge) or 4 (face) are kept.
