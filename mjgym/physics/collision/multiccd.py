@@ -21,14 +21,14 @@ against each other, so MuJoCo replaces it with the clipped contact region. The r
   pairs with its projection pA on A's face plane along A's normal. An edge of A against a face of B is the mirror
   image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal.
 * Cylinder caps: a cap of A against a face of B (box, mesh; a cap of B the same way) is the mirror image too, A's
-  16-gon clipped by B's face, but by planes through B's edges parallel to the cap's normal. Of more than 4 kept points MuJoCo keeps 4 spread
-  around the cap; taken here as the points of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 of the n in the clipper's order,
-  which is MuJoCo's choice for most whole caps (its corners 1, 5, 9, 13) but not its rule: on whole caps it sometimes
-  takes corners 3, 7, 11, 15 or shifts some by one, depending on the other face's orientation and round-off, and on
-  partly clipped caps its choice is not identified. A box's edge against a cap keeps the collider's one contact when
-  the collider's witness point on the box is a corner of that edge (its deeper end lies over the cap), and is clipped
-  by the cap when the witness lies inside the edge (its deeper end beyond the rim, or the edge level with the cap);
-  a mesh's edge is always clipped, as measured.
+  16-gon clipped by B's face, but by planes through B's edges parallel to the cap's normal. Of more than 4 kept
+  points MuJoCo keeps 4 spread around the cap; taken here as the points of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 of the
+  n in the clipper's order, which is MuJoCo's choice for most whole caps (its corners 1, 5, 9, 13) but not its rule:
+  on whole caps it sometimes takes corners 3, 7, 11, 15 or shifts some by one, depending on the other face's
+  orientation and round-off, and on partly clipped caps its choice is not identified. A box's edge against a cap
+  keeps the collider's one contact when the collider's witness point on the box is a corner of that edge (its deeper
+  end lies over the cap), and is clipped by the cap when the witness lies inside the edge (its deeper end beyond the
+  rim, or the edge level with the cap); a mesh's edge is always clipped, as measured.
 * The normal becomes B's face normal (reversed) when B shows a face, else A's face normal. A contact's distance is
   (pB - pA) . normal, its position pA + dist / 2 normal (on A's surface shifted half the distance).
 * Points farther than the margin are dropped, in the clipper's order, and the first 2 (edge) or 4 (face) are kept.
