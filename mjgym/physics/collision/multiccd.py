@@ -12,16 +12,24 @@ against each other, so MuJoCo replaces it with the clipped contact region. The r
   to the plane normal to n is below 0.0888; else the support vertex. A capsule's only edge is the line of its surface
   through the collider's witness point, parallel to its axis and as long as its segment (so a capsule touching a face
   gets contacts on the side the collider's own normal points to, not the face's). A cylinder's edge is its side line
-  through the witness point, its face a cap (a disk).
+  through the witness point, its face a cap: a 16-gon inscribed in the rim, corners at multiples of 22.5 degrees
+  from the geom's x axis (MuJoCo's cap contacts sit there, and an edge crossing the rim is cut at the 16-gon).
 * An edge against the other shape's edge or vertex: when the edge lies (within the edge tolerance) in a face of the
   other polytope at that edge or vertex, the pair is that edge and that face, B's faces tried first; else the
   collider's one contact stays, as it does for two vertices or a vertex and a face.
 * A face of A against a face or an edge of B: B's polygon (an edge is a polygon of two corners) is clipped by the
   side planes of A's face (Sutherland-Hodgman, planes through A's edges parallel to A's normal). Each kept point pB
   pairs with its projection pA on A's face plane along A's normal. An edge of A against a face of B is the mirror
-  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal. A cylinder's cap
-  against an edge keeps the part of the edge over the disk (its two ends); a cap against a face, a cap or a vertex
-  keeps the one contact (MuJoCo there gives up to 4, reduced by a rule not reproduced).
+  image: A's edge clipped by B's face, paired with its projection on B's face plane along B's normal.
+* Cylinder caps: a cap of A against a face of B (box, mesh; a cap of B the same way) is the mirror image too, A's
+  16-gon clipped by B's face, but by planes through B's edges parallel to the cap's normal. Of more than 4 kept
+  points MuJoCo keeps 4 spread around the cap; taken here as the points of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 of the
+  n in the clipper's order, which is MuJoCo's choice for most whole caps (its corners 1, 5, 9, 13) but not its rule:
+  on whole caps it sometimes takes corners 3, 7, 11, 15 or shifts some by one, depending on the other face's
+  orientation and round-off, and on partly clipped caps its choice is not identified. A box's edge against a cap
+  keeps the collider's one contact when the collider's witness point on the box is a corner of that edge (its deeper
+  end lies over the cap), and is clipped by the cap when the witness lies inside the edge (its deeper end beyond the
+  rim, or the edge level with the cap); a mesh's edge is always clipped, as measured.
 * The normal becomes B's face normal (reversed) when B shows a face, else A's face normal. A contact's distance is
   (pB - pA) . normal, its position pA + dist / 2 normal (on A's surface shifted half the distance).
 * Points farther than the margin are dropped, in the clipper's order, and the first 2 (edge) or 4 (face) are kept.
@@ -67,7 +75,8 @@ _FACE_MAX = 4
 _VERTEX = 0
 _EDGE = 1
 _FACE = 2
-_DISK = 3
+# Corners of a cylinder's cap polygon (measured: MuJoCo's contacts on a cap's rim sit at multiples of 22.5 degrees).
+_CAP_SIDES = 16
 
 # Slots in col_vert[2] of the two features' corners.
 _SLOT_A = 0
@@ -220,12 +229,20 @@ def _feature(m, d, g, u, slot, w):
   none = (0.0, 0.0, 0.0)
   t = m.geom_type[g]
   if t == _CYLINDER:
-    a = axis(d.geom_xmat[g], 2)
+    mat = d.geom_xmat[g]
+    a = axis(mat, 2)
     ca = dot(a, u)
     if abs(ca) >= _FACE_COS:
+      # The cap as MuJoCo's polygon: _CAP_SIDES corners on its rim at local angles 2 pi k / _CAP_SIDES from the
+      # geom's x axis (counter-clockwise seen from outside).
       sg = 1.0 if ca > 0 else -1.0
-      _put(d, slot, addscl(vec(d.geom_xpos[g]), a, sg * m.geom_size[g, 1]))
-      return _DISK, 0, scl(a, sg)
+      r = m.geom_size[g, 0]
+      cen = addscl(vec(d.geom_xpos[g]), a, sg * m.geom_size[g, 1])
+      ax, ay = axis(mat, 0), axis(mat, 1)
+      for k in range(_CAP_SIDES):
+        ang = sg * 2.0 * math.pi * k / _CAP_SIDES
+        _put(d, slot + k, addscl(addscl(cen, ax, r * math.cos(ang)), ay, r * math.sin(ang)))
+      return _FACE, _CAP_SIDES, scl(a, sg)
   elif t != _CAPSULE:
     best, bestc = -1, -math.inf
     for f in range(_nface(m, g)):
@@ -266,6 +283,13 @@ def _face_along(m, d, g, slot, e, ends):
   if best < 0:
     return 0, (0.0, 0.0, 0.0)
   return _face(m, d, g, best, slot)
+
+
+@njit(cache=True)
+def _at_end(d, eslot, w, size):
+  """Whether point w is (within 1e-9 of the geom's size) an end of edge col_vert[2, eslot:eslot + 2]."""
+  tol = 1e-9 * (size + 1.0)
+  return (norm(sub(w, vec(d.col_vert[2, eslot]))) <= tol or norm(sub(w, vec(d.col_vert[2, eslot + 1]))) <= tol)
 
 
 @njit(cache=True)
@@ -315,8 +339,6 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   """
   ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A, wa)
   kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wb)
-  if ka == _DISK or kb == _DISK:
-    return _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0)
   if (ka == _EDGE and (kb == _EDGE or kb == _VERTEX)) or (kb == _EDGE and ka == _VERTEX):
     # An edge lying (within the edge tolerance) in a face at the other's support edge or vertex meets that face,
     # B's faces tried first.
@@ -335,76 +357,71 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
       return 0
   if ka == _VERTEX or kb == _VERTEX:
     return 0
-  if ka == _FACE:
+  # A box's edge against a cylinder's cap where the collider's witness point on the box is a corner of that edge
+  # (the edge's deeper end lies over the cap): MuJoCo keeps the collider's one contact (measured). When the witness
+  # lies inside the edge (the deeper end beyond the rim, or the edge level with the cap) it clips the edge.
+  if ka == _FACE and kb == _EDGE and m.geom_type[g1] == _CYLINDER and m.geom_type[g2] == _BOX:
+    if _at_end(d, _SLOT_B, wb, m.geom_rbound[g2]):
+      return 0
+  if kb == _FACE and ka == _EDGE and m.geom_type[g2] == _CYLINDER and m.geom_type[g1] == _BOX:
+    if _at_end(d, _SLOT_A, wa, m.geom_rbound[g1]):
+      return 0
+  # A cylinder's cap against a face of B is clipped by B's face (measured), every other face of A clips B's feature.
+  ref_a = ka == _FACE and not (kb == _FACE and m.geom_type[g1] == _CYLINDER)
+  if ref_a:
     # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
     normal = scl(fb, -1.0) if kb == _FACE else fa
     cap = _FACE_MAX if kb == _FACE else _EDGE_MAX
   else:
+    # A's feature clipped by B's face; points on A paired with their projections on B's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_B, nb, fb, _SLOT_A, na
     normal = scl(fb, -1.0)
-    cap = _EDGE_MAX
+    cap = _FACE_MAX if ka == _FACE else _EDGE_MAX
   for q in range(nsub):
     for t in range(3):
       d.col_vert[0, q, t] = d.col_vert[2, sub_slot + q, t]
-  cnt, row = _clip(d, nsub, ref, kref, fn)
+  # A cap is clipped by planes through B's edges parallel to the cap's normal (measured), not B's.
+  spread = ka == _FACE and kb == _FACE and m.geom_type[g1] == _CYLINDER
+  cnt, row = _clip(d, nsub, ref, kref, fa if spread else fn)
   origin = vec(d.col_vert[2, ref])
+  # A clipped cap keeps 4 of its points spread around it: those of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 among the n
+  # within the margin (MuJoCo's choice among a whole cap's 16 corners is mostly every fourth from corner 1; its rule
+  # for partly clipped caps and its other choices are not reproduced).
+  valid = 0
+  if spread:
+    for q in range(cnt):
+      if _pair_dist(d, row, q, fn, origin, ref_a, normal) <= margin:
+        valid += 1
   found = 0
+  rank = 0
   for q in range(cnt):
     if found == cap:
       break
-    p = vec(d.col_vert[row, q])
-    proj = addscl(p, fn, -dot(sub(p, origin), fn))
-    pa, pb = (proj, p) if ka == _FACE else (p, proj)
-    dist = dot(sub(pb, pa), normal)
+    dist = _pair_dist(d, row, q, fn, origin, ref_a, normal)
     if dist > margin:
       continue
+    rank += 1
+    if spread and valid > cap:
+      r = rank - 1
+      pick = False
+      for k in range(cap):
+        if r == (1 + k * valid // cap) % valid:
+          pick = True
+      if not pick:
+        continue
+    p = vec(d.col_vert[row, q])
+    proj = addscl(p, fn, -dot(sub(p, origin), fn))
+    pa = proj if ref_a else p
     emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
     found += 1
   return found
 
 
 @njit(cache=True)
-def _disk(m, d, g1, g2, ka, kb, fa, fb, margin, i0):
-  """A cylinder's cap against an edge: the part of the edge over the disk, paired with its projections on the cap.
-
-  Other pairs with a cap (a face, a vertex, another cap) keep the collider's one contact.
-  """
-  if ka == _DISK and kb == _EDGE:
-    gd, dslot, eslot, fn, normal = g1, _SLOT_A, _SLOT_B, fa, fa
-  elif kb == _DISK and ka == _EDGE:
-    gd, dslot, eslot, fn, normal = g2, _SLOT_B, _SLOT_A, fb, scl(fb, -1.0)
-  else:
-    return 0
-  center = vec(d.col_vert[2, dslot])
-  r = m.geom_size[gd, 0]
-  p0 = vec(d.col_vert[2, eslot])
-  e = sub(vec(d.col_vert[2, eslot + 1]), p0)
-  # Points p0 + t e (0 <= t <= 1) whose offset from the center, across the disk's normal, is within its radius.
-  a0 = sub(p0, center)
-  a0 = addscl(a0, fn, -dot(a0, fn))
-  ep = addscl(e, fn, -dot(e, fn))
-  qa, qb, qc = dot(ep, ep), 2.0 * dot(a0, ep), dot(a0, a0) - r * r
-  if qa < 1e-30:
-    if qc > 0:
-      return 0
-    t0, t1 = 0.0, 1.0
-  else:
-    disc = qb * qb - 4.0 * qa * qc
-    if disc < 0:
-      return 0
-    root = math.sqrt(disc)
-    t0, t1 = max(0.0, (-qb - root) / (2.0 * qa)), min(1.0, (-qb + root) / (2.0 * qa))
-    if t0 > t1:
-      return 0
-  found = 0
-  for t in (t0, t1):
-    p = addscl(p0, e, t)
-    proj = addscl(p, fn, -dot(sub(p, center), fn))
-    pa, pb = (proj, p) if ka == _DISK else (p, proj)
-    dist = dot(sub(pb, pa), normal)
-    if dist > margin:
-      continue
-    emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
-    found += 1
-  return found
+def _pair_dist(d, row, q, fn, origin, ref_a, normal):
+  """Distance along normal between clipped point col_vert[row, q] and its projection on the reference plane."""
+  p = vec(d.col_vert[row, q])
+  proj = addscl(p, fn, -dot(sub(p, origin), fn))
+  pa, pb = (proj, p) if ref_a else (p, proj)
+  return dot(sub(pb, pa), normal)
