@@ -283,6 +283,11 @@ def capsule_box(m, d, g1, g2, margin, i0):
   cb, mat, s = vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2]
   lc, la = to_local(mat, sub(c, cb)), to_local(mat, a)
   r = m.geom_size[g1, 0]
+  # Exact early out: the segment's extent along a box axis clears the box's slab by more than radius + margin, so no
+  # ball on it can touch (most candidate pairs in a pile end here).
+  for j in range(3):
+    if abs(lc[j]) - abs(la[j]) > s[j] + r + margin:
+      return 0
   t, wit, edge = _nearest_feature(lc, la, s)
   cnt = ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0)
   t2 = _second_point(lc, la, s, t, wit, edge)
