@@ -32,21 +32,37 @@ _CONVERGED = '<option ccd_iterations="2000" ccd_tolerance="1e-13"><flag multiccd
 _TYPES = ("plane", "sphere", "capsule", "ellipsoid", "cylinder", "box")
 
 
-def _forward_both(xml, qpos=None):
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
-  if qpos is not None:
-    mjd.qpos[:] = qpos
-    d.qpos[:] = qpos
+def _engines(xml, assets=None):
+  """MuJoCo's and our model and data of one MJCF text: (mjm, mjd, m, d)."""
+  mjm = mujoco.MjModel.from_xml_string(xml, assets or {})
+  m = physics.MjModel.from_xml_string(xml, assets)
+  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
+
+
+def _forward_at(mjm, mjd, m, d, qpos):
+  """Both engines' forward pass at the same qpos (nq,)."""
+  mjd.qpos[:] = qpos
+  d.qpos[:] = qpos
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
+
+
+def _forward_both(xml, qpos=None, assets=None):
+  """(mjd, d) after a forward pass of both engines on one MJCF text, at qpos (default: the model's qpos0)."""
+  mjm, mjd, m, d = _engines(xml, assets)
+  _forward_at(mjm, mjd, m, d, mjm.qpos0 if qpos is None else qpos)
   return mjd, d
 
 
 def _pairs(geom1, geom2):
   return sorted(zip(np.asarray(geom1).tolist(), np.asarray(geom2).tolist()))
+
+
+def _same_in_order(mjd, d, msg=""):
+  """MuJoCo's contact count, and each contact's pos and dist within 1e-8 in MuJoCo's order."""
+  assert d.ncon[0] == mjd.ncon, msg
+  np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8, err_msg=msg)
+  np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8, err_msg=msg)
 
 
 def _match(mjd, d, tol, fields=True):
@@ -171,17 +187,11 @@ def test_pair_random_poses(t1, t2):
   xml = _pair_scene(t1, t2, 0.02)
   if not exact:
     xml = xml.replace("<option><flag gravity=\"disable\"/>", _CONVERGED)
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _engines(xml)
   hits = compared = edge_wins = face_kept = all_exact = 0
   for _ in range(60):
     q = _random_qpos(rng, t1, 0.2)
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+    _forward_at(mjm, mjd, m, d, q)
     hits += mjd.ncon > 0
     if exact:
       assert d.ncon[0] == mjd.ncon
@@ -268,10 +278,7 @@ def test_capsule_box_rules(r, half, size, margin):
   second ball is not always MuJoCo's, and only the first contact is compared."""
   xml = f"""<mujoco><worldbody><body><freejoint/><geom type="capsule" size="{r} {half}" margin="{margin}"/></body>
     <body><freejoint/><geom type="box" size="{size[0]} {size[1]} {size[2]}"/></body></worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _engines(xml)
   rng = np.random.default_rng(_seed("capsule-box", str(r)))
   spread = 1.5 * max(size) + 0.5 * half
   aligned = ((1.0, 0.0, 0.0, 0.0), (0.5 ** 0.5, 0.0, 0.5 ** 0.5, 0.0), (0.5 ** 0.5, 0.5 ** 0.5, 0.0, 0.0))
@@ -283,10 +290,7 @@ def test_capsule_box_rules(r, half, size, margin):
     else:
       quat = aligned[k // 3 % 3]
     q = np.r_[0.0, 0.0, 0.0, quat, rng.uniform(-1, 1, 3) * spread, 1.0, 0.0, 0.0, 0.0]
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+    _forward_at(mjm, mjd, m, d, q)
     if mjd.ncon == 0:
       assert d.ncon[0] == 0
       continue
@@ -298,9 +302,7 @@ def test_capsule_box_rules(r, half, size, margin):
                 np.abs(d.contact.frame[0, :3] - mjd.contact.frame[0, :3]).max())
       assert err < 1e-8
       continue
-    assert d.ncon[0] == mjd.ncon, case
-    np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8, err_msg=case)
-    np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8, err_msg=case)
+    _same_in_order(mjd, d, case)
     np.testing.assert_allclose(d.contact.frame[:mjd.ncon, :3], mjd.contact.frame[:, :3], atol=1e-8, err_msg=case)
   assert min(seen.get(c, 0) for c in ("end in", "crossing", "face", "edge")) > 10, seen
 
@@ -404,18 +406,12 @@ def test_mesh_random_poses(t1):
     <asset><mesh name="hull" file="hull.obj"/><mesh name="other" file="other.obj"/></asset><worldbody>
     <body name="a">{'' if t1 == 'plane' else '<freejoint/>'}{first}</body>
     <body name="b"><freejoint/><geom type="mesh" mesh="hull" margin="0.02"/></body></worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml, assets)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _engines(xml, assets)
   rng = np.random.default_rng(_seed("mesh", t1))
   hits = multi = 0
   for _ in range(40):
     q = _random_qpos(rng, t1, 0.15)
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+    _forward_at(mjm, mjd, m, d, q)
     assert (d.ncon[0] > 0) == (mjd.ncon > 0)
     if not mjd.ncon:
       continue
@@ -453,13 +449,8 @@ def _plane_mesh_exact(mjm, xml, assets, label, poses=400):
   for k in range(poses):
     quat = rng.normal(size=4)
     q = np.r_[rng.uniform(-1, 1, 2), rng.uniform(0, 0.12), quat / np.linalg.norm(quat)]
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
-    assert d.ncon[0] == mjd.ncon
-    np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8)
-    np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8)
+    _forward_at(mjm, mjd, m, d, q)
+    _same_in_order(mjd, d)
     ncons[k] = mjd.ncon
     if mjd.ncon:
       deepest[k] = mjd.contact.dist.min()
@@ -494,30 +485,26 @@ def test_plane_mesh_fourth_corner(monkeypatch):
   assert np.sum(ncons == 4) > 10
 
 
+def _box_obj():
+  """An OBJ of the 8 corners of a 0.1 x 0.08 x 0.06 box: a box-shaped mesh whose square faces are two hull triangles."""
+  corners = np.array(list(itertools.product((-1, 1), repeat=3))) * (0.05, 0.04, 0.03)
+  return "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in corners.tolist()).encode()
+
+
 def test_plane_box_shaped_mesh():
   """A box-shaped mesh on a plane: its square face is one polygon (mesh_polyvert), so MuJoCo's 4 corner contacts,
   in order, while its 4 corners are within margin; fewer as it tilts away or sinks deep."""
-  corners = np.array(list(itertools.product((-1, 1), repeat=3))) * (0.05, 0.04, 0.03)
-  obj = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in corners.tolist()).encode()
   xml = """<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><geom type="plane" size="2 2 0.1"/>
     <body><freejoint/><geom type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml, {"c.obj": obj})
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml, {"c.obj": obj})
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _engines(xml, {"c.obj": _box_obj()})
   rng = np.random.default_rng(_seed("plane-box-mesh", "4"))
   counts = set()
   for _ in range(200):
     tilt = rng.normal(size=3) * rng.choice([0.01, 0.1, 1.0])
     quat = np.r_[1.0, tilt]
     q = np.r_[rng.uniform(-1, 1, 2), rng.uniform(-0.02, 0.05), quat / np.linalg.norm(quat)]
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
-    assert d.ncon[0] == mjd.ncon
-    np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8)
-    np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8)
+    _forward_at(mjm, mjd, m, d, q)
+    _same_in_order(mjd, d)
     counts.add(int(mjd.ncon))
   assert {1, 2, 4} <= counts
 
@@ -552,19 +539,13 @@ def test_multiccd_random_poses(t1, t2):
   """multiccd at MuJoCo's default (on): where flat features meet, MuJoCo's several contacts sharing one normal."""
   assets = {"hull.obj": _hull_obj(5), "other.obj": _hull_obj(6)}
   xml = _multiccd_scene(t1, t2)
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml, assets)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _engines(xml, assets)
   assert mjm.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_MULTICCD == 0
   rng = np.random.default_rng(_seed("multiccd", t1, t2))
   posed = same_count = same = multi = 0
   for _ in range(300):
     q = _random_qpos(rng, t1, 0.2)
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+    _forward_at(mjm, mjd, m, d, q)
     n = int(d.ncon[0])
     if mjd.ncon == 0 and n == 0:
       continue
@@ -585,12 +566,10 @@ def test_multiccd_random_poses(t1, t2):
 
 
 def _cube_scene(size=""):
-  corners = np.array(list(itertools.product((-1, 1), repeat=3))) * (0.05, 0.04, 0.03)
-  obj = "".join(f"v {x!r} {y!r} {z!r}\n" for x, y, z in corners.tolist()).encode()
   xml = f"""<mujoco>{size}<option ccd_iterations="2000" ccd_tolerance="1e-13"/><asset><mesh name="c" file="c.obj"/>
     </asset><worldbody><body><freejoint/><geom type="box" size="0.1 0.07 0.05"/></body>
     <body><freejoint/><geom type="mesh" mesh="c"/></body></worldbody></mujoco>"""
-  return xml, {"c.obj": obj}
+  return xml, {"c.obj": _box_obj()}
 
 
 @pytest.mark.parametrize("tilt", [0.0, 1.0, 4.0, 7.0])
@@ -598,17 +577,10 @@ def test_multiccd_box_shaped_mesh(tilt):
   """A box-shaped mesh on a box face: its square face (two hull triangles) gives MuJoCo's 4 corner contacts while
   within 5.1 degrees of the box face, then its lowest edge gives 2 (the far corners sit 2 mm deep at most)."""
   xml, assets = _cube_scene()
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml, assets)
-  d = physics.MjData(m)
   a = np.radians(tilt)
   q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.05 + 0.03 * np.cos(a) + 0.04 * np.sin(a) - 0.006,
                 np.cos(a / 2), np.sin(a / 2), 0, 0])
-  mjd.qpos[:] = q
-  d.qpos[:] = q
-  mujoco.mj_forward(mjm, mjd)
-  physics.mj_forward(m, d)
+  mjd, d = _forward_both(xml, q, assets=assets)
   assert mjd.ncon == (4 if tilt < 5 else 2)
   assert d.ncon[0] == mjd.ncon
   _match(mjd, d, 1e-9)
@@ -625,17 +597,10 @@ def test_multiccd_box_on_cylinder_cap(tilt):
   """A small box face on a cylinder's cap (tilted about x): MuJoCo's 4 corner contacts, 2 once the raised corners
   leave the cap, then the box's lowest edge level with the cap gives its 2 corners (past 5.1 degrees)."""
   xml = _cap_scene("0.03 0.04 0.05")
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
   a = np.radians(tilt)
   q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.06 + 0.05 * np.cos(a) + 0.03 * np.sin(a) - 0.004,
                 np.cos(a / 2), np.sin(a / 2), 0, 0])
-  mjd.qpos[:] = q
-  d.qpos[:] = q
-  mujoco.mj_forward(mjm, mjd)
-  physics.mj_forward(m, d)
+  mjd, d = _forward_both(xml, q)
   assert mjd.ncon == (4 if tilt < 4 else 2)
   assert d.ncon[0] == mjd.ncon
   _match(mjd, d, 1e-9)
@@ -648,16 +613,9 @@ def test_multiccd_cylinder_cap_on_box_face(tilt):
   normal; past it the one contact of the rim's lowest point. Which 4 of the 16 corners MuJoCo keeps is not asserted
   (its rule is reproduced only for most whole caps), so both engines' contacts are checked against the geometry."""
   xml = _cap_scene("0.2 0.15 0.05")
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
   a = np.radians(tilt)
   q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.06 + 0.05 * np.cos(a) - 0.004, np.cos(a / 2), np.sin(a / 2), 0, 0])
-  mjd.qpos[:] = q
-  d.qpos[:] = q
-  mujoco.mj_forward(mjm, mjd)
-  physics.mj_forward(m, d)
+  mjd, d = _forward_both(xml, q)
   assert mjd.ncon == (4 if tilt < 5 else 1)
   assert d.ncon[0] == mjd.ncon
   if tilt > 5:
@@ -694,18 +652,12 @@ def test_multiccd_disabled(t1, t2):
   """multiccd="disable": the general convex collider gives one contact per pair, as MuJoCo's does."""
   assets = {"hull.obj": _hull_obj(5), "other.obj": _hull_obj(6)}
   xml = _multiccd_scene(t1, t2, 'multiccd="disable"')
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml, assets)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _engines(xml, assets)
   rng = np.random.default_rng(_seed("single", t1, t2))
   hits = 0
   for _ in range(60):
     q = _random_qpos(rng, t1, 0.2)
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+    _forward_at(mjm, mjd, m, d, q)
     assert d.ncon[0] == mjd.ncon <= 1
     hits += mjd.ncon
   assert hits > 20
@@ -716,18 +668,12 @@ def test_multiccd_needs_nativeccd():
   (4 of 245 colliding poses here): ours then keeps one contact per pair, MuJoCo's count in 241 of them."""
   assets = {"hull.obj": _hull_obj(5), "other.obj": _hull_obj(6)}
   xml = _multiccd_scene("box", "mesh", 'nativeccd="disable"')
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml, assets)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = _engines(xml, assets)
   rng = np.random.default_rng(_seed("nativeccd"))
   posed = same = 0
   for _ in range(300):
     q = _random_qpos(rng, "box", 0.2)
-    mjd.qpos[:] = q
-    d.qpos[:] = q
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+    _forward_at(mjm, mjd, m, d, q)
     assert d.ncon[0] <= 1
     if mjd.ncon or d.ncon[0]:
       posed += 1
