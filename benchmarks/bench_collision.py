@@ -24,9 +24,14 @@ _TYPES = ("sphere", "capsule", "ellipsoid", "cylinder", "box")
 
 
 @njit(cache=True)
+def _collide(m, d):
+  driver.collision(m, d, driver.narrow_all)
+
+
+@njit(cache=True)
 def _collide_n(m, d, reps):
   for _ in range(reps):
-    driver.collision(m, d)
+    driver.collision(m, d, driver.narrow_all)
 
 
 def _time(fn, reps):
@@ -51,7 +56,7 @@ def _both(xml, reps, settle=0):
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
   ms, ds = m._struct, d._struct
-  ours = _time(lambda: driver.collision(ms, ds), reps)
+  ours = _time(lambda: _collide(ms, ds), reps)
   kernel = _time(lambda: _collide_n(ms, ds, reps), 1) / reps
   theirs = _time(lambda: mujoco.mj_collision(mjm, mjd), reps)
   return ours, kernel, theirs, int(d.ncon[0]), int(mjd.ncon)

@@ -55,8 +55,10 @@ def bench_single(name, steps, repeats):
   def run_mujoco(n):
     mujoco.mj_step(mjm, mjd, n)
 
+  run = physics.forward.entry(m)
+
   def run_ours(n):
-    physics.forward.step(m._struct, d._struct, n)
+    run(m._struct, d._struct, physics.forward.OP_STEP, n)
 
   def run_ours_python(n):
     for _ in range(n):

@@ -2,6 +2,7 @@
 
 ``mjgym simulate MODEL``: compiles an MJCF model (a path, or the name of one of Gymnasium's MuJoCo models such
 as ``hopper``), simulates it under random controls and prints what happened.
+``mjgym compile``: compiles the engine into mjgym's cache ahead of time, in parallel (Dockerfiles, cluster images).
 """
 
 import argparse
@@ -59,6 +60,15 @@ def simulate(args):
   return 0
 
 
+def compile_engine(args):
+  from mjgym import prewarm  # imported here so that --help stays instant
+  try:
+    prewarm.run(args.targets or prewarm.DEFAULT_TARGETS, jobs=args.jobs)
+  except (RuntimeError, ValueError) as e:
+    raise SystemExit(f"mjgym compile: {e}") from None
+  return 0
+
+
 def main(argv=None):
   parser = argparse.ArgumentParser(prog="mjgym", description=__doc__.strip().splitlines()[0])
   sub = parser.add_subparsers(dest="command", required=True)
@@ -69,6 +79,13 @@ def main(argv=None):
   sim.add_argument("--no-constraints", action="store_true",
                    help="disable constraints and contacts (pure smooth dynamics)")
   sim.set_defaults(func=simulate)
+  comp = sub.add_parser("compile", help="compile the engine into the cache ahead of time, on all cores",
+                        description="Compiles the engine (and the envs' kernels) into mjgym's cache "
+                        "($MJGYM_CACHE_DIR or ~/.cache/mjgym/numba), one process per target. Targets: "
+                        "single, single-ccd, batch, batch-ccd, envs (default: these five) and render.")
+  comp.add_argument("targets", nargs="*", help="what to compile (default: all but render)")
+  comp.add_argument("--jobs", "-j", type=int, default=None, help="processes at once (default: usable cores)")
+  comp.set_defaults(func=compile_engine)
   args = parser.parse_args(argv)
   return args.func(args)
 

@@ -1,15 +1,13 @@
-"""mjgym's environments, registered with Gymnasium on ``import mjgym``."""
+"""mjgym's environments, registered with Gymnasium on ``import mjgym``.
+
+Registration names entry points as strings, so ``import mjgym`` loads neither numba nor the engine: Gymnasium
+imports an env's module (and with it the engine) at ``gym.make``. The classes are importable from here as well
+(``from mjgym.envs import MjHopperEnv``); that import loads them.
+"""
+
+import importlib
 
 from gymnasium.envs.registration import register
-
-from mjgym.envs.arm_reach import MjArmReachEnv
-from mjgym.envs.base import MjEnv
-from mjgym.envs.cartpole import MjCartpoleEnv
-from mjgym.envs.cartpole import MjCartpoleSwingupEnv
-from mjgym.envs.hopper import MjHopperEnv
-from mjgym.envs.humanoid import MjHumanoidEnv
-from mjgym.envs.vector import MjVectorEnv
-from mjgym.envs.vector import vector_entry_point
 
 # (id, class, max_episode_steps)
 ENVS = (
@@ -20,6 +18,19 @@ ENVS = (
     ("MjHumanoid-v0", "mjgym.envs.humanoid:MjHumanoidEnv", 1000),
 )
 
+# Public names and the modules that define them, imported on first access.
+_LAZY = {
+    "MjEnv": "mjgym.envs.base",
+    "MjVectorEnv": "mjgym.envs.vector",
+    **{entry.split(":")[1]: entry.split(":")[0] for _, entry, _ in ENVS},
+}
+
+
+def vector_entry_point(entry_point):
+  """The ``vector_entry_point`` registered for a single env's entry point ("module:MjXEnv")."""
+  name = entry_point.split(":")[1]
+  return f"mjgym.envs.vector:{name[:-len('Env')]}VectorEnv"
+
 
 def _register():
   from gymnasium.envs.registration import registry  # pylint: disable=import-outside-toplevel
@@ -27,6 +38,12 @@ def _register():
     if env_id not in registry:
       register(id=env_id, entry_point=entry_point, max_episode_steps=steps,
                vector_entry_point=vector_entry_point(entry_point))
+
+
+def __getattr__(name):
+  if name in _LAZY:
+    return getattr(importlib.import_module(_LAZY[name]), name)
+  raise AttributeError(f"module 'mjgym.envs' has no attribute '{name}'")
 
 
 _register()

@@ -26,7 +26,6 @@ from numba import njit
 
 from mjgym import physics
 from mjgym.physics import batch as physics_batch
-from mjgym.physics import forward as physics_forward
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 
@@ -210,7 +209,7 @@ class MjEnv(gym.Env):
     if ctrl.shape != (self.model.nu,):
       raise ValueError(f"action has shape {ctrl.shape}, expected ({self.model.nu},)")
     self.data.ctrl[:] = ctrl
-    physics_forward.step_observe(self.model._struct, self.data._struct, int(n_frames))
+    self._batch.step_observe(int(n_frames))
 
   def _get_obs(self):
     return self.data.sensordata.astype(self._obs_dtype, copy=True)
@@ -225,12 +224,11 @@ class MjEnv(gym.Env):
       self._world_seed, self._episode = seed_to_uint64(self.np_random.integers(0, 2**63)), 0
     else:
       self._episode += 1
-    physics.mj_resetData(self.model, self.data)
+    self._batch.reset()
     self._warnings_seen[:] = 0
     self._elapsed[:] = 0
     self.task.reset(self._batch, self._world, Noise(episode_keys([self._world_seed], [self._episode])))
-    physics.mj_forward(self.model, self.data)
-    physics.mj_rnePostConstraint(self.model, self.data)
+    self._batch.observe()
     return self._get_obs(), {k: v[0] for k, v in self.task.reset_info(self._batch).items()}
 
   def step(self, action):

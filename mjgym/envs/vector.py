@@ -536,9 +536,3 @@ MjCartpoleVectorEnv = _vector_class("MjCartpoleVectorEnv", "mjgym.envs.cartpole:
 MjCartpoleSwingupVectorEnv = _vector_class("MjCartpoleSwingupVectorEnv", "mjgym.envs.cartpole:MjCartpoleSwingupEnv")
 MjArmReachVectorEnv = _vector_class("MjArmReachVectorEnv", "mjgym.envs.arm_reach:MjArmReachEnv")
 MjHumanoidVectorEnv = _vector_class("MjHumanoidVectorEnv", "mjgym.envs.humanoid:MjHumanoidEnv")
-
-
-def vector_entry_point(entry_point):
-  """The ``vector_entry_point`` registered for a single env's entry point ("module:MjXEnv")."""
-  name = entry_point.split(":")[1]
-  return f"{__name__}:{name[:-len('Env')]}VectorEnv"

@@ -15,8 +15,10 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # pylint: disable=wrong-import-position
 from mjgym.physics import _cache
+from mjgym.physics import _progress
 
 _cache.configure()
+_progress.install()
 
 # pylint: disable=g-importing-member,wrong-import-position
 from mjgym.physics.containers import MjData

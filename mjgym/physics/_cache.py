@@ -1,27 +1,35 @@
-"""Where numba caches compiled kernels: a directory keyed on every engine source and the numba version.
+"""Where numba caches mjgym's compiled kernels: one directory per module, keyed on that module's import closure.
 
-numba keys a function's cache on its own file only, so a caller whose callee changed in another module would
-silently keep stale machine code. Keying the whole cache on a hash of all engine sources rules that out.
+numba keys a cached function on its own source file only, so a kernel whose callee changed in another module would
+silently keep stale machine code. Here every mjgym module's cache lives in a directory named after a hash of the
+module's *import closure*: its own source and the source of every mjgym module it imports, transitively (imports
+anywhere in the file count, so does the numba version). A kernel can only reach code through the modules its file
+imports, so an edit invalidates exactly the modules that can have compiled it in: edit ``collision/convex.py`` and
+the collision driver, ``forward`` and ``batch`` recompile, while ``smooth``, ``passive`` or ``sensor`` load from the
+cache as before. Only module-level imports count (kernels cannot import), and a package's ``__init__`` only where a
+file imports a name that is not a submodule of it. A kernel that receives a compiled function as an argument is
+cached under its own module's key: such functions must come from that module's closure (collision.driver's
+``narrow`` tiers are defined beside it).
+
+Files outside the mjgym package keep numba's own cache rules: the locator below declines them.
 """
 
+import functools
 import hashlib
 import os
 import pathlib
+import re
+import sys
 
 import numba
+from numba.core import caching
 
-ENGINE_DIR = pathlib.Path(__file__).resolve().parent
-
-
-def source_hash():
-  h = hashlib.sha256(numba.__version__.encode())
-  for path in sorted(ENGINE_DIR.rglob("*.py")):
-    h.update(str(path.relative_to(ENGINE_DIR)).encode())
-    h.update(path.read_bytes())
-  return h.hexdigest()[:16]
+PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent  # .../mjgym
+ENGINE_DIR = PACKAGE_DIR / "physics"
 
 
 def cache_root():
+  """The directory under which mjgym's numba caches live: $MJGYM_CACHE_DIR, else ~/.cache/mjgym/numba."""
   base = os.environ.get("MJGYM_CACHE_DIR")
   if base:
     return pathlib.Path(base)
@@ -29,11 +37,135 @@ def cache_root():
   return (pathlib.Path(xdg) if xdg else pathlib.Path.home() / ".cache") / "mjgym" / "numba"
 
 
-def configure():
-  """Points numba's cache at ``<cache_root>/<source hash>`` (set MJGYM_CACHE_DIR to move the root).
+def cache_dir():
+  """This numba and Python's cache directory: ``<cache_root>/numba-<version>-py<major><minor>``."""
+  return cache_root() / f"numba-{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
 
-  Must run before any kernel module is imported: numba reads the directory when a function is decorated.
+
+def _module_name(path, package_dir):
+  rel = path.relative_to(package_dir.parent).with_suffix("")
+  parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+  return ".".join(parts)
+
+
+def _module_file(name, package_dir):
+  """The file of module ``name`` (dotted) inside the package, or None if it is not one of the package's."""
+  top = package_dir.name
+  if name != top and not name.startswith(top + "."):
+    return None
+  base = package_dir.parent.joinpath(*name.split("."))
+  if base.with_suffix(".py").is_file():
+    return base.with_suffix(".py")
+  if (base / "__init__.py").is_file():
+    return base / "__init__.py"
+  return None
+
+
+# One module-level import statement: `import a.b[, c]` or `from [.]a.b import x[, y]` (a parenthesized list may
+# span lines). Imports inside functions do not count: compiled kernels cannot import, so only a module's top-level
+# names can reach its kernels (tests/test_cache.py checks that every indented import sits in a function).
+_IMPORT = re.compile(r"^(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]+)|import[ \t]+([^\n#]+))",
+                     re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=None)
+def imports_of(path, package_dir=PACKAGE_DIR):
+  """The package's module files that ``path`` imports at module level (absolute and relative imports).
+
+  A line scan rather than a parse: it runs for every module when mjgym is imported, and a parse of the engine
+  costs ten times as much. Import-like lines inside strings only make the closure larger, never smaller.
   """
-  path = cache_root() / source_hash()
-  path.mkdir(parents=True, exist_ok=True)
-  numba.config.CACHE_DIR = str(path)
+  path = pathlib.Path(path)
+  here = _module_name(path, package_dir).split(".")
+  if path.name != "__init__.py":
+    here = here[:-1]  # the package the module sits in
+  found = set()
+  for level, module, names, plain in _IMPORT.findall(path.read_text(encoding="utf-8")):
+    if plain:
+      for item in plain.split(","):
+        found.add(_module_file(item.split(" as ")[0].strip(), package_dir))
+      continue
+    base = module
+    if level:
+      prefix = ".".join(here[:len(here) - len(level) + 1])
+      base = f"{prefix}.{module}" if module else prefix
+    for item in names.strip("()").split(","):
+      name = item.split(" as ")[0].strip()
+      if not name:
+        continue
+      sub = _module_file(f"{base}.{name}", package_dir)
+      # `from pkg import module` needs the module only; `from pkg import name` needs pkg itself
+      found.add(sub if sub is not None else _module_file(base, package_dir))
+  found.discard(None)
+  return frozenset(p.resolve() for p in found)
+
+
+def import_closure(path, package_dir=PACKAGE_DIR):
+  """``path`` and every package module it imports, transitively, as a sorted list of files."""
+  seen = set()
+  todo = [pathlib.Path(path).resolve()]
+  while todo:
+    p = todo.pop()
+    if p not in seen:
+      seen.add(p)
+      todo.extend(imports_of(p, package_dir) - seen)
+  return sorted(seen)
+
+
+@functools.lru_cache(maxsize=None)
+def _file_hash(path):
+  return hashlib.sha256(path.read_bytes()).digest()
+
+
+@functools.lru_cache(maxsize=None)
+def closure_hash(path, package_dir=PACKAGE_DIR):
+  """Hash of a module's import closure (relative paths and contents) and the numba version: its cache key."""
+  h = hashlib.sha256(numba.__version__.encode())
+  for p in import_closure(path, package_dir):
+    h.update(str(p.relative_to(package_dir.parent)).encode())
+    h.update(_file_hash(p))
+  return h.hexdigest()[:16]
+
+
+class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-access
+  """numba cache locator for mjgym's modules: ``<cache_dir>/<module>-<closure hash>/``."""
+
+  def __init__(self, py_func, py_file):
+    self._py_file = pathlib.Path(py_file).resolve()
+    self._lineno = py_func.__code__.co_firstlineno
+    self._hash = closure_hash(self._py_file)
+    name = _module_name(self._py_file, PACKAGE_DIR)
+    self._cache_path = str(cache_dir() / f"{name}-{self._hash}")
+
+  def get_cache_path(self):
+    return self._cache_path
+
+  def get_source_stamp(self):
+    return self._hash
+
+  def get_disambiguator(self):
+    return str(self._lineno)
+
+  @classmethod
+  def from_function(cls, py_func, py_file):
+    try:
+      pathlib.Path(py_file).resolve().relative_to(PACKAGE_DIR)
+    except ValueError:
+      return None  # not mjgym's: numba's own locators decide
+    self = cls(py_func, py_file)
+    try:
+      self.ensure_cache_path()
+    except OSError:
+      return None
+    return self
+
+
+def configure():
+  """Puts mjgym's locator first among numba's, so mjgym's kernels cache by import closure (idempotent).
+
+  Must run before any kernel module is imported: numba picks a function's locator when it is decorated.
+  """
+  impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")  # renamed in numba 0.61
+  classes = impl._locator_classes  # pylint: disable=protected-access
+  if ClosureCacheLocator not in classes:
+    classes.insert(0, ClosureCacheLocator)

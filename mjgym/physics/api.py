@@ -40,18 +40,19 @@ def _user_sensors(m, d, stages):
 def mj_step(m, d, nstep=1):
   """Advances the simulation ``nstep`` times (forward dynamics, then the model's integrator)."""
   stages = _user_stages(m)
+  run = forward.entry(m)
   if not stages:
-    forward.step(m._struct, d._struct, int(nstep))
+    run(m._struct, d._struct, forward.OP_STEP, int(nstep))
     return
   for _ in range(int(nstep)):
-    forward.step_forward(m._struct, d._struct)
+    run(m._struct, d._struct, forward.OP_STEP1, 0)
     _user_sensors(m, d, stages)
-    forward.step_integrate(m._struct, d._struct)
+    run(m._struct, d._struct, forward.OP_STEP2, 0)
 
 
 def mj_forward(m, d):
   """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
-  forward.forward(m._struct, d._struct)
+  forward.entry(m)(m._struct, d._struct, forward.OP_FORWARD, 0)
   _user_sensors(m, d, _user_stages(m))
 
 

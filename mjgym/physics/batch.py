@@ -12,7 +12,6 @@ from numba.typed import List
 
 from mjgym.physics import _structs
 from mjgym.physics import forward
-from mjgym.physics import smooth
 from mjgym.physics import types
 from mjgym.physics.containers import MjData
 from mjgym.physics.containers import allocate_data_arrays
@@ -24,40 +23,38 @@ from mjgym.physics.containers import allocate_data_arrays
 # counts): changes to the model from Python still reach every world.
 
 
-# Operations of ``run_batch``: what each world selected by the mask goes through.
-OP_STEP = 0          # mj_step, nstep times
-OP_STEP_OBSERVE = 1  # forward.step_observe: an environment step
-OP_FORWARD = 2       # mj_forward
-OP_RESET = 3         # mj_resetData
-OP_OBSERVE = 4       # mj_forward then mj_rnePostConstraint: what an environment reset ends with
+# Operations: those of forward.run, applied to every world selected by the mask.
+OP_STEP = forward.OP_STEP
+OP_STEP_OBSERVE = forward.OP_STEP_OBSERVE
+OP_FORWARD = forward.OP_FORWARD
+OP_RESET = forward.OP_RESET
+OP_OBSERVE = forward.OP_OBSERVE
 
 
 @njit(cache=True, parallel=True)
 def run_batch(models, model_of, worlds, mask, op, nstep, nchunk):
-  """Applies ``op`` to every world w with ``mask[w]``, using Model ``models[model_of[w]]``; the worlds are
-  split into ``nchunk`` chunks run in parallel.
+  """Applies ``op`` (forward.OP_*) to every world w with ``mask[w]``, using Model ``models[model_of[w]]``; the
+  worlds are split into ``nchunk`` chunks run in parallel. Each world goes through ``forward.run``, the very
+  function a single world calls (closed-form colliders).
 
-  One kernel for every operation keeps compile time down. ``model_of`` maps a world to the struct of its
-  chunk (shared model) or to its own struct (per-world model fields, see ``MjDataBatch.randomize``).
+  ``model_of`` maps a world to the struct of its chunk (shared model) or to its own struct (per-world model
+  fields, see ``MjDataBatch.randomize``).
   """
   nworld = len(worlds)
   for c in prange(nchunk):
     for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
-      if not mask[w]:
-        continue
-      m = models[model_of[w]]
-      d = worlds[w]
-      if op == OP_STEP:
-        forward.step(m, d, nstep)
-      elif op == OP_STEP_OBSERVE:
-        forward.step_observe(m, d, nstep)
-      elif op == OP_FORWARD:
-        forward.forward(m, d)
-      elif op == OP_RESET:
-        forward.reset_data(m, d)
-      else:
-        forward.forward(m, d)
-        smooth.rne_postconstraint(m, d)
+      if mask[w]:
+        forward.run(models[model_of[w]], worlds[w], op, nstep)
+
+
+@njit(cache=True, parallel=True)
+def run_batch_ccd(models, model_of, worlds, mask, op, nstep, nchunk):
+  """``run_batch`` through ``forward.run_ccd`` (every collider)."""
+  nworld = len(worlds)
+  for c in prange(nchunk):
+    for w in range(c * nworld // nchunk, (c + 1) * nworld // nchunk):
+      if mask[w]:
+        forward.run_ccd(models[model_of[w]], worlds[w], op, nstep)
 
 
 # Model fields that may carry a leading world axis (domain randomization). Derived model quantities (e.g.
@@ -113,7 +110,15 @@ class MjDataBatch:
     return mask
 
   def _run(self, op, mask, nstep=1):
-    run_batch(self._models, self._model_of, self._structs, self._mask(mask), op, int(nstep), self.nchunk)
+    mask = self._mask(mask)
+    if self.nworld == 1 and not self.world_model:
+      # One world: the single-world entry point, without a parallel region around it (and only one pipeline
+      # to compile for a single environment).
+      if mask[0]:
+        forward.entry(self.model)(self.model._struct, self._worlds[0]._struct, op, int(nstep))
+      return
+    run = run_batch_ccd if self.model.needs_ccd else run_batch
+    run(self._models, self._model_of, self._structs, mask, op, int(nstep), self.nchunk)
 
   def step(self, nstep=1, mask=None):
     """Advances every world (or those where ``mask`` is true) ``nstep`` times (mj_step each), in parallel."""

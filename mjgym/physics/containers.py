@@ -139,6 +139,10 @@ def _row_view(arr, index):
   return arr[index:index + 1] if arr.ndim == 1 else arr[index]
 
 
+# Fields that decide which colliders a model needs (forward.entry); assigning one re-decides.
+_TIER_FIELDS = frozenset(["geom_type", "geom_contype", "geom_conaffinity", "pair_geom1", "pair_geom2"])
+
+
 class MjModel:
   """A compiled model (``mjModel``): sizes, options and per-object arrays, read-only while simulating.
 
@@ -155,6 +159,14 @@ class MjModel:
     object.__setattr__(self, "source", source)
     object.__setattr__(self, "opt", MjOption(self))
     object.__setattr__(self, "_struct", self.new_struct())
+    self._update_tier()
+
+  def _update_tier(self):
+    from mjgym.physics.collision import driver  # pylint: disable=import-outside-toplevel
+    f = self._fields
+    needs = driver.needs_ccd(f["geom_type"], f["geom_contype"], f["geom_conaffinity"], f["pair_geom1"],
+                             f["pair_geom2"])
+    object.__setattr__(self, "needs_ccd", needs)
 
   def new_struct(self):
     """A fresh numba struct over this model's arrays (same memory, its own reference counts)."""
@@ -215,6 +227,8 @@ class MjModel:
     if isinstance(self._fields[name], int):
       raise AttributeError(f"size '{name}' is fixed at compile time")
     self._fields[name][...] = value
+    if name in _TIER_FIELDS:
+      self._update_tier()
 
   def __dir__(self):
     return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")})
@@ -248,7 +262,7 @@ class MjData:
 
   def __init__(self, m):
     self._attach(m, allocate_data_arrays(m))
-    from mjgym.physics import forward
+    from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
     forward.reset_data(m._struct, self._struct)
 
   @classmethod

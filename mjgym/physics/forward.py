@@ -3,6 +3,20 @@
 Reads like MuJoCo's engine_forward.c: ``fwd_position`` -> ``fwd_velocity`` -> ``fwd_actuation`` ->
 ``fwd_acceleration`` -> ``fwd_constraint``; ``step`` checks the state, runs ``forward`` and advances the state
 with the selected integrator (semi-implicit Euler, RK4, implicit, implicitfast).
+
+How this file is compiled matters as much as what it computes. numba finishes every jitted function it compiles
+as a program of its own: the machine code of a function holds the code of everything it calls. A pipeline whose
+orchestration layers (step -> forward -> fwd_position -> ...) were each a compiled function generated the whole
+engine's code once per layer (measured: 9 copies of 40-50 MB, 360 s of cold compile). So the orchestration here is
+inlined (``inline="always"``: numba splices it into its caller before typing) and the engine has one compiled
+entry per front door and collider tier: ``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
+``run_batch_ccd`` for many, each taking an operation code. The stage kernels they call (kinematics, crb,
+collision, constraint, solver, sensors, ...) stay ordinary compiled functions, generated once each.
+
+The ``narrow`` argument threaded through the orchestration is the narrow-phase dispatcher of a collider tier
+(collision.driver): ``run`` links only the closed-form colliders, ``run_ccd`` adds GJK/EPA, multiccd and height
+fields. A model picks its tier once (``entry(m)``), so a model of spheres, capsules, boxes and planes never waits
+for the convex colliders to compile.
 """
 
 import math as pymath
@@ -12,7 +26,7 @@ from numba import njit
 
 from mjgym.physics import _structs
 from mjgym.physics import actuation
-from mjgym.physics import collision
+from mjgym.physics.collision import driver
 from mjgym.physics import constraint
 from mjgym.physics import math
 from mjgym.physics import passive
@@ -111,8 +125,8 @@ def _check(m, d, values, warning):
 # --------------------------------------------------------------- stages ----
 
 
-@njit(cache=True)
-def fwd_position(m, d):
+@njit(cache=True, inline="always")
+def fwd_position(m, d, narrow):
   """Position-dependent computations."""
   smooth.kinematics(m, d)
   smooth.com_pos(m, d)
@@ -120,12 +134,12 @@ def fwd_position(m, d):
   smooth.tendon(m, d)
   smooth.crb(m, d)
   smooth.factor_m(m, d)
-  collision.driver.collision(m, d)
+  driver.collision(m, d, narrow)
   constraint.make_constraint(m, d)
   smooth.transmission(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fwd_velocity(m, d):
   """Velocity-dependent computations."""
   actuation.fwd_velocity_quantities(m, d)
@@ -134,7 +148,7 @@ def fwd_velocity(m, d):
   smooth.rne(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fwd_acceleration(m, d):
   """Sums the smooth forces and solves for the unconstrained acceleration qacc_smooth."""
   for i in range(m.nv):
@@ -143,16 +157,16 @@ def fwd_acceleration(m, d):
   smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fwd_constraint(m, d):
   """Constraint forces: reference accelerations of the efc rows, then the solver -> qacc, qfrc_constraint."""
   constraint.constraint_velocity(m, d)
   solver.solve(m, d)
 
 
-@njit(cache=True)
-def _forward(m, d, sensors):
-  fwd_position(m, d)
+@njit(cache=True, inline="always")
+def _forward(m, d, sensors, narrow):
+  fwd_position(m, d, narrow)
   if sensors:
     sensor.sensor_pos(m, d)
   fwd_velocity(m, d)
@@ -165,10 +179,10 @@ def _forward(m, d, sensors):
     sensor.sensor_acc(m, d)
 
 
-@njit(cache=True)
-def forward(m, d):
+@njit(cache=True, inline="always")
+def forward(m, d, narrow):
   """Forward dynamics: every quantity of the current state, ending with qacc and the sensors."""
-  _forward(m, d, True)
+  _forward(m, d, True, narrow)
 
 
 # ---------------------------------------------------------- integrators ----
@@ -230,13 +244,8 @@ def euler(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@njit(cache=True)
-def _forward_skip_sensor(m, d):
-  _forward(m, d, False)
-
-
-@njit(cache=True)
-def rungekutta4(m, d):
+@njit(cache=True, inline="always")
+def rungekutta4(m, d, narrow):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
   nv, na = m.nv, m.na
   h = m.opt_timestep[0]
@@ -261,7 +270,7 @@ def rungekutta4(m, d):
     for k in range(na):
       d.act[k] = d.rk_act[k] + h * dX[2 * nv + k]
     d.time[0] = time0 + _RK4_C[i - 1] * h
-    _forward_skip_sensor(m, d)
+    _forward(m, d, False, narrow)
     _store_derivative(d, F[i], nv, na)
     _rotation_stage_velocity(m, F[i], dX, h)
   dX[:] = 0.0
@@ -433,40 +442,95 @@ def implicit(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@njit(cache=True)
-def step(m, d, nstep):
-  """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate."""
+@njit(cache=True, inline="always")
+def step(m, d, nstep, narrow, parts=3):
+  """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate.
+
+  ``parts`` selects the halves of each step (MuJoCo's mj_step1 / mj_step2): 1 the state checks and forward
+  dynamics, 2 the integrator, 3 both.
+  """
   for _ in range(nstep):
-    step_forward(m, d)
-    step_integrate(m, d)
+    if parts & 1:
+      step_forward(m, d, narrow)
+    if parts & 2:
+      step_integrate(m, d, narrow)
 
 
-@njit(cache=True)
-def step_forward(m, d):
+@njit(cache=True, inline="always")
+def step_forward(m, d, narrow):
   """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
   _check(m, d, d.qpos, Warning.BADQPOS)
   _check(m, d, d.qvel, Warning.BADQVEL)
-  forward(m, d)
-  if _check(m, d, d.qacc, Warning.BADQACC):
-    forward(m, d)
+  for _ in range(2):
+    forward(m, d, narrow)
+    # a bad qacc resets the world (unless autoreset is off), which is then forwarded once more
+    if not _check(m, d, d.qacc, Warning.BADQACC):
+      break
 
 
-@njit(cache=True)
-def step_integrate(m, d):
+@njit(cache=True, inline="always")
+def step_integrate(m, d, narrow):
   """The second part of a step: the model's integrator."""
   integrator = m.opt_integrator[0]
   if integrator == IntegratorType.RK4:
-    rungekutta4(m, d)
+    rungekutta4(m, d, narrow)
   elif integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
     implicit(m, d)
   else:
     euler(m, d)
 
 
+# ----------------------------------------------------------- entry points ----
+
+# Operations of the entry points: what ``run`` (and batch.run_batch for each selected world) does.
+OP_STEP = 0          # mj_step, nstep times
+OP_STEP_OBSERVE = 1  # an environment step: nstep steps, then forward dynamics and mj_rnePostConstraint at the
+                     # new state, so that sensordata, cacc and cfrc_ext describe the state the agent observes
+OP_FORWARD = 2       # mj_forward
+OP_RESET = 3         # mj_resetData
+OP_OBSERVE = 4       # mj_forward then mj_rnePostConstraint: what an environment reset ends with
+OP_STEP1 = 5         # the state checks and forward dynamics of a step (user sensors are filled after it)
+OP_STEP2 = 6         # the integrator part of a step
+OP_POSITION = 7      # the position stage alone (the model's constants at qpos0)
+
+
+@njit(cache=True, inline="always")
+def apply(m, d, op, nstep, narrow):
+  """Runs operation ``op`` on one world; ``narrow`` is the collider tier's narrow-phase dispatcher.
+
+  Written so that each stage sequence appears once: inlining copies it per call site, and numba's inliner costs
+  compile time per copy.
+  """
+  if op == OP_RESET:
+    reset_data(m, d)
+  elif op == OP_POSITION:
+    fwd_position(m, d, narrow)
+  else:
+    n, parts = 0, 3
+    if op == OP_STEP or op == OP_STEP_OBSERVE:
+      n = nstep
+    elif op == OP_STEP1 or op == OP_STEP2:
+      n, parts = 1, (1 if op == OP_STEP1 else 2)
+    step(m, d, n, narrow, parts)
+    if op == OP_FORWARD or op == OP_OBSERVE or op == OP_STEP_OBSERVE:
+      forward(m, d, narrow)
+    if op == OP_OBSERVE or op == OP_STEP_OBSERVE:
+      smooth.rne_postconstraint(m, d)
+
+
 @njit(cache=True)
-def step_observe(m, d, nstep):
-  """An environment step: ``nstep`` physics steps, then forward dynamics and mj_rnePostConstraint at the new
-  state, so that sensordata, cacc and cfrc_ext describe the state the agent observes."""
-  step(m, d, nstep)
-  forward(m, d)
-  smooth.rne_postconstraint(m, d)
+def run(m, d, op, nstep):
+  """Operation ``op`` on one world, with the closed-form colliders (spheres, capsules, boxes, planes, ...)."""
+  apply(m, d, op, nstep, driver.narrow_closed_form)
+
+
+@njit(cache=True)
+def run_ccd(m, d, op, nstep):
+  """Operation ``op`` on one world, with every collider (GJK/EPA, multiccd, meshes, height fields too)."""
+  apply(m, d, op, nstep, driver.narrow_all)
+
+
+def entry(model):
+  """The entry point for ``model`` (an MjModel): ``run_ccd`` if a geom pair it can collide needs the convex
+  colliders, else ``run``."""
+  return run_ccd if model.needs_ccd else run

@@ -56,18 +56,21 @@ _MESH = int(GeomType.MESH)
 
 
 @njit(cache=True)
-def collision(m, d):
-  """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage."""
+def collision(m, d, narrow):
+  """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage.
+
+  ``narrow`` is the narrow-phase dispatcher of the model's collider tier: ``narrow_closed_form`` or ``narrow_all``.
+  """
   d.ncon[0] = 0
   if m.nconmax == 0 or (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_CONTACT)) != 0:
     return
   override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
   for p in range(m.npair):
     if override:
-      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.opt_o_margin[0], 0.0, p)
+      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.opt_o_margin[0], 0.0, p, narrow)
     else:
-      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.pair_margin[p], m.pair_gap[p], p)
-  _broadphase(m, d)
+      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.pair_margin[p], m.pair_gap[p], p, narrow)
+  _broadphase(m, d, narrow)
 
 
 # ---------------------------------------------------------------- broad phase ----
@@ -125,7 +128,7 @@ def _sort_by_min_x(m, d):
 
 
 @njit(cache=True)
-def _broadphase(m, d):
+def _broadphase(m, d, narrow):
   _world_aabbs(m, d)
   _sort_by_min_x(m, d)
   order = d.col_order
@@ -140,13 +143,13 @@ def _broadphase(m, d):
           or d.col_aabb[b, 2] > d.col_aabb[a, 5] or d.col_aabb[a, 2] > d.col_aabb[b, 5]):
         continue
       if a < b:
-        _candidate(m, d, a, b)
+        _candidate(m, d, a, b, narrow)
       else:
-        _candidate(m, d, b, a)
+        _candidate(m, d, b, a, narrow)
 
 
 @njit(cache=True)
-def _candidate(m, d, g1, g2):
+def _candidate(m, d, g1, g2, narrow):
   """Applies MuJoCo's filters to a broad-phase pair (g1 < g2) and collides the survivors."""
   if not ((m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])):
     return
@@ -173,7 +176,7 @@ def _candidate(m, d, g1, g2):
     margin, gap = m.geom_margin[g1] + m.geom_margin[g2], m.geom_gap[g1] + m.geom_gap[g2]
   if not _spheres_overlap(m, d, g1, g2, margin + gap):
     return
-  _narrow(m, d, g1, g2, margin, gap, -1)
+  _narrow(m, d, g1, g2, margin, gap, -1, narrow)
 
 
 @njit(cache=True)
@@ -199,9 +202,27 @@ def _spheres_overlap(m, d, g1, g2, margin):
 # --------------------------------------------------------------- narrow phase ----
 
 
+# Type pairs (t1 <= t2) with a closed-form collider; every other pair needs GJK/EPA or the height-field collider.
+CLOSED_FORM = frozenset([
+    (_PLANE, _SPHERE), (_PLANE, _CAPSULE), (_PLANE, _ELLIPSOID), (_PLANE, _CYLINDER), (_PLANE, _BOX),
+    (_PLANE, _MESH), (_SPHERE, _SPHERE), (_SPHERE, _CAPSULE), (_SPHERE, _CYLINDER), (_SPHERE, _BOX),
+    (_CAPSULE, _CAPSULE), (_CAPSULE, _BOX), (_BOX, _BOX)])
+# Pairs that never make contacts.
+_NONE = frozenset([(_PLANE, _PLANE), (_PLANE, _HFIELD), (_HFIELD, _HFIELD)])
+
+
+def needs_ccd(geom_type, geom_contype, geom_conaffinity, pair_geom1, pair_geom2):
+  """Whether a model has a geom pair that may collide and has no closed-form collider (a conservative test on
+  the types present: any two collidable geoms, or an explicit pair)."""
+  types = sorted({int(t) for t, c, a in zip(geom_type, geom_contype, geom_conaffinity) if c or a})
+  pairs = {(t1, t2) for i, t1 in enumerate(types) for t2 in types[i:]}
+  pairs |= {tuple(sorted((int(geom_type[g1]), int(geom_type[g2])))) for g1, g2 in zip(pair_geom1, pair_geom2)}
+  return any(p not in CLOSED_FORM and p not in _NONE for p in pairs)
+
+
 @njit(cache=True)
-def _dispatch(m, d, t1, t2, g1, g2, margin, i0):
-  """The collider of a type pair (t1 <= t2); returns the number of contacts found."""
+def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
+  """The closed-form collider of a type pair (t1 <= t2): the number of contacts found, -1 if it has none."""
   if t1 == _PLANE:
     if t2 == _SPHERE:
       return primitive.plane_sphere(m, d, g1, g2, margin, i0)
@@ -216,10 +237,6 @@ def _dispatch(m, d, t1, t2, g1, g2, margin, i0):
     if t2 == _MESH:
       return primitive.plane_mesh(m, d, g1, g2, margin, i0)
     return 0
-  if t1 == _HFIELD:
-    if t2 == _HFIELD:
-      return 0
-    return hfield.hfield_convex(m, d, g1, g2, margin, i0)
   if t1 == _SPHERE:
     if t2 == _SPHERE:
       return primitive.sphere_sphere(m, d, g1, g2, margin, i0)
@@ -236,18 +253,31 @@ def _dispatch(m, d, t1, t2, g1, g2, margin, i0):
       return box.capsule_box(m, d, g1, g2, margin, i0)
   elif t1 == _BOX and t2 == _BOX:
     return box.box_box(m, d, g1, g2, margin, i0)
+  return -1
+
+
+@njit(cache=True)
+def narrow_all(m, d, t1, t2, g1, g2, margin, i0):
+  """Every collider of a type pair (t1 <= t2): closed forms, height fields, else GJK/EPA; the number of contacts."""
+  if t1 == _HFIELD:
+    if t2 == _HFIELD:
+      return 0
+    return hfield.hfield_convex(m, d, g1, g2, margin, i0)
+  n = narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0)
+  if n >= 0:
+    return n
   return convex.convex(m, d, g1, g2, margin, i0)
 
 
 @njit(cache=True)
-def _narrow(m, d, g1, g2, margin, gap, pair):
+def _narrow(m, d, g1, g2, margin, gap, pair, narrow):
   """Collides one geom pair and fills the parameters of its contacts; ``pair`` is the explicit pair id or -1."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
   if t1 > t2:
     g1, g2, t1, t2 = g2, g1, t2, t1
   i0 = d.ncon[0]
   # Contacts are detected out to margin + gap; those beyond the margin stay inactive (MuJoCo 4's gap).
-  n = _dispatch(m, d, t1, t2, g1, g2, margin + gap, i0)
+  n = max(0, narrow(m, d, t1, t2, g1, g2, margin + gap, i0))
   capacity = d.contact_dist.shape[0]
   kept = min(n, capacity - i0)
   if kept < n:

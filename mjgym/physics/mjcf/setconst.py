@@ -33,11 +33,11 @@ def set_const(m):
   pending = [t for t in range(m.ntendon) if np.all(m.tendon_lengthspring[t] == -1.0)]
   if pending:
     d.qpos[:] = m.qpos_spring
-    forward.fwd_position(m._struct, d._struct)
+    _position(m, d)
     for t in pending:
       m.tendon_lengthspring[t] = d.ten_length[t]
   d.qpos[:] = m.qpos0
-  forward.fwd_position(m._struct, d._struct)
+  _position(m, d)
   m.tendon_length0[:] = d.ten_length
   m.actuator_length0[:] = d.actuator_length
   x = np.zeros(m.nv)
@@ -47,6 +47,10 @@ def set_const(m):
     m.actuator_acc0[i] = np.linalg.norm(x)
     if _is_dampratio(m, i):
       m.actuator_biasprm[i, 2] = -_damping_from_ratio(m, d, i)
+
+
+def _position(m, d):
+  forward.entry(m)(m._struct, d._struct, forward.OP_POSITION, 0)
 
 
 def _is_dampratio(m, i):
@@ -93,7 +97,7 @@ def lengthrange(m, jobs, settings):
     for i, node in jobs:
       ends, spread = [0.0, 0.0], [0.0, 0.0]
       for side, sign in enumerate((-1.0, 1.0)):
-        _push(m._struct, d._struct, i, sign, settings["accel"], settings["maxforce"],
+        _push(m, d, i, sign, settings["accel"], settings["maxforce"],
               math.exp(-dt / settings["timeconst"]), lengths, scratch)
         last = lengths[nstep - nrec:]
         ends[side] = float(last.min() if side == 0 else last.max())
@@ -111,28 +115,38 @@ def lengthrange(m, jobs, settings):
     m.opt.timestep, m.opt.disableflags = saved
 
 
-@njit(cache=True)
 def _push(m, d, i, sign, accel, maxforce, decay, lengths, x):
-  """One length-range run from qpos0: lengths[k] = actuator i's length before step k."""
-  forward.reset_data(m, d)
-  nv = m.nv
+  """One length-range run from qpos0: lengths[k] = actuator i's length before step k.
+
+  A Python loop over the engine's compiled entry point: a compiled loop calling the position stage and the
+  step would carry a second copy of the whole pipeline's machine code for this rarely used procedure.
+  """
+  run = forward.entry(m)
+  ms, ds = m._struct, d._struct
+  run(ms, ds, forward.OP_RESET, 0)
   for k in range(lengths.shape[0]):
-    forward.fwd_position(m, d)
-    moment = d.actuator_moment[i]
-    smooth.solve_m(m, d, x, moment)
-    xnorm = 0.0
-    mnorm = 0.0
-    for j in range(nv):
-      xnorm += x[j] * x[j]
-      mnorm += moment[j] * moment[j]
-    xnorm = math.sqrt(xnorm)
-    mnorm = math.sqrt(mnorm)
-    force = accel / xnorm if xnorm > MINVAL else 0.0
-    if maxforce > 0.0 and force * mnorm > maxforce:
-      force = maxforce / mnorm
-    for j in range(nv):
-      d.qfrc_applied[j] = sign * force * moment[j]
-    forward.step(m, d, 1)
-    for j in range(nv):
-      d.qvel[j] *= decay
+    run(ms, ds, forward.OP_POSITION, 0)
+    _push_force(ms, ds, i, sign, accel, maxforce, x)
+    run(ms, ds, forward.OP_STEP, 1)
+    d.qvel *= decay
     lengths[k] = d.actuator_length[i]
+
+
+@njit(cache=True)
+def _push_force(m, d, i, sign, accel, maxforce, x):
+  """qfrc_applied = the push along actuator i's moment that accelerates the joints by ``accel`` (capped)."""
+  nv = m.nv
+  moment = d.actuator_moment[i]
+  smooth.solve_m(m, d, x, moment)
+  xnorm = 0.0
+  mnorm = 0.0
+  for j in range(nv):
+    xnorm += x[j] * x[j]
+    mnorm += moment[j] * moment[j]
+  xnorm = math.sqrt(xnorm)
+  mnorm = math.sqrt(mnorm)
+  force = accel / xnorm if xnorm > MINVAL else 0.0
+  if maxforce > 0.0 and force * mnorm > maxforce:
+    force = maxforce / mnorm
+  for j in range(nv):
+    d.qfrc_applied[j] = sign * force * moment[j]

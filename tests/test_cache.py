@@ -1,0 +1,103 @@
+"""mjgym's numba cache: keyed on each module's import closure, so an edit recompiles the modules that can contain the
+edited code and no others, and never leaves stale machine code behind."""
+
+import ast
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import mjgym
+from mjgym.physics import _cache
+
+PACKAGE = pathlib.Path(mjgym.__file__).resolve().parent
+
+
+def test_indented_imports_sit_in_functions():
+  """The closure scan reads module-level imports only; that is sound because kernels cannot import, as long as
+  no import hides in a module-level if/try/with/class block."""
+  offenders = []
+  for path in sorted(PACKAGE.rglob("*.py")):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def visit(node, in_function, path=path):
+      for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.Import, ast.ImportFrom)) and node is not tree and not in_function:
+          offenders.append(f"{path.relative_to(PACKAGE)}:{child.lineno}")
+        visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(tree, False)
+  assert not offenders, f"imports outside functions that the cache key would miss: {offenders}"
+
+
+def test_closure_follows_module_level_imports():
+  closure = {str(p.relative_to(PACKAGE)) for p in _cache.import_closure(PACKAGE / "physics/collision/driver.py")}
+  assert {"physics/collision/driver.py", "physics/collision/convex.py", "physics/collision/multiccd.py",
+          "physics/collision/primitive.py", "physics/collision/box.py", "physics/types.py"} <= closure
+  assert "physics/smooth.py" not in closure and "physics/forward.py" not in closure
+  forward = {str(p.relative_to(PACKAGE)) for p in _cache.import_closure(PACKAGE / "physics/forward.py")}
+  assert "physics/collision/convex.py" in forward and "physics/solver.py" in forward
+  assert "physics/render/kernels.py" not in forward
+  math_closure = {str(p.relative_to(PACKAGE)) for p in _cache.import_closure(PACKAGE / "physics/math.py")}
+  assert math_closure == {"physics/math.py", "physics/types.py"}
+
+
+def test_relative_and_parenthesized_imports(tmp_path):
+  pkg = tmp_path / "pkg"
+  (pkg / "sub").mkdir(parents=True)
+  for name in ("__init__.py", "a.py", "b.py", "c.py", "sub/__init__.py", "sub/d.py"):
+    (pkg / name).write_text("")
+  (pkg / "sub/d.py").write_text("from .. import a\nfrom ..b import thing\nfrom pkg import (c,\n   sub)\n"
+                                "def f():\n  import pkg.b\n")
+  found = {str(p.relative_to(pkg)) for p in _cache.imports_of(pkg / "sub/d.py", pkg)}
+  assert found == {"a.py", "b.py", "c.py", "sub/__init__.py"}
+
+
+_PROBE = """
+import json, sys
+from numba.core import event
+compiled = []
+class L(event.Listener):
+  def on_start(self, ev): pass
+  def on_end(self, ev): compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+event.register("numba:compile", L())
+from mjgym.physics import ray
+from mjgym.physics.collision import primitive
+caller = ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0)   # ray.py -> math.dot3
+other = primitive.dot((1.0, 2.0, 3.0), (4.0, 5.0, 6.0))        # primitive.py: no path to math.py
+print(json.dumps({"compiled": compiled, "caller": caller, "other": other}))
+"""
+
+
+def _probe(root, cache):
+  env = {"PYTHONPATH": str(root), "MJGYM_CACHE_DIR": str(cache), "MJGYM_COMPILE_PROGRESS": "0", "PATH": ""}
+  out = subprocess.run([sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, check=True,
+                       cwd=root)
+  return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_edit_recompiles_callers_and_only_them(tmp_path):
+  """Edit math.dot3 in a copy of the package: ray._sphere (a caller in another module) recompiles and sees the
+  edit; primitive.dot (a kernel whose module cannot reach math.py) loads from the cache."""
+  root = tmp_path / "src"
+  shutil.copytree(PACKAGE, root / "mjgym", ignore=shutil.ignore_patterns("__pycache__"))
+  cache = tmp_path / "cache"
+  first = _probe(root, cache)
+  assert "_sphere" in first["compiled"] and "dot" in first["compiled"]
+  assert first["caller"] == 1.0 and first["other"] == 32.0  # the ray from z=-2 meets the unit sphere at t=1
+  again = _probe(root, cache)
+  assert again["compiled"] == [] and again == dict(first, compiled=[])
+
+  math_py = root / "mjgym/physics/math.py"
+  source = math_py.read_text()
+  edited = source.replace("return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]",
+                          "return 4.0 * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2])")
+  assert edited != source
+  math_py.write_text(edited)
+  after = _probe(root, cache)
+  assert "_sphere" in after["compiled"] and "dot3" in after["compiled"]
+  assert "dot" not in after["compiled"]  # primitive.dot came from the cache
+  assert after["other"] == 32.0
+  # scaled dot products: a t^2 + 2 b t + c with a = 4, b = -8, c = 16 - 1 gives t = (8 - sqrt(64 - 60)) / 4 = 1.5
+  assert after["caller"] == 1.5
