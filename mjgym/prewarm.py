@@ -23,6 +23,8 @@ import sys
 import threading
 import time
 
+from mjgym.physics import _parallel
+
 TARGETS = ("single", "single-ccd", "batch", "batch-ccd", "envs", "render")
 DEFAULT_TARGETS = ("single", "single-ccd", "batch", "batch-ccd", "envs")
 
@@ -36,17 +38,11 @@ _CCD_XML = """<mujoco><worldbody><geom type="plane" size="1 1 .1"/>
 <body pos=".3 0 .2"><freejoint/><geom type="ellipsoid" size=".1 .1 .2"/></body></worldbody></mujoco>"""
 
 
-def cpu_count():
-  """Cores this process may use (its affinity mask where the OS has one)."""
-  try:
-    return len(os.sched_getaffinity(0))
-  except AttributeError:
-    return os.cpu_count() or 1
-
-
 def _entries(target):
   """The kernels a target compiles, as dispatchers (for the progress bar's total)."""
   from mjgym.physics import batch, forward  # pylint: disable=import-outside-toplevel
+  if target.startswith("stages"):
+    return []
   if target == "single":
     return [forward.run]
   if target == "single-ccd":
@@ -72,7 +68,10 @@ def compile_target(target):
   """Compiles one target in this process (a worker's job)."""
   from mjgym import physics  # pylint: disable=import-outside-toplevel
   from mjgym.physics import batch  # pylint: disable=import-outside-toplevel
-  if target in ("single", "single-ccd", "batch", "batch-ccd"):
+  if target.startswith("stages"):
+    _, tier, part, nparts = target.split(":")
+    _parallel.compile_stages(tier == "ccd", int(part), int(nparts))
+  elif target in ("single", "single-ccd", "batch", "batch-ccd"):
     m = physics.MjModel.from_xml_string(_CCD_XML if target.endswith("ccd") else _CLOSED_XML)
     if target.startswith("single"):
       d = physics.MjData(m)
@@ -128,6 +127,18 @@ class _Bar:
     self.stream.flush()
 
 
+def plan(targets, jobs):
+  """The phases of a compile: the stage kernels shared out among ``jobs`` processes, then the single-world entry
+  points (which find their stage kernels cached), then what calls those (batch entries, envs, renderer)."""
+  pipelines = [t for t in ("single", "single-ccd") if t in targets or f"batch{t[6:]}" in targets]
+  phases = []
+  if pipelines:
+    phases.append([f"stages:closed:{i}:{jobs}" for i in range(jobs)])
+    phases.append(pipelines)
+  phases.append([t for t in targets if t not in ("single", "single-ccd")])
+  return [p for p in phases if p]
+
+
 def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
   """Compiles ``targets`` with ``jobs`` worker processes (default: the usable cores); returns the seconds taken.
 
@@ -138,14 +149,15 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
   unknown = [t for t in targets if t not in TARGETS]
   if unknown:
     raise ValueError(f"unknown target(s) {', '.join(unknown)}; the targets are {', '.join(TARGETS)}")
-  jobs = max(1, min(jobs or cpu_count(), len(targets)))
+  jobs = max(1, jobs or _parallel.cpu_count())
+  phases = plan(targets, jobs)
   todo = set()
   for target in targets:
     for entry in _entries(target):
       todo.update(_progress._uncached(_progress.reachable(entry)))  # pylint: disable=protected-access
   names = {f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d in todo}
-  stream.write(f"mjgym compile: {len(targets)} targets on {jobs} processes into {_cache.cache_dir()}\n")
-  bar = _Bar(len(names), len(targets), stream)
+  stream.write(f"mjgym compile: {', '.join(targets)} on {jobs} processes into {_cache.cache_dir()}\n")
+  bar = _Bar(len(names), sum(len(p) for p in phases), stream)
   env = dict(os.environ, MJGYM_COMPILE_PROGRESS="0", PYTHONUNBUFFERED="1")
   finished = queue.Queue()
 
@@ -156,28 +168,31 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
     proc.wait()
     finished.put(("target", (target, proc.returncode, proc.stderr.read())))
 
-  pending, running, failed = list(targets), 0, []
-  while pending or running:
-    while pending and running < jobs:
-      target = pending.pop(0)
-      proc = subprocess.Popen([sys.executable, "-m", "mjgym.prewarm", target], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-      threading.Thread(target=watch, args=(target, proc), daemon=True).start()
-      running += 1
-    try:
-      kind, value = finished.get(timeout=0.5)
-    except queue.Empty:
+  failed = []
+  for phase in phases:
+    pending, running = list(phase), 0
+    while pending or running:
+      while pending and running < jobs:
+        proc = subprocess.Popen([sys.executable, "-m", "mjgym.prewarm", pending[0]], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        threading.Thread(target=watch, args=(pending.pop(0), proc), daemon=True).start()
+        running += 1
+      try:
+        kind, value = finished.get(timeout=0.5)
+      except queue.Empty:
+        bar.show()
+        continue
+      if kind == "kernel":
+        bar.done.add(value)
+      else:
+        target, code, err = value
+        running -= 1
+        bar.targets_done += 1
+        if code != 0:
+          failed.append((target, (err.strip().splitlines() or ["(no message)"])[-1]))
       bar.show()
-      continue
-    if kind == "kernel":
-      bar.done.add(value)
-    else:
-      target, code, err = value
-      running -= 1
-      bar.targets_done += 1
-      if code != 0:
-        failed.append((target, (err.strip().splitlines() or ["(no message)"])[-1]))
-    bar.show()
+    if failed:
+      break
   bar.done.update(names)
   bar.show(final=True)
   seconds = time.perf_counter() - bar.start

@@ -12,8 +12,8 @@ Reset noise comes from a counter-based generator (SplitMix64 over ``(world seed,
 computed for all resetting worlds at once; the single env derives its world seed from ``reset(seed=...)``.
 
 Per-step work runs in small numba kernels (one per Task, plus ``end_step``) so that an env step costs a few
-Python calls whatever the number of worlds. Kernels here and in the env modules call only kernels of their own
-module: numba keys a function's cache on its own file, and the engine-wide cache key covers mjgym/physics only.
+Python calls whatever the number of worlds. Their cache is keyed on their module's import closure
+(``mjgym.physics._cache``), so they may call kernels of any module they import.
 """
 
 import os

@@ -35,9 +35,6 @@ from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
 from mjgym.physics.api import mj_step
 from mjgym.physics.api import set_mjcb_sensor
-from mjgym.physics.render import MjvCamera
-from mjgym.physics.render import MjvOption
-from mjgym.physics.render import Renderer
 from mjgym.physics import types as _types
 
 mjtBias = _types.bindings_enum("mjtBias", "mjBIAS_", _types.BiasType)
@@ -65,3 +62,14 @@ def mjv_defaultFreeCamera(m, cam):  # pylint: disable=invalid-name
   """Sets ``cam`` to the model's default free camera (orbiting its centre), as in the bindings."""
   from mjgym.physics.render import default_free_camera  # pylint: disable=import-outside-toplevel
   default_free_camera(m, cam)
+
+
+# The renderer (its kernels among them) loads at first use: stepping never needs it.
+_RENDER_NAMES = ("MjvCamera", "MjvOption", "Renderer")
+
+
+def __getattr__(name):
+  if name in _RENDER_NAMES:
+    from mjgym.physics import render  # pylint: disable=import-outside-toplevel
+    return getattr(render, name)
+  raise AttributeError(f"module 'mjgym.physics' has no attribute '{name}'")

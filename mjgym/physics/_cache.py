@@ -127,6 +127,9 @@ def closure_hash(path, package_dir=PACKAGE_DIR):
   return h.hexdigest()[:16]
 
 
+_ENSURED = set()
+
+
 class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-access
   """numba cache locator for mjgym's modules: ``<cache_dir>/<module>-<closure hash>/``."""
 
@@ -139,6 +142,12 @@ class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-a
 
   def get_cache_path(self):
     return self._cache_path
+
+  def ensure_cache_path(self):
+    # numba checks that the directory is writable for every function it decorates; once per directory will do
+    if self._cache_path not in _ENSURED:
+      super().ensure_cache_path()
+      _ENSURED.add(self._cache_path)
 
   def get_source_stamp(self):
     return self._hash

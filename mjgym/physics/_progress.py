@@ -5,7 +5,9 @@ a fresh machine pays a compile once and later processes load it in well under a 
 never be silent: a listener on numba's compile events notices the first compile of an mjgym entry point, prints
 what is happening and where the result goes, and counts the kernels compiled against those the entry point can
 reach that have no cache yet. On a terminal the line is rewritten in place; elsewhere (logs, CI) a line is
-written at every tenth of the way and at the end. ``MJGYM_COMPILE_PROGRESS=0`` silences it.
+written at every tenth of the way and at the end. ``MJGYM_COMPILE_PROGRESS=0`` silences it. The first compile
+of a process also starts the compile helper (``_parallel.start_helper``), which takes half the work to another
+core.
 """
 
 import os
@@ -95,6 +97,8 @@ class CompileReporter(event.Listener):
     self._done = set()
     self._start = None
     self._last_tenth = -1
+    self._checked = 0.0
+    self._helper = False
 
   def _out(self):
     return self.stream if self.stream is not None else sys.stderr
@@ -104,6 +108,8 @@ class CompileReporter(event.Listener):
     return hasattr(out, "isatty") and out.isatty()
 
   def _write(self, text, final=False):
+    if os.environ.get("MJGYM_COMPILE_PROGRESS", "1") == "0":
+      return
     out = self._out()
     if self._tty():
       out.write("\r\033[K" + text + ("\n" if final else ""))
@@ -115,8 +121,16 @@ class CompileReporter(event.Listener):
     return time.perf_counter() - self._start
 
   def _line(self):
+    # kernels another process (the helper) has cached since count as done
+    now = time.perf_counter()
+    if now - self._checked > 1.0:
+      self._checked = now
+      cached = self._todo - set(_uncached(self._todo))
+      self._done |= cached
+      self._todo -= cached
     total = max(len(self._todo | self._done), 1)
-    return (f"mjgym: compiling the engine for this machine, once (cache: {_short(_cache.cache_dir())}): "
+    helper = " with a helper process" if self._helper else ""
+    return (f"mjgym: compiling the engine for this machine{helper}, once (cache: {_short(_cache.cache_dir())}): "
             f"{len(self._done)}/{total} kernels, {self._seconds():.0f} s")
 
   def on_start(self, ev):
@@ -139,6 +153,9 @@ class CompileReporter(event.Listener):
       if self._start is None and len(self._todo) >= _ANNOUNCE:
         self._start = time.perf_counter()
         self._last_tenth = 0
+        if disp.py_func.__module__.startswith("mjgym.physics"):
+          from mjgym.physics import _parallel  # pylint: disable=import-outside-toplevel
+          self._helper = _parallel.start_helper()
         self._write(self._line())
 
   def on_end(self, ev):
@@ -169,8 +186,9 @@ _INSTALLED = []
 
 
 def install():
-  """Registers the reporter with numba (once), unless MJGYM_COMPILE_PROGRESS=0."""
-  if os.environ.get("MJGYM_COMPILE_PROGRESS", "1") == "0" or _INSTALLED:
+  """Registers the reporter with numba (once). It prints unless MJGYM_COMPILE_PROGRESS=0, and starts the compile
+  helper process (``_parallel``) either way."""
+  if _INSTALLED:
     return
   event.register("numba:compile", _REPORTER)
   _INSTALLED.append(_REPORTER)

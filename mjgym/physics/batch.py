@@ -77,10 +77,12 @@ class MjDataBatch:
     self.nworld = int(nworld)
     self._fields = allocate_data_arrays(m, nworld)
     self._worlds = [MjData.over_arrays(m, {k: v[w] for k, v in self._fields.items()}) for w in range(nworld)]
-    self._structs = List([d._struct for d in self._worlds])
     # a few chunks per thread, so that a thread slowed by another process does not hold everyone up
     self.nchunk = min(self.nworld, 4 * numba.config.NUMBA_NUM_THREADS)
-    self._models = List([m.new_struct() for _ in range(self.nchunk)])
+    # The typed lists run_batch takes are made at its first call: numba compiles typed-list code in every
+    # process (about a second), which a one-world batch (a single env) never needs.
+    self._structs = None
+    self._models = None
     chunk_of = np.empty(self.nworld, np.int64)
     for c in range(self.nchunk):
       chunk_of[c * self.nworld // self.nchunk:(c + 1) * self.nworld // self.nchunk] = c
@@ -117,6 +119,10 @@ class MjDataBatch:
       if mask[0]:
         forward.entry(self.model)(self.model._struct, self._worlds[0]._struct, op, int(nstep))
       return
+    if self._structs is None:
+      self._structs = List([d._struct for d in self._worlds])
+    if self._models is None:
+      self._models = List([self.model.new_struct() for _ in range(self.nchunk)])
     run = run_batch_ccd if self.model.needs_ccd else run_batch
     run(self._models, self._model_of, self._structs, mask, op, int(nstep), self.nchunk)
 

@@ -54,7 +54,7 @@ _CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
 _CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _disabled(m, flag):
   return (m.opt_disableflags[0] & flag) != 0
 
@@ -598,14 +598,12 @@ def add_contact_cfrc_ext(m, d):
 
 def set_const(model):
   """Fills the model's invweight0 constants and stat_meaninertia at qpos0, like mj_setConst."""
+  from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
   from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
   data = MjData(model)
   m, d = model._struct, data._struct  # pylint: disable=protected-access
-  smooth.kinematics(m, d)
-  smooth.com_pos(m, d)
-  smooth.tendon(m, d)
-  smooth.crb(m, d)
-  smooth.factor_m(m, d)
+  # through the pipeline's entry point, which the model needs anyway: one compiled function to load, not five
+  forward.entry(model)(m, d, forward.OP_INERTIA, 0)
   _set_const(m, d)
 
 

@@ -52,7 +52,7 @@ _DSBL_DAMPER = int(DisableBit.DAMPER)
 _DSBL_ACTUATION = int(DisableBit.ACTUATION)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _disabled(m, flag):
   return (m.opt_disableflags[0] & flag) != 0
 
@@ -63,9 +63,15 @@ def _disabled(m, flag):
 @njit(cache=True)
 def reset_data(m, d):
   """Resets Data like mj_resetData: everything zero, qpos = qpos0, mocap bodies at their model pose."""
-  _structs.zero_data(d)
+  _reset_state(m, d)
   d.warning_number[:] = 0
   d.warning_lastinfo[:] = 0
+
+
+@njit(cache=True)
+def _reset_state(m, d):
+  """mj_resetData but for the warning statistics."""
+  _structs.zero_data(d)
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
   _reset_mocap(m, d)
@@ -101,19 +107,16 @@ def _is_bad(x):
   return not (abs(x) <= MAXVAL)  # also true for NaN
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _warn_and_reset(m, d, warning, index):
   """Raises a warning; unless autoreset is disabled the world is reset first, keeping the warning counts."""
   if not _disabled(m, _DSBL_AUTORESET):
-    _structs.zero_data(d)
-    d.qpos[:] = m.qpos0
-    d.eq_active[:] = m.eq_active0
-    _reset_mocap(m, d)
+    _reset_state(m, d)
   d.warning_number[warning] += 1
   d.warning_lastinfo[warning] = index
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _check(m, d, values, warning):
   for i in range(values.shape[0]):
     if _is_bad(values[i]):
@@ -492,6 +495,7 @@ OP_OBSERVE = 4       # mj_forward then mj_rnePostConstraint: what an environment
 OP_STEP1 = 5         # the state checks and forward dynamics of a step (user sensors are filled after it)
 OP_STEP2 = 6         # the integrator part of a step
 OP_POSITION = 7      # the position stage alone (the model's constants at qpos0)
+OP_INERTIA = 8       # kinematics, tendons and the factored mass matrix (the model's invweight0 at qpos0)
 
 
 @njit(cache=True, inline="always")
@@ -505,6 +509,12 @@ def apply(m, d, op, nstep, narrow):
     reset_data(m, d)
   elif op == OP_POSITION:
     fwd_position(m, d, narrow)
+  elif op == OP_INERTIA:
+    smooth.kinematics(m, d)
+    smooth.com_pos(m, d)
+    smooth.tendon(m, d)
+    smooth.crb(m, d)
+    smooth.factor_m(m, d)
   else:
     n, parts = 0, 3
     if op == OP_STEP or op == OP_STEP_OBSERVE:

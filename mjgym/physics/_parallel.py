@@ -1,0 +1,107 @@
+"""The engine's compile shared out among processes: the stage kernels by explicit signature, and the helper
+process that takes half of a first compile off the main process.
+
+A process that meets an uncached engine compiles the pipeline in the order it types it: position stage first,
+integrators last. The helper (``start_helper``, called by the compile progress reporter at the first compile of a
+process) compiles the same stage kernels from the other end, so the two meet in the middle; every kernel the
+helper has finished is a cache hit when the main process reaches it. It runs only where a second core is free to
+take it (``MJGYM_COMPILE_JOBS=1`` turns it off) and is ended when the main process exits.
+"""
+
+import atexit
+import importlib
+import os
+import subprocess
+import sys
+
+# The stage kernels that take (Model, Data), in the order the pipeline first calls them, with the seconds each took
+# to compile from an empty cache on this project's 2-core machines (benchmarks/bench_compile.py): most of the
+# pipeline's compile. Compiled one by one with explicit signatures they can be shared out among processes (the
+# seconds balance the shares); the entry points that call them then load them from the cache.
+_STAGES = (
+    ("smooth", "kinematics", 3.1), ("smooth", "com_pos", 1.8), ("smooth", "camlight", 1.5),
+    ("smooth", "tendon", 6.0), ("smooth", "crb", 2.4), ("smooth", "factor_m", 0.7),
+    ("collision.driver", "collision", 20.6), ("constraint", "make_constraint", 11.5),
+    ("smooth", "transmission", 1.9), ("sensor", "sensor_pos", 8.7), ("actuation", "fwd_velocity_quantities", 0.2),
+    ("smooth", "com_vel", 1.2), ("passive", "passive", 2.3), ("smooth", "rne", 1.3), ("sensor", "sensor_vel", 2.4),
+    ("actuation", "fwd_actuation", 1.8), ("constraint", "constraint_velocity", 1.9), ("solver", "solve", 15.3),
+    ("sensor", "sensor_acc", 8.5), ("smooth", "rne_postconstraint", 0.5), ("forward", "implicit", 8.8),
+    ("forward", "euler", 0.8), ("forward", "reset_data", 6.7),
+)
+
+_HELPER = []
+
+
+def cpu_count():
+  """Cores this process may use (its affinity mask where the OS has one)."""
+  try:
+    return len(os.sched_getaffinity(0))
+  except AttributeError:
+    return os.cpu_count() or 1
+
+
+def stage_kernels(ccd=False):
+  """(dispatcher, signature) of every stage kernel, in pipeline order, for the closed-form or the ccd tier."""
+  import numba  # pylint: disable=import-outside-toplevel
+  from mjgym.physics import _structs  # pylint: disable=import-outside-toplevel
+  from mjgym.physics.collision import driver  # pylint: disable=import-outside-toplevel
+  md = (_structs.model_type, _structs.data_type)
+  narrow = numba.typeof(driver.narrow_all if ccd else driver.narrow_closed_form)
+  kernels = []
+  for module, name, _ in _STAGES:
+    disp = getattr(importlib.import_module(f"mjgym.physics.{module}"), name)
+    kernels.append((disp, md + (narrow,) if name == "collision" else md))
+  return kernels
+
+
+def share(nparts):
+  """Stage indices split into ``nparts`` shares of about equal compile time (longest first to the least loaded),
+  each in pipeline order."""
+  shares = [[] for _ in range(nparts)]
+  load = [0.0] * nparts
+  for i in sorted(range(len(_STAGES)), key=lambda i: -_STAGES[i][2]):
+    k = load.index(min(load))
+    shares[k].append(i)
+    load[k] += _STAGES[i][2]
+  return [sorted(s) for s in shares]
+
+
+def compile_stages(ccd=False, part=0, nparts=1, reverse=False):
+  """Compiles share ``part`` of ``nparts`` of the stage kernels (in reverse pipeline order if ``reverse``)."""
+  kernels = stage_kernels(ccd)
+  mine = [kernels[i] for i in share(nparts)[part]]
+  for disp, sig in reversed(mine) if reverse else mine:
+    disp.compile(sig)  # loads from the cache instead when another process got there first
+
+
+def uncached_stages():
+  """How many stage kernels have no cache index yet."""
+  count = 0
+  for disp, _ in stage_kernels():
+    index = disp._cache._cache_file._index_path  # pylint: disable=protected-access
+    count += not os.path.exists(index)
+  return count
+
+
+def start_helper():
+  """Starts the helper process if it can help: a second usable core, stage kernels left to compile, and this
+  process not a helper itself. Returns whether one started."""
+  if (_HELPER or os.environ.get("MJGYM_COMPILE_HELPER") or os.environ.get("MJGYM_COMPILE_JOBS", "") == "1"
+      or cpu_count() < 2 or uncached_stages() < 4):
+    return False
+  env = dict(os.environ, MJGYM_COMPILE_HELPER="1", MJGYM_COMPILE_PROGRESS="0")
+  proc = subprocess.Popen([sys.executable, "-m", "mjgym.physics._parallel"], env=env, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+  _HELPER.append(proc)
+  atexit.register(_stop_helper)
+  return True
+
+
+def _stop_helper():
+  for proc in _HELPER:
+    if proc.poll() is None:
+      proc.terminate()
+
+
+if __name__ == "__main__":
+  compile_stages(reverse=True)
