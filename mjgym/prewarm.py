@@ -69,8 +69,12 @@ def compile_target(target):
   from mjgym import physics  # pylint: disable=import-outside-toplevel
   from mjgym.physics import batch  # pylint: disable=import-outside-toplevel
   if target.startswith("stages"):
-    _, tier, part, nparts = target.split(":")
-    _parallel.compile_stages(tier == "ccd", int(part), int(nparts))
+    _, ccd, part, nparts = target.split(":")
+    if part == "0":  # the Model and Data constructors, which every later worker would otherwise compile
+      from mjgym.physics import containers  # pylint: disable=import-outside-toplevel
+      m = physics.MjModel.from_fields({})  # an empty model: no set_const, so no pipeline compiles here
+      physics.MjData.over_arrays(m, containers.allocate_data_arrays(m))
+    _parallel.compile_stages(bool(int(ccd)), int(part), int(nparts), first=_parallel.STRUCTS_SECONDS)
   elif target in ("single", "single-ccd", "batch", "batch-ccd"):
     m = physics.MjModel.from_xml_string(_CCD_XML if target.endswith("ccd") else _CLOSED_XML)
     if target.startswith("single"):
@@ -128,15 +132,19 @@ class _Bar:
 
 
 def plan(targets, jobs):
-  """The phases of a compile: the stage kernels shared out among ``jobs`` processes, then the single-world entry
-  points (which find their stage kernels cached), then what calls those (batch entries, envs, renderer)."""
+  """The worker jobs of a compile as (job, jobs it waits for), in the order they start: the stage kernels shared
+  out among ``jobs`` processes; the single-world entry points once those are cached; then what calls them (batch
+  entry points after their single-world entry, env kernels after the one-world and batch entries, whose kernels
+  they share). A job waits only for jobs in the plan."""
   pipelines = [t for t in ("single", "single-ccd") if t in targets or f"batch{t[6:]}" in targets]
-  phases = []
+  stages = []
   if pipelines:
-    phases.append([f"stages:closed:{i}:{jobs}" for i in range(jobs)])
-    phases.append(pipelines)
-  phases.append([t for t in targets if t not in ("single", "single-ccd")])
-  return [p for p in phases if p]
+    ccd = int("single-ccd" in pipelines)
+    stages = [f"stages:{ccd}:{i}:{jobs}" for i in range(jobs)]
+  waits = {"single": stages, "single-ccd": stages, "batch": ["single"], "batch-ccd": ["single-ccd"],
+           "envs": ["single", "batch"], "render": []}
+  names = stages + pipelines + [t for t in targets if t not in pipelines]
+  return [(t, [w for w in waits.get(t, []) if w in names]) for t in names]
 
 
 def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
@@ -150,15 +158,16 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
   if unknown:
     raise ValueError(f"unknown target(s) {', '.join(unknown)}; the targets are {', '.join(TARGETS)}")
   jobs = max(1, jobs or _parallel.cpu_count())
-  phases = plan(targets, jobs)
+  jobs_plan = plan(targets, jobs)
   todo = set()
   for target in targets:
     for entry in _entries(target):
       todo.update(_progress._uncached(_progress.reachable(entry)))  # pylint: disable=protected-access
   names = {f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d in todo}
   stream.write(f"mjgym compile: {', '.join(targets)} on {jobs} processes into {_cache.cache_dir()}\n")
-  bar = _Bar(len(names), sum(len(p) for p in phases), stream)
-  env = dict(os.environ, MJGYM_COMPILE_PROGRESS="0", PYTHONUNBUFFERED="1")
+  bar = _Bar(len(names), len(jobs_plan), stream)
+  # Workers are the parallelism here: none of them starts a compile helper of its own.
+  env = dict(os.environ, MJGYM_COMPILE_PROGRESS="0", MJGYM_COMPILE_HELPER="1", PYTHONUNBUFFERED="1")
   finished = queue.Queue()
 
   def watch(target, proc):
@@ -168,31 +177,32 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
     proc.wait()
     finished.put(("target", (target, proc.returncode, proc.stderr.read())))
 
-  failed = []
-  for phase in phases:
-    pending, running = list(phase), 0
-    while pending or running:
-      while pending and running < jobs:
-        proc = subprocess.Popen([sys.executable, "-m", "mjgym.prewarm", pending[0]], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        threading.Thread(target=watch, args=(pending.pop(0), proc), daemon=True).start()
-        running += 1
-      try:
-        kind, value = finished.get(timeout=0.5)
-      except queue.Empty:
-        bar.show()
-        continue
-      if kind == "kernel":
-        bar.done.add(value)
-      else:
-        target, code, err = value
-        running -= 1
-        bar.targets_done += 1
-        if code != 0:
-          failed.append((target, (err.strip().splitlines() or ["(no message)"])[-1]))
+  failed, done, running = [], set(), 0
+  pending = list(jobs_plan)
+  while (pending or running) and not failed:
+    ready = [job for job in pending if all(w in done for w in job[1])]
+    while ready and running < jobs:
+      target = ready.pop(0)[0]
+      pending = [job for job in pending if job[0] != target]
+      proc = subprocess.Popen([sys.executable, "-m", "mjgym.prewarm", target], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+      threading.Thread(target=watch, args=(target, proc), daemon=True).start()
+      running += 1
+    try:
+      kind, value = finished.get(timeout=0.5)
+    except queue.Empty:
       bar.show()
-    if failed:
-      break
+      continue
+    if kind == "kernel":
+      bar.done.add(value)
+    else:
+      target, code, err = value
+      running -= 1
+      done.add(target)
+      bar.targets_done += 1
+      if code != 0:
+        failed.append((target, (err.strip().splitlines() or ["(no message)"])[-1]))
+    bar.show()
   bar.done.update(names)
   bar.show(final=True)
   seconds = time.perf_counter() - bar.start

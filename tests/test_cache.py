@@ -101,3 +101,18 @@ def test_edit_recompiles_callers_and_only_them(tmp_path):
   assert after["other"] == 32.0
   # scaled dot products: a t^2 + 2 b t + c with a = 4, b = -8, c = 16 - 1 gives t = (8 - sqrt(64 - 60)) / 4 = 1.5
   assert after["caller"] == 1.5
+
+
+def test_dispatcher_arguments_keep_their_type_across_processes():
+  """A kernel taking a narrow-phase tier (a dispatcher) is indexed in the cache by the dispatcher's type, which
+  numba pickles with the dispatcher's uuid: with a random uuid another process unpickles a different type and the
+  cached kernel never loads. The tiers' uuids are stable, so the pickled type is equal to the fresh one there."""
+  import pickle  # pylint: disable=import-outside-toplevel
+  import numba  # pylint: disable=import-outside-toplevel
+  from mjgym.physics.collision import driver  # pylint: disable=import-outside-toplevel
+  for name in ("narrow_closed_form", "narrow_all"):
+    blob = pickle.dumps(numba.typeof(getattr(driver, name)))
+    code = ("import pickle, sys, numba; from mjgym.physics.collision import driver; "
+            f"t = pickle.loads(sys.stdin.buffer.read()); print(t == numba.typeof(driver.{name}))")
+    out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True)
+    assert out.stdout.decode().strip() == "True", (name, out.stderr.decode()[-2000:])

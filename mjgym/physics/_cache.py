@@ -7,9 +7,12 @@ anywhere in the file count, so does the numba version). A kernel can only reach 
 imports, so an edit invalidates exactly the modules that can have compiled it in: edit ``collision/convex.py`` and
 the collision driver, ``forward`` and ``batch`` recompile, while ``smooth``, ``passive`` or ``sensor`` load from the
 cache as before. Only module-level imports count (kernels cannot import), and a package's ``__init__`` only where a
-file imports a name that is not a submodule of it. A kernel that receives a compiled function as an argument is
-cached under its own module's key: such functions must come from that module's closure (collision.driver's
-``narrow`` tiers are defined beside it).
+file imports a name that is not a submodule of it.
+
+A kernel whose signature holds a compiled function (a dispatcher type, like collision.driver's ``narrow`` tiers)
+is found in the index by that function's identity: numba pickles a dispatcher with a random per-process uuid, so
+such an entry would never load in another process. ``stable_identity`` gives these functions a uuid derived from
+their qualified name.
 
 Files outside the mjgym package keep numba's own cache rules: the locator below declines them.
 """
@@ -130,14 +133,22 @@ def closure_hash(path, package_dir=PACKAGE_DIR):
 _ENSURED = set()
 
 
+def stable_identity(dispatcher):
+  """Gives ``dispatcher`` a process-independent uuid (its module and name), so that kernels taking it as an
+  argument load from the cache in every process; returns it (usable as a decorator above ``@njit``)."""
+  dispatcher._set_uuid(f"mjgym:{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}")  # pylint: disable=protected-access
+  return dispatcher
+
+
 class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-access
   """numba cache locator for mjgym's modules: ``<cache_dir>/<module>-<closure hash>/``."""
 
   def __init__(self, py_func, py_file):
-    self._py_file = pathlib.Path(py_file).resolve()
+    path = pathlib.Path(py_file).resolve()
+    self._py_file = str(path)  # a str, as numba passes it to warnings.warn_explicit
     self._lineno = py_func.__code__.co_firstlineno
-    self._hash = closure_hash(self._py_file)
-    name = _module_name(self._py_file, PACKAGE_DIR)
+    self._hash = closure_hash(path)
+    name = _module_name(path, PACKAGE_DIR)
     self._cache_path = str(cache_dir() / f"{name}-{self._hash}")
 
   def get_cache_path(self):

@@ -40,36 +40,56 @@ def cpu_count():
     return os.cpu_count() or 1
 
 
+# The collision stage with every collider (GJK/EPA, meshes, height fields): the ccd pipeline's only stage of its
+# own, compiled after the closed-form stages when both tiers are wanted.
+_CCD_COLLISION = ("collision.driver", "collision", 62.0)
+
+
+def _stages(ccd):
+  return _STAGES + (_CCD_COLLISION,) if ccd else _STAGES
+
+
 def stage_kernels(ccd=False):
-  """(dispatcher, signature) of every stage kernel, in pipeline order, for the closed-form or the ccd tier."""
+  """(dispatcher, signature) of every stage kernel, in pipeline order: the closed-form tier's, then (if ``ccd``)
+  the collision stage of the tier with every collider."""
   import numba  # pylint: disable=import-outside-toplevel
   from mjgym.physics import _structs  # pylint: disable=import-outside-toplevel
   from mjgym.physics.collision import driver  # pylint: disable=import-outside-toplevel
   md = (_structs.model_type, _structs.data_type)
-  narrow = numba.typeof(driver.narrow_all if ccd else driver.narrow_closed_form)
   kernels = []
-  for module, name, _ in _STAGES:
+  for i, (module, name, _) in enumerate(_stages(ccd)):
     disp = getattr(importlib.import_module(f"mjgym.physics.{module}"), name)
-    kernels.append((disp, md + (narrow,) if name == "collision" else md))
+    if name == "collision":
+      narrow = driver.narrow_all if i == len(_STAGES) else driver.narrow_closed_form
+      kernels.append((disp, md + (numba.typeof(narrow),)))
+    else:
+      kernels.append((disp, md))
   return kernels
 
 
-def share(nparts):
+# Seconds to compile the Model and Data constructors (``_structs.new_model``, ``new_data``), which every process
+# compiles first when it builds its first model.
+STRUCTS_SECONDS = 14.0
+
+
+def share(nparts, ccd=False, first=0.0):
   """Stage indices split into ``nparts`` shares of about equal compile time (longest first to the least loaded),
-  each in pipeline order."""
+  each in pipeline order; share 0 starts with ``first`` seconds of other work."""
+  stages = _stages(ccd)
   shares = [[] for _ in range(nparts)]
-  load = [0.0] * nparts
-  for i in sorted(range(len(_STAGES)), key=lambda i: -_STAGES[i][2]):
+  load = [first] + [0.0] * (nparts - 1)
+  for i in sorted(range(len(stages)), key=lambda i: -stages[i][2]):
     k = load.index(min(load))
     shares[k].append(i)
-    load[k] += _STAGES[i][2]
+    load[k] += stages[i][2]
   return [sorted(s) for s in shares]
 
 
-def compile_stages(ccd=False, part=0, nparts=1, reverse=False):
-  """Compiles share ``part`` of ``nparts`` of the stage kernels (in reverse pipeline order if ``reverse``)."""
+def compile_stages(ccd=False, part=0, nparts=1, reverse=False, first=0.0):
+  """Compiles share ``part`` of ``nparts`` of the stage kernels, the ccd tier's collision too if ``ccd`` (in
+  reverse pipeline order if ``reverse``); ``first`` as in ``share``."""
   kernels = stage_kernels(ccd)
-  mine = [kernels[i] for i in share(nparts)[part]]
+  mine = [kernels[i] for i in share(nparts, ccd, first)[part]]
   for disp, sig in reversed(mine) if reverse else mine:
     disp.compile(sig)  # loads from the cache instead when another process got there first
 

@@ -30,6 +30,7 @@ import math
 
 from numba import njit
 
+from mjgym.physics import _cache
 from mjgym.physics.collision import box
 from mjgym.physics.collision import convex
 from mjgym.physics.collision import hfield
@@ -220,6 +221,7 @@ def needs_ccd(geom_type, geom_contype, geom_conaffinity, pair_geom1, pair_geom2)
   return any(p not in CLOSED_FORM and p not in _NONE for p in pairs)
 
 
+@_cache.stable_identity  # it is an argument of cached kernels
 @njit(cache=True)
 def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
   """The closed-form collider of a type pair (t1 <= t2): the number of contacts found, -1 if it has none."""
@@ -256,6 +258,7 @@ def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
   return -1
 
 
+@_cache.stable_identity
 @njit(cache=True)
 def narrow_all(m, d, t1, t2, g1, g2, margin, i0):
   """Every collider of a type pair (t1 <= t2): closed forms, height fields, else GJK/EPA; the number of contacts."""
