@@ -20,6 +20,7 @@ import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -162,7 +163,7 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
   todo = set()
   for target in targets:
     for entry in _entries(target):
-      todo.update(_progress._uncached(_progress.reachable(entry)))  # pylint: disable=protected-access
+      todo.update(_progress.uncached(_progress.reachable(entry)))
   names = {f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d in todo}
   stream.write(f"mjgym compile: {', '.join(targets)} on {jobs} processes into {_cache.cache_dir()}\n")
   bar = _Bar(len(names), len(jobs_plan), stream)
@@ -170,23 +171,28 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
   env = dict(os.environ, MJGYM_COMPILE_PROGRESS="0", MJGYM_COMPILE_HELPER="1", PYTHONUNBUFFERED="1")
   finished = queue.Queue()
 
-  def watch(target, proc):
+  def watch(target, proc, err):
     for line in proc.stdout:
       if line.startswith("compiled "):
         finished.put(("kernel", line.split(" ", 1)[1].strip()))
     proc.wait()
-    finished.put(("target", (target, proc.returncode, proc.stderr.read())))
+    err.seek(0)
+    finished.put(("target", (target, proc.returncode, err.read())))
+    err.close()
 
-  failed, done, running = [], set(), 0
+  failed, done, running, procs = [], set(), 0, []
   pending = list(jobs_plan)
   while (pending or running) and not failed:
     ready = [job for job in pending if all(w in done for w in job[1])]
     while ready and running < jobs:
       target = ready.pop(0)[0]
       pending = [job for job in pending if job[0] != target]
+      # stderr to a file: a worker writing much to a pipe nobody reads until it ends would block
+      err = tempfile.TemporaryFile("w+")  # pylint: disable=consider-using-with
       proc = subprocess.Popen([sys.executable, "-m", "mjgym.prewarm", target], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-      threading.Thread(target=watch, args=(target, proc), daemon=True).start()
+                              stdout=subprocess.PIPE, stderr=err, text=True)
+      procs.append(proc)
+      threading.Thread(target=watch, args=(target, proc, err), daemon=True).start()
       running += 1
     try:
       kind, value = finished.get(timeout=0.5)
@@ -203,10 +209,14 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
       if code != 0:
         failed.append((target, (err.strip().splitlines() or ["(no message)"])[-1]))
     bar.show()
-  bar.done.update(names)
+  if not failed:
+    bar.done.update(names)  # kernels the workers loaded from the cache, or that were inlined
   bar.show(final=True)
   seconds = time.perf_counter() - bar.start
   if failed:
+    for proc in procs:  # the other workers' results are not wanted
+      if proc.poll() is None:
+        proc.terminate()
     raise RuntimeError("; ".join(f"target {t} failed: {msg}" for t, msg in failed))
   stream.write(f"mjgym compile: done in {seconds:.0f} s; cache at {_cache.cache_dir()}\n")
   return seconds

@@ -95,12 +95,9 @@ def compile_stages(ccd=False, part=0, nparts=1, reverse=False, first=0.0):
 
 
 def uncached_stages():
-  """How many stage kernels have no cache index yet."""
-  count = 0
-  for disp, _ in stage_kernels():
-    index = disp._cache._cache_file._index_path  # pylint: disable=protected-access
-    count += not os.path.exists(index)
-  return count
+  """How many stage kernels will compile (no cache on disk, not compiled in this process)."""
+  from mjgym.physics import _progress  # pylint: disable=import-outside-toplevel
+  return len(_progress.uncached([disp for disp, _ in stage_kernels()]))
 
 
 def start_helper():

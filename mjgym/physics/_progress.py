@@ -56,7 +56,7 @@ def reachable(dispatcher):
   return _dispatchers_of(dispatcher.py_func, {dispatcher})
 
 
-def _uncached(dispatchers):
+def uncached(dispatchers):
   """Those of ``dispatchers`` that will compile: neither inlined into their callers, nor compiled in this process,
   nor with a cache index on disk."""
   todo = []
@@ -125,7 +125,7 @@ class CompileReporter(event.Listener):
     now = time.perf_counter()
     if now - self._checked > 1.0:
       self._checked = now
-      cached = self._todo - set(_uncached(self._todo))
+      cached = self._todo - set(uncached(self._todo))
       self._done |= cached
       self._todo -= cached
     total = max(len(self._todo | self._done), 1)
@@ -148,7 +148,7 @@ class CompileReporter(event.Listener):
       if self._start is None and forward is not None and disp.py_func.__module__.startswith("mjgym.physics"):
         roots.append(forward.run)
       for root in roots:
-        self._todo.update(_uncached(reachable(root)))
+        self._todo.update(uncached(reachable(root)))
       self._todo.add(disp)
       if self._start is None and len(self._todo) >= _ANNOUNCE:
         self._start = time.perf_counter()
@@ -194,4 +194,4 @@ def install():
   _INSTALLED.append(_REPORTER)
 
 
-__all__ = ["CompileReporter", "install", "reachable"]
+__all__ = ["CompileReporter", "install", "reachable", "uncached"]
