@@ -22,6 +22,7 @@ import math as pymath
 import numpy as np
 from numba import njit
 
+from mjgym.physics import island
 from mjgym.physics import math
 from mjgym.physics import smooth
 from mjgym.physics import support
@@ -412,8 +413,10 @@ def _contacts(m, d):
 
 @njit(cache=True)
 def make_constraint(m, d):
-  """Builds all efc rows of the current positions (after collision) and their D, R, vel, aref and b."""
+  """Builds all efc rows of the current positions (after collision) and their D, R, vel, aref and b, then
+  the constraint islands that partition them."""
   d.nefc[0] = 0
+  d.nisland[0] = 0
   d.ne[0] = 0
   d.nf[0] = 0
   d.nl[0] = 0
@@ -434,6 +437,7 @@ def make_constraint(m, d):
     _contacts(m, d)
   for i in range(d.nefc[0]):
     d.efc_D[i] = 1.0 / d.efc_R[i]
+  island.island(m, d)
 
 
 @njit(cache=True)

@@ -419,6 +419,15 @@ def dof_madr(dof_parentid):
   return madr, adr
 
 
+def trees(dof_treeid, body_weldid, body_dofadr, body_dofnum):
+  """ntree, body_treeid (-1 for bodies that cannot move), tree_dofadr, tree_dofnum: a tree's dofs are contiguous."""
+  ntree = int(dof_treeid.max()) + 1 if len(dof_treeid) else 0
+  body_treeid = np.array([dof_treeid[body_dofadr[w]] if body_dofnum[w] else -1 for w in body_weldid], np.int32)
+  tree_dofnum = np.bincount(dof_treeid, minlength=ntree).astype(np.int32)
+  tree_dofadr = (np.cumsum(tree_dofnum) - tree_dofnum).astype(np.int32)
+  return dict(ntree=ntree, body_treeid=body_treeid, tree_dofadr=tree_dofadr, tree_dofnum=tree_dofnum)
+
+
 def dof_treeid(dof_parentid):
   """Kinematic tree of each dof (nv,) int32: trees are numbered by their first dof, in order."""
   tree = np.zeros(len(dof_parentid), np.int32)

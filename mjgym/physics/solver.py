@@ -13,11 +13,15 @@ scaled by the friction coefficients). The constraint force is f = -∂s/∂jar, 
 Newton uses the exact Hessian M + Jᵀ ∂²s Jᵀ (dense Cholesky, nv is small); CG is Polak-Ribière with M as
 preconditioner; both take an exact line search (safeguarded 1-D Newton on the piecewise-smooth cost).
 Dual problem (PGS): minimize ½ fᵀ (A + R) f + fᵀ (J qacc_smooth - aref) over the force cones, A = J M⁻¹ Jᵀ,
-by projected Gauss-Seidel, one row (or one elliptic block) at a time.
+by projected Gauss-Seidel as MuJoCo runs it: rows (or elliptic blocks, by a ray step on the whole block and a
+QCQP on its friction) in an order shuffled every sweep by a fixed-seed PCG32, with Nesterov momentum and
+gradient restarts. Noslip is the same Gauss-Seidel on the friction rows alone, without R, after any solver.
+Every solver runs once per constraint island (island.py) unless islands are disabled.
 """
 
 import math as pymath
 
+import numpy as np
 from numba import njit
 
 from mjgym.physics import smooth
@@ -25,6 +29,7 @@ from mjgym.physics.types import ConstraintState
 from mjgym.physics.types import ConstraintType
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import MINVAL
+from mjgym.physics.types import NISLAND
 from mjgym.physics.types import NSOLVER
 from mjgym.physics.types import SolverType
 
@@ -37,12 +42,13 @@ _CONE = int(ConstraintState.CONE)
 _EQUALITY = int(ConstraintType.EQUALITY)
 _FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
 _FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
+_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
 _CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 _DSBL_WARMSTART = int(DisableBit.WARMSTART)
 
 # rows of d.solver_vec
-_MA, _GRAD, _MGRAD, _SEARCH, _MV, _MGRAD_OLD, _QFRC, _TMP, _QACC0 = 0, 1, 2, 3, 4, 5, 6, 7, 8
+_MA, _GRAD, _MGRAD, _SEARCH, _MV, _MGRAD_OLD, _QFRC, _TMP, _QACC0, _GRAD_OLD = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 
 
 # ------------------------------------------------------------ linear algebra ----
@@ -67,10 +73,7 @@ def mul_m(m, d, res, vec):
 @njit(cache=True)
 def _mul_j(d, res, vec, nv):
   for i in range(d.nefc[0]):
-    s = 0.0
-    for k in range(nv):
-      s += d.efc_J[i, k] * vec[k]
-    res[i] = s
+    res[i] = _dot(d.efc_J[i], vec, nv)
 
 
 @njit(cache=True)
@@ -202,28 +205,37 @@ def update_constraint(m, d):
 
 
 @njit(cache=True)
-def _line_derivatives(m, d, alpha, snorm_m, slope0):
-  """First and second derivative of the total cost at qacc + alpha * search."""
+def _line_eval(m, d, alpha, snorm_m, slope0, isl):
+  """(cost, first, second derivative) of the cost at qacc + alpha * search, the Gauss part relative to
+  alpha = 0, the constraint part over island isl's rows (all rows when isl < 0)."""
   d1 = slope0 + alpha * snorm_m
   d2 = snorm_m
+  cost = alpha * slope0 + 0.5 * alpha * alpha * snorm_m
   nefc = d.nefc[0]
   i = 0
   while i < nefc:
+    if isl >= 0 and d.efc_island[i] != isl:
+      i += 1
+      continue
     jv = d.efc_jv[i]
     jar = d.efc_jar[i] + alpha * jv
     dd = d.efc_D[i]
     ctype = d.efc_type[i]
     if ctype == _EQUALITY:
+      cost += 0.5 * dd * jar * jar
       d1 += dd * jar * jv
       d2 += dd * jv * jv
     elif ctype == _FRICTION_DOF or ctype == _FRICTION_TENDON:
       fl = d.efc_frictionloss[i]
       r = d.efc_R[i]
       if jar <= -r * fl:
+        cost += -fl * jar - 0.5 * r * fl * fl
         d1 -= fl * jv
       elif jar >= r * fl:
+        cost += fl * jar - 0.5 * r * fl * fl
         d1 += fl * jv
       else:
+        cost += 0.5 * dd * jar * jar
         d1 += dd * jar * jv
         d2 += dd * jv * jv
     elif ctype == _CONTACT_ELLIPTIC:
@@ -249,6 +261,7 @@ def _line_derivatives(m, d, alpha, snorm_m, slope0):
         for k in range(dim):
           jk = d.efc_jar[i + k] + alpha * d.efc_jv[i + k]
           vk = d.efc_jv[i + k]
+          cost += 0.5 * d.efc_D[i + k] * jk * jk
           d1 += d.efc_D[i + k] * jk * vk
           d2 += d.efc_D[i + k] * vk * vk
       else:
@@ -256,23 +269,50 @@ def _line_derivatives(m, d, alpha, snorm_m, slope0):
         delta = u0 - tn
         dtn = tdt / tn
         ddelta = du0 - dtn
+        cost += 0.5 * cc * delta * delta
         d1 += cc * delta * ddelta
         d2 += cc * (ddelta * ddelta - delta * (dt2 - dtn * dtn) / tn)
       i += dim
       continue
     else:
       if jar < 0.0:
+        cost += 0.5 * dd * jar * jar
         d1 += dd * jar * jv
         d2 += dd * jv * jv
     i += 1
-  return d1, d2
+  return cost, d1, d2
 
 
 @njit(cache=True)
-def _linesearch(m, d):
-  """Step length minimizing the cost along d.solver_vec[_SEARCH] (exact up to ls_tolerance); returns (alpha, neval)."""
+def _newton_point(m, d, p, snorm_m, slope0, c0, isl):
+  """The line point one 1-D Newton step from p = (alpha, cost - cost(0), d1, d2)."""
+  alpha = p[0] - p[2] / p[3]
+  c, g, h = _line_eval(m, d, alpha, snorm_m, slope0, isl)
+  return (alpha, c - c0, g, h)
+
+
+@njit(cache=True)
+def _bracket(m, d, p, cands, snorm_m, slope0, c0, isl):
+  """Moves bracket end p to the candidate closest to the minimum on its side; (moved, p, p's Newton point)."""
+  moved = False
+  for q in cands:
+    if (p[2] < 0.0 and q[2] < 0.0 and p[2] < q[2]) or (p[2] > 0.0 and q[2] > 0.0 and p[2] > q[2]):
+      p = q
+      moved = True
+  nxt = _newton_point(m, d, p, snorm_m, slope0, c0, isl) if moved else p
+  return moved, p, nxt
+
+
+@njit(cache=True)
+def _linesearch(m, d, scale, isl):
+  """Step along d.solver_vec[_SEARCH] as MuJoCo's line search takes it: Newton steps from 0, one-sided until
+  the derivative changes sign, then a bracket shrunk by Newton points and midpoints, until |d cost / d alpha|
+  falls below tolerance · ls_tolerance · |search| / scale. Returns (alpha, evaluations, cost decrease)."""
   nv = m.nv
   search = d.solver_vec[_SEARCH]
+  snorm = pymath.sqrt(_dot(search, search, nv))
+  if snorm < MINVAL:
+    return 0.0, 0, 0.0
   mv = d.solver_vec[_MV]
   _mul_j(d, d.efc_jv, search, nv)
   mul_m(m, d, mv, search)
@@ -281,29 +321,49 @@ def _linesearch(m, d):
   for k in range(nv):
     snorm_m += search[k] * mv[k]
     slope0 += search[k] * (d.solver_vec[_MA, k] - d.qfrc_smooth[k])
-  d1, d2 = _line_derivatives(m, d, 0.0, snorm_m, slope0)
-  neval = 1
-  if not d1 < 0.0 or not d2 > 0.0:
-    return 0.0, neval
-  gtol = m.opt_ls_tolerance[0] * -d1 * 1e-6
-  lo, hi = 0.0, pymath.inf
-  alpha = -d1 / d2
-  for _ in range(max(1, m.opt_ls_iterations[0])):
-    d1, d2 = _line_derivatives(m, d, alpha, snorm_m, slope0)
+  gtol = m.opt_tolerance[0] * m.opt_ls_tolerance[0] * snorm / scale
+  budget = m.opt_ls_iterations[0]
+  c0, g0, h0 = _line_eval(m, d, 0.0, snorm_m, slope0, isl)
+  p0 = (0.0, 0.0, g0, h0)
+  p1 = _newton_point(m, d, p0, snorm_m, slope0, c0, isl)
+  neval = 2
+  if abs(p1[2]) < gtol and (p1[0] == 0.0 or p1[1] < 0.0):
+    return p1[0], neval, -p1[1]
+  direction = 1.0 if p1[2] < 0.0 else -1.0
+  p2 = p0
+  while p1[2] * direction <= -gtol and neval < budget:
+    p2 = p1
+    p1 = _newton_point(m, d, p1, snorm_m, slope0, c0, isl)
     neval += 1
-    if abs(d1) <= gtol:
-      break
-    if d1 < 0.0:
-      lo = alpha
-    else:
-      hi = alpha
-    nxt = alpha - d1 / d2 if d2 > 0.0 else pymath.inf
-    if not lo < nxt < hi:
-      nxt = 0.5 * (lo + hi) if hi < pymath.inf else 2.0 * max(alpha, MINVAL)
-    if nxt == alpha:
-      break
-    alpha = nxt
-  return alpha, neval
+    if abs(p1[2]) < gtol and p1[1] < 0.0:
+      return p1[0], neval, -p1[1]
+  if neval >= budget:
+    return p1[0], neval, -p1[1]
+  p2next = p1
+  p1next = _newton_point(m, d, p1, snorm_m, slope0, c0, isl)
+  neval += 1
+  while neval < budget:
+    amid = 0.5 * (p1[0] + p2[0])
+    c, g, h = _line_eval(m, d, amid, snorm_m, slope0, isl)
+    pmid = (amid, c - c0, g, h)
+    neval += 1
+    cands = (p1next, p2next, pmid)
+    best = -1
+    for i in range(3):
+      if abs(cands[i][2]) < gtol and (best == -1 or cands[i][1] < cands[best][1]):
+        best = i
+    if best >= 0:
+      return cands[best][0], neval, -cands[best][1]
+    moved1, p1, p1next = _bracket(m, d, p1, cands, snorm_m, slope0, c0, isl)
+    moved2, p2, p2next = _bracket(m, d, p2, cands, snorm_m, slope0, c0, isl)
+    neval += int(moved1) + int(moved2)
+    if not moved1 and not moved2:
+      return pmid[0], neval, -pmid[1]
+  if p1[1] <= p2[1] and p1[1] < 0.0:
+    return p1[0], neval, -p1[1]
+  if p2[1] <= p1[1] and p2[1] < 0.0:
+    return p2[0], neval, -p2[1]
+  return 0.0, neval, 0.0
 
 
 # ---------------------------------------------------------------- primal ----
@@ -423,82 +483,115 @@ def _primal(m, d, newton):
   cost = _evaluate(m, d, qacc)
   if not (m.opt_disableflags[0] & _DSBL_WARMSTART):
     d.solver_vec[_QACC0] = d.qacc_warmstart
-    cost_ws = _evaluate(m, d, d.solver_vec[_QACC0])
-    if cost_ws < cost:
+    if _evaluate(m, d, d.solver_vec[_QACC0]) <= cost:  # a tie keeps the warm start, as MuJoCo does
       qacc[:] = d.qacc_warmstart
-      cost = cost_ws
     else:
-      cost = _evaluate(m, d, qacc)
-  scale = 1.0 / (m.stat_meaninertia[0] * max(1, nv))
+      _evaluate(m, d, qacc)  # rows and forces back at qacc_smooth
+  nisland = d.nisland[0]
+  if nisland == 0:
+    _primal_island(m, d, newton, -1)
+  else:
+    # trees no row touches move freely; each island is its own problem, with its own stopping test
+    for k in range(nv):
+      if d.dof_island[k] < 0:
+        qacc[k] = d.qacc_smooth[k]
+    _evaluate(m, d, qacc)
+    for isl in range(nisland):
+      _primal_island(m, d, newton, isl)
+  _mul_jt(d, d.qfrc_constraint, d.efc_force, nv)
+
+
+@njit(cache=True)
+def _island_gradient(m, d, isl):
+  """The cost gradient, zero outside island isl's dofs (everywhere kept when isl < 0)."""
   _gradient(m, d)
-  _precondition(m, d, newton)
-  search = d.solver_vec[_SEARCH]
-  den = 0.0
-  for k in range(nv):
-    search[k] = -d.solver_vec[_MGRAD, k]
-    den += d.solver_vec[_GRAD, k] * d.solver_vec[_MGRAD, k]
-  d.solver_vec[_TMP, 0] = den
+  if isl >= 0:
+    for k in range(m.nv):
+      if d.dof_island[k] != isl:
+        d.solver_vec[_GRAD, k] = 0.0
+
+
+@njit(cache=True)
+def _primal_island(m, d, newton, isl):
+  """Newton or CG iterations on island isl (all rows and dofs when isl < 0), from the current qacc."""
+  nv = m.nv
+  qacc = d.qacc
+  if isl < 0:
+    scale = 1.0 / (m.stat_meaninertia[0] * max(1, nv))
+  else:
+    inertia = 0.0
+    for k in range(nv):
+      if d.dof_island[k] == isl:
+        inertia += d.qM[m.dof_Madr[k]]
+    scale = 1.0 / inertia
   tolerance = m.opt_tolerance[0]
+  grad = d.solver_vec[_GRAD]
+  mgrad = d.solver_vec[_MGRAD]
+  search = d.solver_vec[_SEARCH]
+  # already optimal at the start (MuJoCo's certificate): small gap in the M⁻¹ norm, and for Newton a small
+  # gradient and Newton decrement
+  _island_gradient(m, d, isl)
+  _precondition(m, d, False)
+  small_gradient = scale * pymath.sqrt(_dot(grad, grad, nv)) < tolerance
+  done = max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) < tolerance and (not newton or small_gradient)
+  if not done and newton:
+    _precondition(m, d, True)
+    done = small_gradient and max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) < tolerance
+  for k in range(nv):
+    search[k] = -mgrad[k]
   niter = 0
-  for it in range(m.opt_iterations[0]):
-    alpha, neval = _linesearch(m, d)
-    niter = it + 1
+  while not done and niter < m.opt_iterations[0]:
+    alpha, neval, decrease = _linesearch(m, d, scale, isl)
     if alpha == 0.0:
-      _stats(d, it, 0.0, 0.0, neval)
       break
     for k in range(nv):
       qacc[k] += alpha * search[k]
       d.solver_vec[_MA, k] += alpha * d.solver_vec[_MV, k]
     for i in range(d.nefc[0]):
       d.efc_jar[i] += alpha * d.efc_jv[i]
-    old = cost
-    cost = _gauss_cost(m, d, qacc) + update_constraint(m, d)
-    _gradient(m, d)
-    if newton:
-      _precondition(m, d, True)
-      for k in range(nv):
-        search[k] = -d.solver_vec[_MGRAD, k]
-    else:
-      d.solver_vec[_MGRAD_OLD] = d.solver_vec[_MGRAD]
-      _cg_direction(m, d)
-    gnorm = 0.0
-    for k in range(nv):
-      gnorm += d.solver_vec[_GRAD, k] ** 2
-    improvement = scale * (old - cost)
-    gradient = scale * pymath.sqrt(gnorm)
-    _stats(d, it, improvement, gradient, neval)
-    if improvement < tolerance or gradient < tolerance:
+    if not newton:
+      d.solver_vec[_GRAD_OLD] = grad
+      d.solver_vec[_MGRAD_OLD] = mgrad
+    update_constraint(m, d)
+    _island_gradient(m, d, isl)
+    _precondition(m, d, newton)
+    improvement = scale * decrease
+    gradient = scale * pymath.sqrt(_dot(grad, grad, nv))
+    if isl <= 0:
+      _stats(d, niter, improvement, gradient, neval)
+    decrement = max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) if newton else 0.0
+    niter += 1
+    if 0.0 < improvement < tolerance or gradient < tolerance or (newton and decrement < tolerance):
       break
-  d.solver_niter[0] = niter
-  _mul_jt(d, d.qfrc_constraint, d.efc_force, nv)
+    if newton:
+      for k in range(nv):
+        search[k] = -mgrad[k]
+    else:
+      _cg_direction(m, d)
+  if isl < NISLAND:
+    d.solver_niter[max(isl, 0)] = niter
 
 
 @njit(cache=True)
 def _cg_direction(m, d):
-  """Polak-Ribière direction with M⁻¹ preconditioning; restarts on a non-descent direction."""
+  """Hager-Zhang conjugate direction in the M⁻¹ metric, bounded below as Hager and Zhang do (η = 0.01)."""
   nv = m.nv
   grad = d.solver_vec[_GRAD]
   mgrad = d.solver_vec[_MGRAD]
-  old_mgrad = d.solver_vec[_MGRAD_OLD]
   search = d.solver_vec[_SEARCH]
-  # grad_old · Mgrad_old, kept from the previous iteration
-  den = d.solver_vec[_TMP, 0]
-  mgrad[:] = grad
-  smooth.solve_m(m, d, mgrad, mgrad)
-  num = 0.0
-  new_den = 0.0
+  y = d.solver_vec[_QFRC]  # grad - grad_old
+  my = d.solver_vec[_TMP]  # Mgrad - Mgrad_old
   for k in range(nv):
-    num += grad[k] * (mgrad[k] - old_mgrad[k])
-    new_den += grad[k] * mgrad[k]
-  beta = max(0.0, num / den) if den > MINVAL else 0.0
-  descent = 0.0
+    y[k] = grad[k] - d.solver_vec[_GRAD_OLD, k]
+    my[k] = mgrad[k] - d.solver_vec[_MGRAD_OLD, k]
+  d_y = _dot(search, y, nv)
+  beta = 0.0
+  if d_y >= MINVAL:
+    beta_hz = (_dot(y, mgrad, nv) - 2.0 * (_dot(y, my, nv) / d_y) * _dot(search, grad, nv)) / d_y
+    eta = -1.0 / max(MINVAL, pymath.sqrt(_dot(search, search, nv)) * min(0.01, pymath.sqrt(_dot(grad, grad, nv))))
+    beta = max(eta, beta_hz)
   for k in range(nv):
     search[k] = -mgrad[k] + beta * search[k]
-    descent += search[k] * grad[k]
-  if descent >= 0.0:
-    for k in range(nv):
-      search[k] = -mgrad[k]
-  d.solver_vec[_TMP, 0] = new_den
 
 
 @njit(cache=True)
@@ -515,168 +608,592 @@ def _stats(d, it, improvement, gradient, neval):
 
 
 # ------------------------------------------------------------------ dual ----
+#
+# The dual solvers work on AR = A + R = J M⁻¹ Jᵀ + diag(R), formed as Y Yᵀ + R with Y = J L⁻ᵀ D^-½ from the
+# factor of M, and visit rows through a list (an island's rows, or all of them): list position c is row
+# rows[c]. Sums follow MuJoCo's order of operations, so that iterates agree with its to rounding.
 
 
 @njit(cache=True)
-def _pgs(m, d):
-  """Projected Gauss-Seidel on the dual; qacc = qacc_smooth + M⁻¹ Jᵀ f."""
+def _dot(a, b, n):
+  """Σ a[k] b[k] for k < n, summed in four interleaved lanes ((0 + 2) + (1 + 3)), then the tail."""
+  s0 = s1 = s2 = s3 = 0.0
+  k = 0
+  while k + 4 <= n:
+    s0 += a[k] * b[k]
+    s1 += a[k + 1] * b[k + 1]
+    s2 += a[k + 2] * b[k + 2]
+    s3 += a[k + 3] * b[k + 3]
+    k += 4
+  s = (s0 + s2) + (s1 + s3)
+  left = n - k
+  if left == 3:
+    s += a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2]
+  elif left == 2:
+    s += a[k] * b[k] + a[k + 1] * b[k + 1]
+  elif left == 1:
+    s += a[k] * b[k]
+  return s
+
+
+@njit(cache=True)
+def _make_ar(m, d):
+  """efc_MinvJT rows <- Y; efc_AR = Y Yᵀ + R when the rows fit in it (else _ar_row recomputes rows)."""
   nv = m.nv
   nefc = d.nefc[0]
-  minvjt = d.efc_MinvJT
+  y = d.efc_MinvJT
+  ld = d.qLD
   for i in range(nefc):
-    minvjt[i] = d.efc_J[i]
-    smooth.solve_m(m, d, minvjt[i], minvjt[i])
-  # v = M⁻¹ Jᵀ f, the constraint part of qacc
-  v = d.solver_vec[_TMP]
-  f = d.efc_force
-  f[:nefc] = 0.0
-  if not (m.opt_disableflags[0] & _DSBL_WARMSTART):
-    _evaluate(m, d, d.qacc_warmstart)
-    v[:] = 0.0
-    for i in range(nefc):
-      if f[i] != 0.0:
-        for k in range(nv):
-          v[k] += minvjt[i, k] * f[i]
-    if _dual_cost(m, d, v) > 0.0:
-      f[:nefc] = 0.0
-      v[:] = 0.0
+    row = y[i]
+    row[:] = d.efc_J[i]
+    for k in range(nv - 1, 0, -1):
+      yk = row[k]
+      if yk != 0.0:
+        adr = m.dof_Madr[k] + 1
+        j = m.dof_parentid[k]
+        while j >= 0:
+          row[j] -= ld[adr] * yk
+          adr += 1
+          j = m.dof_parentid[j]
+    for k in range(nv):
+      row[k] *= 1.0 / pymath.sqrt(ld[m.dof_Madr[k]])
+  if nefc > d.efc_AR.shape[0]:
+    return
+  ar = d.efc_AR
+  for i in range(nefc):
+    for j in range(i + 1):
+      ar[i, j] = _ar_entry(d, i, j, nv)
+    ar[i, i] += d.efc_R[i]
+  for i in range(nefc):
+    for j in range(i + 1, nefc):
+      ar[i, j] = ar[j, i]
+
+
+@njit(cache=True)
+def _ar_entry(d, i, j, nv):
+  """(Y Yᵀ)[i, j], summed over dofs in order."""
+  s = 0.0
+  y = d.efc_MinvJT
+  for k in range(nv):
+    if y[i, k] != 0.0:
+      s += y[j, k] * y[i, k]
+  return s
+
+
+@njit(cache=True)
+def _ar_row(m, d, i):
+  """Row i of AR (nefc,): the stored one, or recomputed into scratch when AR did not fit."""
+  nefc = d.nefc[0]
+  if nefc <= d.efc_AR.shape[0]:
+    return d.efc_AR[i]
+  row = d.solver_efc[3]
+  for j in range(nefc):
+    row[j] = _ar_entry(d, max(i, j), min(i, j), m.nv)
+  row[i] += d.efc_R[i]
+  return row
+
+
+@njit(cache=True)
+def _residual(m, d, res, i, dim, sub_r):
+  """res[:dim] = b + AR f on rows i.., without the R f term when sub_r."""
+  nefc = d.nefc[0]
+  for j in range(dim):
+    res[j] = d.efc_b[i + j] + _dot(_ar_row(m, d, i + j), d.efc_force, nefc)
+    if sub_r:
+      res[j] -= d.efc_R[i + j] * d.efc_force[i + j]
+
+
+@njit(cache=True)
+def _block(m, d, ac, start, n, sub_r):
+  """ac[:n, :n] = AR[start:start+n, start:start+n]; without R (diagonal kept ≥ 1e-10) when sub_r."""
+  for j in range(n):
+    row = _ar_row(m, d, start + j)
+    for k in range(n):
+      ac[j, k] = row[start + k]
+    if sub_r:
+      ac[j, j] = max(1e-10, ac[j, j] - d.efc_R[start + j])
+
+
+@njit(cache=True)
+def _cost_change(a, force, old, res, first, dim, dvec):
+  """Change of the dual cost from moving force[first:first+dim] away from old; undoes moves that raise it."""
+  if dim == 1:
+    delta = force[first] - old[0]
+    change = 0.5 * delta * delta * a[0, 0] + delta * res[0]
   else:
-    v[:] = 0.0
-  scale = 1.0 / (m.stat_meaninertia[0] * max(1, nv))
-  cost = _dual_cost(m, d, v)
-  niter = 0
-  for it in range(m.opt_iterations[0]):
-    niter = it + 1
-    i = 0
-    while i < nefc:
-      if d.efc_type[i] == _CONTACT_ELLIPTIC:
-        dim = d.contact_dim[d.efc_id[i]]
-        _pgs_elliptic(m, d, i, dim, v)
-        i += dim
-        continue
-      ctype = d.efc_type[i]
-      ar = d.efc_R[i]
-      res = d.efc_b[i] + d.efc_R[i] * f[i]
-      for k in range(nv):
-        res += d.efc_J[i, k] * v[k]
-        ar += d.efc_J[i, k] * minvjt[i, k]
-      fi = f[i] - res / ar
-      if ctype == _FRICTION_DOF or ctype == _FRICTION_TENDON:
-        fl = d.efc_frictionloss[i]
-        fi = min(max(fi, -fl), fl)
-      elif ctype != _EQUALITY:
-        fi = max(fi, 0.0)
-      df = fi - f[i]
-      if df != 0.0:
-        f[i] = fi
-        for k in range(nv):
-          v[k] += minvjt[i, k] * df
-      i += 1
-    old = cost
-    cost = _dual_cost(m, d, v)
-    improvement = scale * (old - cost)
-    _stats(d, it, improvement, 0.0, 0)
+    for k in range(dim):
+      dvec[k] = force[first + k] - old[k]
+    quad = 0.0
+    for k in range(dim):
+      quad += dvec[k] * _dot(a[k], dvec, dim)
+    change = 0.5 * quad + _dot(dvec, res, dim)
+  if change > 1e-10:
+    for k in range(dim):
+      force[first + k] = old[k]
+    change = 0.0
+  return change
+
+
+@njit(cache=True)
+def _dual_state(d, ne, nf, nefc, rows):
+  """efc_state of the current dual forces on the listed rows; returns the number of active rows."""
+  f = d.efc_force
+  nactive = ne + nf
+  for c in range(ne):
+    d.efc_state[rows[c]] = _QUADRATIC
+  for c in range(ne, ne + nf):
+    i = rows[c]
+    fl = d.efc_frictionloss[i]
+    if f[i] <= -fl:
+      d.efc_state[i] = _LINEARPOS
+    elif f[i] >= fl:
+      d.efc_state[i] = _LINEARNEG
+    else:
+      d.efc_state[i] = _QUADRATIC
+  c = ne + nf
+  while c < nefc:
+    i = rows[c]
+    if d.efc_type[i] != _CONTACT_ELLIPTIC:
+      if f[i] <= 0.0:
+        d.efc_state[i] = _SATISFIED
+      else:
+        d.efc_state[i] = _QUADRATIC
+        nactive += 1
+      c += 1
+      continue
+    con = d.efc_id[i]
+    dim = d.contact_dim[con]
+    mu = d.contact_mu[con]
+    fn = f[i] / mu
+    t2 = 0.0
+    for k in range(1, dim):
+      ft = f[i + k] / d.contact_friction[con, k - 1]
+      t2 += ft * ft
+    t = pymath.sqrt(t2)
+    if mu * fn >= t:
+      state = _SATISFIED
+    elif fn + mu * t <= 0.0:
+      state = _QUADRATIC
+      nactive += dim
+    else:
+      state = _CONE
+      nactive += dim
+    for k in range(dim):
+      d.efc_state[i + k] = state
+    c += dim
+  return nactive
+
+
+@njit(cache=True)
+def _state_change(d, ne, nf, nefc, rows):
+  """_dual_state, also counting the rows whose state changed; returns (nactive, nchange)."""
+  old = d.solver_efcint[0]
+  for c in range(nefc):
+    old[c] = d.efc_state[rows[c]]
+  nactive = _dual_state(d, ne, nf, nefc, rows)
+  nchange = 0
+  for c in range(nefc):
+    if old[c] != d.efc_state[rows[c]]:
+      nchange += 1
+  return nactive, nchange
+
+
+@njit(cache=True)
+def _stats_dual(d, it, improvement, nactive, nchange):
+  if it < NSOLVER:
+    d.solver_improvement[it] = improvement
+    d.solver_gradient[it] = 0.0
+    d.solver_neval[it] = 0
+    d.solver_nactive[it] = nactive
+    d.solver_nchange[it] = nchange
+
+
+@njit(cache=True)
+def _scale_ellipsoid(fric, first, n, normal, mu, feasible):
+  """Scales fric[first:first+n] onto (feasible: into) the ellipsoid Σ (fₖ / μₖ)² ≤ normal²."""
+  s = 0.0
+  for k in range(n):
+    s += fric[first + k] * fric[first + k] / (mu[k] * mu[k])
+  n2 = normal * normal
+  if not feasible or s > n2:
+    scl = pymath.sqrt(n2 / max(MINVAL, s))
+    for k in range(n):
+      fric[first + k] *= scl
+
+
+@njit(cache=True)
+def _qcqp(res, a, b, mu, r, n, work):
+  """min ½ xᵀ A x + bᵀ x subject to Σ (xₖ / μₖ)² ≤ r², by Newton's method on the multiplier of the scaled
+  problem (x = μ ∘ z, |z| ≤ r); res[:n] = x. Returns whether the constraint is active."""
+  # scaled problem in work rows 0-4 (A), 5 (b); factor in rows 6-10; rows 11, 12 are vectors
+  for p in range(n):
+    work[5, p] = b[p] * mu[p]
+    for q in range(n):
+      work[p, q] = a[p, q] * mu[p] * mu[q]
+  la = 0.0
+  for _ in range(20):
+    for p in range(n):
+      for q in range(n):
+        work[6 + p, q] = work[p, q]
+      work[6 + p, p] += la
+    if _chol_rank(work, 6, n) < n:
+      for p in range(n):
+        res[p] = 0.0
+      return False
+    _chol_solve_rows(work, 6, n, work[5], res)
+    for p in range(n):
+      res[p] = -res[p]
+    val = _dot(res, res, n) - r * r
+    if val < 1e-10:
+      break
+    _chol_solve_rows(work, 6, n, res, work[11])
+    deriv = -2.0 * _dot(res, work[11], n)
+    delta = -val / deriv
+    if delta < 1e-10:
+      break
+    la += delta
+  for p in range(n):
+    res[p] *= mu[p]
+  return la != 0.0
+
+
+@njit(cache=True)
+def _chol_rank(w, o, n):
+  """In-place Cholesky of w[o:o+n, :n] with pivots floored at 1e-10 (their columns cleared); returns the rank."""
+  rank = n
+  for j in range(n):
+    t = w[o + j, j] - _dot(w[o + j], w[o + j], j)
+    low = t < 1e-10
+    if low:
+      t = 1e-10
+      rank -= 1
+    w[o + j, j] = pymath.sqrt(t)
+    for i in range(j + 1, n):
+      w[o + i, j] = 0.0 if low else (w[o + i, j] - _dot(w[o + i], w[o + j], j)) * (1.0 / w[o + j, j])
+  return rank
+
+
+@njit(cache=True)
+def _chol_solve_rows(w, o, n, rhs, x):
+  """x = (L Lᵀ)⁻¹ rhs with L in w[o:o+n, :n]."""
+  for i in range(n):
+    x[i] = rhs[i]
+  for i in range(n):
+    x[i] = (x[i] - _dot(w[o + i], x, i)) / w[o + i, i]
+  for i in range(n - 1, -1, -1):
+    for j in range(i + 1, n):
+      x[i] -= w[o + j, i] * x[j]
+    x[i] /= w[o + i, i]
+
+
+@njit(cache=True)
+def _friction_qcqp(d, force, i, dim, ac, bc):
+  """Friction of elliptic block i given its normal force: the QCQP, its answer put on the ellipsoid when
+  the constraint binds."""
+  con = d.efc_id[i]
+  mu = d.contact_friction[con]
+  v = d.solver_block[7]
+  if _qcqp(v, ac, bc, mu, force[i], dim - 1, d.solver_work):
+    _scale_ellipsoid(v, 0, dim - 1, force[i], mu, False)
+  for k in range(dim - 1):
+    force[i + 1 + k] = v[k]
+
+
+@njit(cache=True)
+def _project(d, i, dim, elliptic):
+  """Force of a contact block back into its cone (pyramidal rows: non-negative)."""
+  f = d.efc_force
+  if not elliptic:
+    if f[i] < 0.0:
+      f[i] = 0.0
+  elif f[i] < 0.0:
+    for k in range(dim):
+      f[i + k] = 0.0
+  else:
+    _scale_ellipsoid(f, i + 1, dim - 1, f[i], d.contact_friction[d.efc_id[i]], True)
+
+
+@njit(cache=True)
+def _pcg32(state):
+  """(next 32-bit output, next state) of the PCG32 generator with increment 1 (the order PGS visits blocks)."""
+  nxt = state * np.uint64(6364136223846793005) + np.uint64(1)
+  xs = (((state >> np.uint64(18)) ^ state) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
+  rot = state >> np.uint64(59)
+  return ((xs >> rot) | (xs << ((np.uint64(32) - rot) & np.uint64(31)))) & np.uint64(0xFFFFFFFF), nxt
+
+
+@njit(cache=True)
+def _pgs(m, d, ne, nf, nefc, rows, island):
+  """Projected Gauss-Seidel over the listed rows, one row or elliptic block at a time in a shuffled order,
+  with Nesterov momentum and gradient restarts; efc_force in, efc_force and efc_state out."""
+  force = d.efc_force
+  fl = d.efc_frictionloss
+  arinv = d.solver_efc[0]
+  prev = d.solver_efc[1]
+  mom = d.solver_efc[2]
+  blocks = d.solver_efcint[1]
+  res = d.solver_block[0]
+  old = d.solver_block[1]
+  v = d.solver_block[2]
+  v1 = d.solver_block[3]
+  bc = d.solver_block[4]
+  dvec = d.solver_block[5]
+  athis = d.solver_mat[0]
+  ac = d.solver_mat[1]
+  scale = 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
+  for c in range(nefc):
+    i = rows[c]
+    arinv[c] = 1.0 / _ar_row(m, d, i)[i]
+    prev[c] = force[i]
+  _dual_state(d, ne, nf, nefc, rows)
+  nblocks = 0
+  c = 0
+  while c < nefc:
+    blocks[nblocks] = c
+    nblocks += 1
+    i = rows[c]
+    c += d.contact_dim[d.efc_id[i]] if d.efc_type[i] == _CONTACT_ELLIPTIC else 1
+  # a fixed seed each call: the same problem is always visited in the same orders
+  _, rng = _pcg32(np.uint64(0))
+  it = 0
+  k_nesterov = 0
+  while it < m.opt_iterations[0]:
+    # momentum: extrapolate along the last step, then back into the feasible set
+    beta = (k_nesterov - 1) / (k_nesterov + 2) if it > 0 else 0.0
+    if beta > 0.0:
+      for c in range(nefc):
+        i = rows[c]
+        f0 = force[i]
+        force[i] += beta * (force[i] - prev[c])
+        prev[c] = f0
+      for c in range(ne, ne + nf):
+        i = rows[c]
+        force[i] = min(max(force[i], -fl[i]), fl[i])
+      c = ne + nf
+      while c < nefc:
+        i = rows[c]
+        elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
+        dim = d.contact_dim[d.efc_id[i]] if elliptic else 1
+        _project(d, i, dim, elliptic)
+        c += dim
+    else:
+      for c in range(nefc):
+        prev[c] = force[rows[c]]
+    for c in range(nefc):
+      mom[c] = force[rows[c]]
+    improvement = 0.0
+    for b in range(nblocks - 1, 0, -1):
+      r, rng = _pcg32(rng)
+      j = int(r % np.uint64(b + 1))
+      blocks[b], blocks[j] = blocks[j], blocks[b]
+    for b in range(nblocks):
+      c = blocks[b]
+      i = rows[c]
+      elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
+      dim = d.contact_dim[d.efc_id[i]] if elliptic else 1
+      _residual(m, d, res, i, dim, False)
+      for k in range(dim):
+        old[k] = force[i + k]
+      if not elliptic:
+        force[i] -= res[0] * arinv[c]
+        if ne <= c < ne + nf:
+          force[i] = min(max(force[i], -fl[i]), fl[i])
+        elif c >= ne + nf and force[i] < 0.0:
+          force[i] = 0.0
+        athis[0, 0] = 1.0 / arinv[c]
+      else:
+        _block(m, d, athis, i, dim, False)
+        if force[i] < MINVAL:
+          # normal update from zero normal force; friction cleared
+          force[i] = max(0.0, force[i] - res[0] * arinv[c])
+          for k in range(1, dim):
+            force[i + k] = 0.0
+        else:
+          # ray update: scale the whole block along itself
+          for k in range(dim):
+            v[k] = force[i + k]
+          for k in range(dim):
+            v1[k] = _dot(athis[k], v, dim)
+          denom = _dot(v, v1, dim)
+          if denom >= MINVAL:
+            x = -_dot(v, res, dim) / denom
+            if force[i] + x * v[0] < 0.0:
+              x = -v[0] / force[i]
+            for k in range(dim):
+              force[i + k] += x * v[k]
+        # friction with the normal force fixed
+        for p in range(dim - 1):
+          for q in range(dim - 1):
+            ac[p, q] = athis[p + 1, q + 1]
+          bc[p] = res[p + 1] - _dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
+        if force[i] < MINVAL:
+          for k in range(1, dim):
+            force[i + k] = 0.0
+        else:
+          _friction_qcqp(d, force, i, dim, ac, bc)
+      improvement -= _cost_change(athis, force, old, res, i, dim, dvec)
+    nactive, nchange = _state_change(d, ne, nf, nefc, rows)
+    improvement *= scale
+    if island == 0:
+      _stats_dual(d, it, improvement, nactive, nchange)
+    if it > 0:
+      # restart momentum when this sweep's correction opposes the extrapolation
+      along = 0.0
+      for c in range(nefc):
+        along += (force[rows[c]] - mom[c]) * (mom[c] - prev[c])
+      k_nesterov = 0 if along < 0.0 else k_nesterov + 1
+    else:
+      k_nesterov += 1
+    it += 1
     if improvement < m.opt_tolerance[0]:
       break
-  d.solver_niter[0] = niter
-  for k in range(nv):
-    d.qacc[k] = d.qacc_smooth[k] + v[k]
-  _mul_jt(d, d.qfrc_constraint, f, nv)
-  for i in range(nefc):
-    d.efc_state[i] = _SATISFIED if f[i] == 0.0 else _QUADRATIC
+  if island < NISLAND:
+    d.solver_niter[island] += it
 
 
 @njit(cache=True)
-def _dual_cost(m, d, v):
-  """½ fᵀ (A + R) f + fᵀ b with A f = J v."""
-  nefc = d.nefc[0]
-  cost = 0.0
-  # fᵀ A f = (Jᵀ f)ᵀ M⁻¹ (Jᵀ f) = vᵀ M v
-  mv = d.solver_vec[_MV]
-  mul_m(m, d, mv, v)
-  for k in range(m.nv):
-    cost += 0.5 * v[k] * mv[k]
-  for i in range(nefc):
-    fi = d.efc_force[i]
-    cost += 0.5 * d.efc_R[i] * fi * fi + fi * d.efc_b[i]
-  return cost
-
-
-@njit(cache=True)
-def _pgs_elliptic(m, d, first, dim, v):
-  """One Gauss-Seidel update of an elliptic block: its sub-problem by projected gradient on the cone."""
-  nv = m.nv
-  f = d.efc_force
-  c = d.efc_id[first]
-  minvjt = d.efc_MinvJT
-  # block matrix A_bb + R (rows 0-5 of solver_block) and residual g at the current forces
-  ab = d.solver_block
-  g = d.solver_block[6]
-  for p in range(dim):
-    r = d.efc_b[first + p]
-    for k in range(nv):
-      r += d.efc_J[first + p, k] * v[k]
-    for q in range(dim):
-      s = 0.0
-      for k in range(nv):
-        s += d.efc_J[first + p, k] * minvjt[first + q, k]
-      ab[p, q] = s
-    ab[p, p] += d.efc_R[first + p]
-    r += d.efc_R[first + p] * f[first + p]
-    g[p] = r
-  # minimize ½ Δᵀ A Δ + gᵀ Δ over f + Δ in the cone, by projected gradient in z = S⁻¹ f with
-  # S = diag(1, μ₁, ...), where the cone is the standard one and projection is Euclidean
-  lam = 0.0
-  for p in range(dim):
-    sp = 1.0 if p == 0 else d.contact_friction[c, p - 1]
-    lam += sp * sp * ab[p, p]
-  x = d.solver_block[7]
-  x0 = d.solver_block[8]
-  for p in range(dim):
-    x[p] = f[first + p]
-    x0[p] = f[first + p]
-  y = d.solver_block[9]
-  for _ in range(100):
-    for p in range(dim):
-      grad = g[p]
-      for q in range(dim):
-        grad += ab[p, q] * (x[q] - x0[q])
-      sp = 1.0 if p == 0 else d.contact_friction[c, p - 1]
-      # z step: z - S grad / lam, mapped back to f: f - S² grad / lam
-      y[p] = x[p] - sp * sp * grad / lam
-    _project_cone(d, c, dim, y)
-    change = 0.0
-    for p in range(dim):
-      change += abs(y[p] - x[p])
-      x[p] = y[p]
-    if change < 1e-15 * (1.0 + abs(x[0])):
+def _noslip(m, d, ne, nf, nefc, rows, island):
+  """MuJoCo's noslip post-solver: Gauss-Seidel on the friction rows only (dry friction, pyramid edge pairs,
+  elliptic friction blocks with the normal force fixed), without the regularizer R."""
+  force = d.efc_force
+  fl = d.efc_frictionloss
+  arinv = d.solver_efc[0]
+  res = d.solver_block[0]
+  old = d.solver_block[1]
+  bc = d.solver_block[4]
+  dvec = d.solver_block[5]
+  ac = d.solver_mat[1]
+  scale = 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
+  for c in range(nefc):
+    i = rows[c]
+    arinv[c] = 1.0 / max(MINVAL, _ar_row(m, d, i)[i] - d.efc_R[i])
+  _dual_state(d, ne, nf, nefc, rows)
+  start = d.solver_niter[island] if island < NISLAND else 0
+  it = 0
+  while it < m.opt_noslip_iterations[0]:
+    improvement = 0.0
+    if it == 0:
+      for c in range(nefc):
+        i = rows[c]
+        improvement += 0.5 * force[i] * force[i] * d.efc_R[i]
+    for c in range(ne, ne + nf):
+      i = rows[c]
+      _residual(m, d, res, i, 1, True)
+      old[0] = force[i]
+      force[i] = min(max(force[i] - res[0] * arinv[c], -fl[i]), fl[i])
+      delta = force[i] - old[0]
+      improvement -= 0.5 * delta * delta / arinv[c] + delta * res[0]
+    c = ne + nf
+    while c < nefc:
+      i = rows[c]
+      ctype = d.efc_type[i]
+      if ctype == _CONTACT_PYRAMIDAL:
+        dim = d.contact_dim[d.efc_id[i]]
+        # each pair of opposing pyramid edges: redistribute their sum, which fixes the normal force
+        for j in range(i, i + 2 * (dim - 1), 2):
+          _residual(m, d, res, j, 2, True)
+          old[0] = force[j]
+          old[1] = force[j + 1]
+          _block(m, d, ac, j, 2, True)
+          for p in range(2):
+            bc[p] = res[p] - _dot(ac[p], old, 2)
+          mid = 0.5 * (force[j] + force[j + 1])
+          k1 = ac[0, 0] + ac[1, 1] - ac[0, 1] - ac[1, 0]
+          k0 = mid * (ac[0, 0] - ac[1, 1]) + bc[0] - bc[1]
+          if k1 < MINVAL:
+            force[j] = force[j + 1] = mid
+          else:
+            y = -k0 / k1
+            if y < -mid:
+              force[j] = 0.0
+              force[j + 1] = 2.0 * mid
+            elif y > mid:
+              force[j] = 2.0 * mid
+              force[j + 1] = 0.0
+            else:
+              force[j] = mid + y
+              force[j + 1] = mid - y
+          improvement -= _cost_change(ac, force, old, res, j, 2, dvec)
+        c += 2 * (dim - 1)
+      elif ctype == _CONTACT_ELLIPTIC:
+        dim = d.contact_dim[d.efc_id[i]]
+        _residual(m, d, res, i + 1, dim - 1, True)
+        for k in range(dim - 1):
+          old[k] = force[i + 1 + k]
+        _block(m, d, ac, i + 1, dim - 1, True)
+        for p in range(dim - 1):
+          bc[p] = res[p] - _dot(ac[p], old, dim - 1)
+        if force[i] < MINVAL:
+          for k in range(1, dim):
+            force[i + k] = 0.0
+        else:
+          _friction_qcqp(d, force, i, dim, ac, bc)
+        improvement -= _cost_change(ac, force, old, res, i + 1, dim - 1, dvec)
+        c += dim
+      else:
+        c += 1
+    nactive, nchange = _state_change(d, ne, nf, nefc, rows)
+    improvement *= scale
+    if island == 0:
+      _stats_dual(d, start + it, improvement, nactive, nchange)
+    it += 1
+    if improvement < m.opt_noslip_tolerance[0]:
       break
-  for p in range(dim):
-    df = x[p] - f[first + p]
-    if df != 0.0:
-      f[first + p] = x[p]
-      for k in range(nv):
-        v[k] += minvjt[first + p, k] * df
+  if island < NISLAND:
+    d.solver_niter[island] += it
 
 
 @njit(cache=True)
-def _project_cone(d, c, dim, y):
-  """Euclidean projection (in friction-scaled coordinates) of y onto {y₀ ≥ |yₖ / μₖ|}."""
-  t2 = 0.0
-  for k in range(1, dim):
-    z = y[k] / d.contact_friction[c, k - 1]
-    t2 += z * z
-  t = pymath.sqrt(t2)
-  if t <= y[0]:
+def _pgs_warmstart(m, d):
+  """efc_force from last step's qacc (the primal forces there), or zero when those raise the dual cost."""
+  nefc = d.nefc[0]
+  f = d.efc_force
+  if m.opt_disableflags[0] & _DSBL_WARMSTART:
+    d.qacc[:] = d.qacc_smooth
+    f[:nefc] = 0.0
     return
-  if t <= -y[0]:
-    for k in range(dim):
-      y[k] = 0.0
+  d.qacc[:] = d.qacc_warmstart
+  _mul_j(d, d.efc_jar, d.qacc_warmstart, m.nv)
+  for i in range(nefc):
+    d.efc_jar[i] -= d.efc_aref[i]
+  update_constraint(m, d)
+  arf = d.solver_efc[1]
+  for i in range(nefc):
+    arf[i] = _dot(_ar_row(m, d, i), f, nefc)
+  if _dot(f, d.efc_b, nefc) + 0.5 * _dot(f, arf, nefc) > 0.0:
+    f[:nefc] = 0.0
+    d.qfrc_constraint[:] = 0.0
+
+
+@njit(cache=True)
+def _dual_finish(m, d):
+  """qfrc_constraint = Jᵀ f and qacc = qacc_smooth + M⁻¹ qfrc_constraint from the dual forces."""
+  _mul_jt(d, d.qfrc_constraint, d.efc_force, m.nv)
+  smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
+  for k in range(m.nv):
+    d.qacc[k] += d.qacc_smooth[k]
+
+
+@njit(cache=True)
+def _each_island(m, d, noslip):
+  """PGS (or noslip) over each island, or over all rows as one problem when there are no islands."""
+  nisland = d.nisland[0]
+  if nisland == 0:
+    rows = d.map_iefc2efc
+    for i in range(d.nefc[0]):
+      rows[i] = i
+    if noslip:
+      _noslip(m, d, d.ne[0], d.nf[0], d.nefc[0], rows, 0)
+    else:
+      _pgs(m, d, d.ne[0], d.nf[0], d.nefc[0], rows, 0)
     return
-  a = 0.5 * (y[0] + t)
-  y[0] = a
-  for k in range(1, dim):
-    y[k] *= a / t
+  for isl in range(nisland):
+    adr = d.island_iefcadr[isl]
+    rows = d.map_iefc2efc[adr:adr + d.island_nefc[isl]]
+    if noslip:
+      _noslip(m, d, d.island_ne[isl], d.island_nf[isl], d.island_nefc[isl], rows, isl)
+    else:
+      _pgs(m, d, d.island_ne[isl], d.island_nf[isl], d.island_nefc[isl], rows, isl)
 
 
 # ------------------------------------------------------------------ entry ----
@@ -684,15 +1201,25 @@ def _project_cone(d, c, dim, y):
 
 @njit(cache=True)
 def solve(m, d):
-  """Solves the constraint problem with m.opt.solver; qacc, qfrc_constraint, efc_force, efc_state."""
+  """Solves the constraint problem with m.opt.solver (per island), then noslip if asked; qacc,
+  qfrc_constraint, efc_force, efc_state, solver statistics."""
   nefc = d.nefc[0]
-  d.solver_niter[0] = 0
+  d.solver_niter[:] = 0
   if nefc == 0:
     d.qacc[:] = d.qacc_smooth
     d.qfrc_constraint[:] = 0.0
     return
   solver = m.opt_solver[0]
+  noslip = m.opt_noslip_iterations[0] > 0
+  dual = solver == SolverType.PGS or noslip
+  if dual:
+    _make_ar(m, d)
   if solver == SolverType.PGS:
-    _pgs(m, d)
+    _pgs_warmstart(m, d)
+    _each_island(m, d, False)
   else:
     _primal(m, d, solver == SolverType.NEWTON)
+  if noslip:
+    _each_island(m, d, True)
+  if dual:
+    _dual_finish(m, d)

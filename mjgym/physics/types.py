@@ -287,6 +287,12 @@ class ConstraintState(enum.IntEnum):
 # Iterations whose statistics the solver keeps (MuJoCo's mjNSOLVER).
 NSOLVER = 200
 
+# Islands whose solver iteration counts Data keeps (MuJoCo's mjNISLAND).
+NISLAND = 20
+
+# Rows of A + R = J M⁻¹ Jᵀ + R that the dual solvers keep in Data; larger problems recompute entries.
+NARMAX = 256
+
 
 NWARNING = 7
 # Most contacts one geom pair may produce (MuJoCo's mjMAXCONPAIR); height fields make one per prism.
@@ -328,6 +334,8 @@ nsensor int
 nsensordata int
 nconmax int
 njmax int
+ntree int
+narmax int
 
 opt_timestep float 1
 opt_impratio float 1
@@ -376,6 +384,9 @@ body_mass float nbody
 body_subtreemass float nbody
 body_inertia float nbody 3
 body_gravcomp float nbody
+body_treeid int nbody
+tree_dofadr int ntree
+tree_dofnum int ntree
 
 jnt_type int njnt
 jnt_qposadr int njnt
@@ -759,7 +770,7 @@ efc_aref float njmax
 efc_b float njmax
 efc_state int njmax
 efc_force float njmax
-solver_niter int 1
+solver_niter int 20
 solver_improvement float 200
 solver_gradient float 200
 solver_lineslope float 200
@@ -773,6 +784,26 @@ efc_MinvJT float njmax nv
 solver_H float nv nv
 solver_vec float 10 nv
 solver_block float 10 6
+solver_mat float 2 6 6
+solver_work float 13 6
+efc_AR float narmax narmax
+solver_efc float 4 njmax
+solver_efcint int 3 njmax
+nisland int 1
+nidof int 1
+tree_island int ntree
+island_nv int ntree
+island_idofadr int ntree
+island_ne int ntree
+island_nf int ntree
+island_nefc int ntree
+island_iefcadr int ntree
+dof_island int nv
+map_dof2idof int nv
+map_idof2dof int nv
+efc_island int njmax
+map_efc2iefc int njmax
+map_iefc2efc int njmax
 """
 
 

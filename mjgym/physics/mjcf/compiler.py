@@ -735,6 +735,7 @@ class _Builder:
              dof_damping=damping, dof_frictionloss=frictionloss, dof_solref=dof_solref, dof_solimp=dof_solimp)
     v["dof_Madr"], v["nM"] = containers.dof_madr(np.array(dof_parentid, np.int32))
     v["dof_treeid"] = containers.dof_treeid(np.array(dof_parentid, np.int32))
+    v.update(containers.trees(v["dof_treeid"], weldid, dofadr, dofnum))
     geom_bodyid = np.array(self.rows.get("geom_bodyid", []), np.int32)
     geomadr, geomnum = np.full(nbody, -1, np.int32), np.bincount(geom_bodyid, minlength=nbody).astype(np.int32)
     for g in range(len(geom_bodyid) - 1, -1, -1):
@@ -768,6 +769,9 @@ class _Builder:
     self.hfield_fields(v)
     v["nconmax"] = self.nconmax(v)
     v["njmax"] = self.njmax(v)
+    # The dual solvers (PGS, noslip) keep A + R for this many rows; past it they recompute its entries.
+    dual = v["opt_solver"] == int(types.SolverType.PGS) or v["opt_noslip_iterations"] > 0
+    v["narmax"] = min(v["njmax"], types.NARMAX) if dual else 0
     return v
 
   def nconmax(self, v):
