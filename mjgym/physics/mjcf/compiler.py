@@ -769,9 +769,10 @@ class _Builder:
     self.hfield_fields(v)
     v["nconmax"] = self.nconmax(v)
     v["njmax"] = self.njmax(v)
-    # The dual solvers (PGS, noslip) keep A + R for this many rows; past it they recompute its entries.
+    # The dual solvers (PGS, noslip) keep A + R for this many rows and recompute entries past it: room for
+    # large problems when the model asks for them, for typical ones when a user switches solver at run time.
     dual = v["opt_solver"] == int(types.SolverType.PGS) or v["opt_noslip_iterations"] > 0
-    v["narmax"] = min(v["njmax"], types.NARMAX) if dual else 0
+    v["narmax"] = min(v["njmax"], types.NARMAX if dual else types.NARMAX // 4)
     return v
 
   def nconmax(self, v):
