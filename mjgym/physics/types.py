@@ -568,7 +568,7 @@ eq_objtype int neq
 eq_active0 int neq
 eq_solref float neq 2
 eq_solimp float neq 5
-eq_data float neq 11
+eq_data float neq 12
 
 pair_dim int npair
 pair_geom1 int npair

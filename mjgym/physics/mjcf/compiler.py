@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 from mjgym.physics import containers
+from mjgym.physics import math as mjmath
 from mjgym.physics import types
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
@@ -87,6 +88,9 @@ _SENSOR_INFO = {
 }
 # MuJoCo's mjMINVAL: the smallest mass or inertia of a body that moves.
 _MINVAL = types.MINVAL
+# Width of an eq_data row (MuJoCo's mjNEQDATA) and the column flagging a weld whose relpose set_const fills.
+_NEQDATA = 12
+_EQ_RELPOSE_FROM_QPOS0 = 11
 
 
 class _Settings:
@@ -1128,36 +1132,26 @@ class _Builder:
   def equality(self, v):
     for section in self.root.all("equality"):
       for node in section.children:
-        data = np.zeros(11)
-        data[10] = 1.0  # torquescale's default, which MuJoCo stores for every type
         kind = node.tag
+        # MuJoCo's starting values for every type: a unit slope and a unit torque-to-force ratio
+        data = np.zeros(_NEQDATA)
+        data[1] = 1.0
+        data[10] = 1.0
         if kind in ("connect", "weld"):
-          if node.has("site1") or node.has("site2"):
-            fail(node, "site-based equality constraints are not supported (unsupported feature)", "site1")
-          if not node.has("body1"):
-            fail(node, "required attribute missing", "body1")
-          b1 = self.lookup(ObjType.BODY, node, "body1")
-          b2 = self.lookup(ObjType.BODY, node, "body2") if node.has("body2") else 0
-          anchor = np.asarray(node.get("anchor", [0.0] * 3), float)
-          data[:3] = anchor
-          objtype = int(ObjType.BODY)
-          if kind == "connect":
-            if not node.has("anchor"):
-              fail(node, "required attribute missing", "anchor")
-            world = self.xpos[b1] + spatial.rotate(self.xquat[b1], anchor)
-            data[3:6] = spatial.rotate(spatial.quat_conj(self.xquat[b2]), world - self.xpos[b2])
+          objtype, o1, o2 = self.equality_objects(node, kind)
+          if objtype == ObjType.SITE and kind == "connect":
+            data[:] = 0.0  # the sites are the anchors: nothing to store
+          elif kind == "connect":
+            data[:3] = node.get("anchor")  # data[3:6], its place on body2 at qpos0, comes from set_const
           else:
-            relpose = np.asarray(node.get("relpose", [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]), float)
-            if np.linalg.norm(relpose[3:]) < 1e-15:
-              # No relative pose given: keep the one the bodies have at qpos0 (body2 seen from body1).
-              q1 = spatial.quat_conj(self.xquat[b1])
-              relpose[:3] = spatial.rotate(q1, self.xpos[b2] - self.xpos[b1])
-              relpose[3:] = spatial.quat_mul(q1, self.xquat[b2])
-            else:
-              relpose[3:] /= np.linalg.norm(relpose[3:])
-            data[3:10] = relpose
+            if objtype == ObjType.BODY:
+              data[:3] = node.get("anchor", [0.0] * 3)
+              data[3:10] = node.get("relpose", [0.0] * 7)
+              if np.all(data[6:10] == 0.0):
+                data[_EQ_RELPOSE_FROM_QPOS0] = 1.0  # set_const fills data[3:10] with the pose at qpos0
+              else:
+                data[6:10] = mjmath.normalize4(data[6:10])  # as the engine normalizes
             data[10] = node.get("torquescale", 1.0)
-          o1, o2 = b1, b2
         else:
           # MuJoCo leaves eq_objtype unset (0) for joint and tendon couplings.
           objtype, looked_up = 0, ObjType.JOINT if kind == "joint" else ObjType.TENDON
@@ -1168,8 +1162,33 @@ class _Builder:
           o2 = self.lookup(looked_up, node, a2) if node.has(a2) else -1
           data[:5] = node.get("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0])
         self.add(ObjType.EQUALITY, node, eq_type=int(types.EqType[kind.upper()]), eq_obj1id=o1, eq_obj2id=o2,
-                 eq_objtype=objtype, eq_active0=int(node.get("active", True)),
+                 eq_objtype=int(objtype), eq_active0=int(node.get("active", True)),
                  eq_solref=node.get("solref", _SOLREF), eq_solimp=node.get("solimp", _SOLIMP), eq_data=data)
+
+  def equality_objects(self, node, kind):
+    """(objtype, id1, id2) of a connect or weld: two sites, or body1 and body2 (the world if not given)."""
+    body_attrs = ("body1", "body2", "anchor") + (("relpose",) if kind == "weld" else ())
+    given_site = [a for a in ("site1", "site2") if node.has(a)]
+    given_body = [a for a in body_attrs if node.has(a)]
+    if given_site and given_body:
+      fail(node, f"give either site1 and site2 or {', '.join(body_attrs)}, not both", given_body[0])
+    if given_site:
+      for attr in ("site1", "site2"):
+        if not node.has(attr):
+          fail(node, "required attribute missing (a site-based constraint needs site1 and site2)", attr)
+      objtype = ObjType.SITE
+      ids = self.lookup(objtype, node, "site1"), self.lookup(objtype, node, "site2")
+    else:
+      for attr in ("body1",) + (("anchor",) if kind == "connect" else ()):
+        if not node.has(attr):
+          fail(node, "required attribute missing (give body1" + (" and anchor" if kind == "connect" else "")
+               + ", or site1 and site2)", attr)
+      objtype = ObjType.BODY
+      ids = self.lookup(objtype, node, "body1"), self.lookup(objtype, node, "body2") if node.has("body2") else 0
+    if ids[0] == ids[1]:
+      attr = "site2" if objtype == ObjType.SITE else "body2" if node.has("body2") else "body1"
+      fail(node, f"the constraint joins {objtype.name.lower()} {ids[0]} to itself", attr)
+    return objtype, ids[0], ids[1]
 
   def contact(self, v):
     geom_body = self.rows.get("geom_bodyid", [])
