@@ -45,6 +45,10 @@ _DSBL_LIMIT = int(DisableBit.LIMIT)
 _DSBL_CONTACT = int(DisableBit.CONTACT)
 _DSBL_REFSAFE = int(DisableBit.REFSAFE)
 
+# body_simple of a body moved by slide joints alone: MuJoCo weighs its constraints by its mass only, armature and
+# the coupling of its slides left out (mj_setConst's "simple body" case).
+_SIMPLE_SLIDES = 2
+
 _EQUALITY = int(ConstraintType.EQUALITY)
 _FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
 _FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
@@ -680,7 +684,9 @@ def _set_const(m, d):
   for j in range(m.njnt):
     adr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    if jtype == JointType.FREE:
+    if m.body_simple[m.jnt_bodyid[j]] == _SIMPLE_SLIDES:
+      m.dof_invweight0[adr] = 1.0 / max(MINVAL, m.body_mass[m.jnt_bodyid[j]])
+    elif jtype == JointType.FREE:
       t = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
       r = (minv[adr + 3, adr + 3] + minv[adr + 4, adr + 4] + minv[adr + 5, adr + 5]) / 3.0
       for k in range(3):
@@ -696,8 +702,12 @@ def _set_const(m, d):
   m.body_invweight0[0, 0] = 0.0
   m.body_invweight0[0, 1] = 0.0
   for b in range(1, m.nbody):
-    if m.body_weldid[b] == 0:
+    if m.body_dofnum[m.body_weldid[b]] == 0:  # static and mocap bodies
       m.body_invweight0[b, 0] = 0.0
+      m.body_invweight0[b, 1] = 0.0
+      continue
+    if m.body_simple[b] == _SIMPLE_SLIDES:
+      m.body_invweight0[b, 0] = 1.0 / max(MINVAL, m.body_mass[b])
       m.body_invweight0[b, 1] = 0.0
       continue
     support.jac(m, d, d.jac_p, d.jac_r, d.xipos[b], b)

@@ -208,6 +208,16 @@ class DataType(enum.IntEnum):
   AXIS = 2
   QUATERNION = 3
 
+
+class SameFrame(enum.IntEnum):
+  """mjtSameFrame: which frame of its body an object's frame coincides with (kinematics copies it)."""
+  NONE = 0
+  BODY = 1
+  INERTIA = 2
+  BODYROT = 3
+  INERTIAROT = 4
+
+
 class CamLightType(enum.IntEnum):
   """mjtCamLight."""
   FIXED = 0
@@ -376,6 +386,8 @@ body_mass float nbody
 body_subtreemass float nbody
 body_inertia float nbody 3
 body_gravcomp float nbody
+body_sameframe int nbody
+body_simple int nbody
 
 jnt_type int njnt
 jnt_qposadr int njnt
@@ -422,6 +434,7 @@ geom_friction float ngeom 3
 geom_margin float ngeom
 geom_gap float ngeom
 geom_rgba float ngeom 4
+geom_sameframe int ngeom
 
 site_type int nsite
 site_bodyid int nsite
@@ -431,6 +444,7 @@ site_pos float nsite 3
 site_quat float nsite 4
 site_rgba float nsite 4
 site_matid int nsite
+site_sameframe int nsite
 
 cam_mode int ncam
 cam_bodyid int ncam

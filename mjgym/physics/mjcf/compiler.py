@@ -91,6 +91,20 @@ _MINVAL = types.MINVAL
 # Width of an eq_data row (MuJoCo's mjNEQDATA) and the column flagging a weld whose relpose set_const fills.
 _NEQDATA = 12
 _EQ_RELPOSE_FROM_QPOS0 = 11
+# MuJoCo's mjEPS: an axis component at most this large counts as zero.
+_EPS = 1e-14
+# Below this componentwise difference MuJoCo's compiler takes two frames as equal (kFrameEps).
+_FRAME_EPS = 1e-6
+
+
+def _same_vec(a, b):
+  return bool(np.all(np.abs(np.subtract(a, b)) < _FRAME_EPS))
+
+
+def _same_quat(a, b):
+  """Same rotation: q or -q within _FRAME_EPS componentwise."""
+  a, b = np.asarray(a, float), np.asarray(b, float)
+  return _same_vec(a, b) or _same_vec(a, -b)
 
 
 class _Settings:
@@ -727,6 +741,7 @@ class _Builder:
       last_dof[b] = prev
     self.rootid = rootid
     self.check_masses(weldid)
+    body_sameframe = [self.sameframe(self.ipos[b], self.iquat[b]) for b in range(nbody)]
     nq, nv = len(qpos0), len(dof_bodyid)
     self.qpos0 = np.array(qpos0, float)
     self.qpos_spring = np.array(qpos_spring, float)
@@ -734,7 +749,9 @@ class _Builder:
              body_rootid=rootid, body_weldid=weldid, body_mocapid=mocapid, body_jntadr=jntadr,
              body_jntnum=jntnum, body_dofadr=dofadr, body_dofnum=dofnum, body_ipos=self.ipos,
              body_iquat=self.iquat, body_mass=self.mass, body_inertia=self.body_inertia,
-             body_subtreemass=self.subtree_mass, jnt_qposadr=jnt_qposadr, jnt_dofadr=jnt_dofadr,
+             body_subtreemass=self.subtree_mass, body_sameframe=body_sameframe,
+             body_simple=self.simple_bodies(parent, dofnum, body_sameframe), jnt_qposadr=jnt_qposadr,
+             jnt_dofadr=jnt_dofadr,
              dof_bodyid=dof_bodyid, dof_jntid=dof_jntid, dof_parentid=dof_parentid, dof_armature=armature,
              dof_damping=damping, dof_frictionloss=frictionloss, dof_solref=dof_solref, dof_solimp=dof_solimp)
     v["dof_Madr"], v["nM"] = containers.dof_madr(np.array(dof_parentid, np.int32))
@@ -744,6 +761,10 @@ class _Builder:
     for g in range(len(geom_bodyid) - 1, -1, -1):
       geomadr[geom_bodyid[g]] = g
     v.update(body_geomadr=geomadr, body_geomnum=geomnum)
+    for kind in ("geom", "site"):
+      bodyid, pos, quat = (self.rows.get(f"{kind}_{f}", []) for f in ("bodyid", "pos", "quat"))
+      v[f"{kind}_sameframe"] = [self.sameframe(pos[i], quat[i], self.ipos[b], self.iquat[b])
+                                for i, b in enumerate(bodyid)]
     self.jnt_qposadr = np.array(jnt_qposadr, np.int32)
     self.jnt_dofadr = np.array(jnt_dofadr, np.int32)
     self.camlight(v)
@@ -798,6 +819,54 @@ class _Builder:
     condims = list(np.atleast_1d(v.get("geom_condim", []))) + list(np.atleast_1d(v.get("pair_dim", [])))
     condim = int(max(condims)) if condims else 1
     return max(1, n + v["nconmax"] * max(condim, 2 * (condim - 1)))
+
+  @staticmethod
+  def sameframe(pos, quat, ipos=None, iquat=None):
+    """Which frame of its body a frame (pos, quat) in the body frame coincides with, to MuJoCo's 1e-6.
+
+    Kinematics copies that frame instead of composing it, so a pose within 1e-6 of it is taken as equal. The
+    inertial frame (ipos, iquat) is a candidate for geoms and sites, not for the inertial frame itself.
+    """
+    if _same_vec(pos, np.zeros(3)) and _same_quat(quat, spatial.IDENTITY_QUAT):
+      return int(types.SameFrame.BODY)
+    if _same_quat(quat, spatial.IDENTITY_QUAT):
+      return int(types.SameFrame.BODYROT)
+    if ipos is not None and _same_vec(pos, ipos) and _same_quat(quat, iquat):
+      return int(types.SameFrame.INERTIA)
+    if iquat is not None and _same_quat(quat, iquat):
+      return int(types.SameFrame.INERTIAROT)
+    return int(types.SameFrame.NONE)
+
+  def simple_bodies(self, parent, dofnum, sameframe):
+    """MuJoCo's body_simple: 1 for a leaf body whose mass matrix block is diagonal, 2 if it only slides.
+
+    Simple: inertial frame on the body frame, parent the world or a static child of the world, no child bodies,
+    joints at the body origin with hinge and slide axes along a body axis, and no joint after a rotational
+    one; ``simple="false"`` opts out. Its constraint weights are then taken from its mass alone (set_const).
+    """
+    nbody = len(parent)
+    simple = np.zeros(nbody, np.int32)
+    for b in range(nbody):
+      p = parent[b]
+      root_like = b == 0 or p == 0 or (parent[p] == 0 and dofnum[p] == 0)
+      opted_out = b > 0 and self.body_info[b]["node"].get("simple", "auto") == "false"
+      simple[b] = sameframe[b] == types.SameFrame.BODY and root_like and not opted_out
+    # a parent is never simple, except the world
+    parents = parent[1:]
+    simple[parents[parents > 0]] = 0
+    jnt_type, jnt_pos, jnt_axis = (self.rows.get(f"jnt_{f}", []) for f in ("type", "pos", "axis"))
+    for b in range(1, nbody):
+      joints = [j["id"] for j in self.body_info[b]["joints"]]
+      rotation_before = False
+      for j in joints:
+        aligned = np.count_nonzero(np.abs(jnt_axis[j]) > _EPS) == 1
+        if (rotation_before or not _same_vec(jnt_pos[j], np.zeros(3))
+            or (jnt_type[j] in (_JOINT_TYPES["slide"], _JOINT_TYPES["hinge"]) and not aligned)):
+          simple[b] = 0
+        rotation_before = rotation_before or jnt_type[j] in (_JOINT_TYPES["ball"], _JOINT_TYPES["hinge"])
+      if simple[b] and joints:
+        simple[b] = 2 if all(jnt_type[j] == _JOINT_TYPES["slide"] for j in joints) else 1
+    return simple
 
   def check_masses(self, weldid):
     for b in range(1, len(self.body_info)):
