@@ -136,7 +136,12 @@ class _Settings:
     self.texturedir = a.get("texturedir", self.assetdir)
 
   def angle(self, value):
-    return value * math.pi / 180.0 if self.degree else value
+    """A joint angle (range, ref) in radians, converted as MuJoCo does."""
+    return value * (math.pi / 180.0) if self.degree else value
+
+  def orientation_angle(self, value):
+    """An orientation angle (euler, axisangle) in radians; MuJoCo converts these in another order."""
+    return value / 180.0 * math.pi if self.degree else value
 
 
 class _Builder:
@@ -186,36 +191,36 @@ class _Builder:
       return spatial.IDENTITY_QUAT.copy()
     attr = given[0]
     v = np.asarray(node.get(attr), float)
+    # MuJoCo's order of operations (its compiler's normalization, angles as a / 180 * pi), so that frames come
+    # out bitwise as its compiler makes them
     if attr == "quat":
-      n = np.linalg.norm(v)
-      if n < 1e-15:
+      if np.linalg.norm(v) < 1e-15:
         fail(node, "quaternion has zero norm", attr)
-      return v / n
+      return spatial.unit(v)
     if attr == "axisangle":
-      n = np.linalg.norm(v[:3])
-      if n < 1e-15:
+      if np.linalg.norm(v[:3]) < 1e-15:
         fail(node, "rotation axis has zero length", attr)
-      return spatial.axis_angle_quat(v[:3] / n, self.cfg.angle(v[3]))
+      axis, half = spatial.unit(v[:3]), self.cfg.orientation_angle(v[3]) / 2
+      return np.array([math.cos(half), math.sin(half) * axis[0], math.sin(half) * axis[1], math.sin(half) * axis[2]])
     if attr == "euler":
       q = spatial.IDENTITY_QUAT.copy()
       for ch, angle in zip(self.cfg.eulerseq, v):
-        axis = np.eye(3)["xyz".index(ch.lower())]
-        qi = spatial.axis_angle_quat(axis, self.cfg.angle(angle))
+        half = self.cfg.orientation_angle(angle) / 2
+        qi = np.array([math.cos(half), 0.0, 0.0, 0.0])
+        qi[1 + "xyz".index(ch.lower())] = math.sin(half)
         # Lower case rotates about the moving (already rotated) axes, upper case about the fixed ones.
-        q = spatial.quat_mul(q, qi) if ch.islower() else spatial.quat_mul(qi, q)
-      return q / np.linalg.norm(q)
+        q = spatial.unit(spatial.quat_mul(q, qi) if ch.islower() else spatial.quat_mul(qi, q))
+      return spatial.unit(q)
     if attr == "xyaxes":
       x, y = v[:3], v[3:]
-      nx = np.linalg.norm(x)
-      if nx < 1e-15:
+      if np.linalg.norm(x) < 1e-15:
         fail(node, "x axis has zero length", attr)
-      x = x / nx
-      y = y - x * np.dot(x, y)
-      ny = np.linalg.norm(y)
-      if ny < 1e-15:
+      x = spatial.unit(x)
+      y = y - x * (x[0] * y[0] + x[1] * y[1] + x[2] * y[2])
+      if np.linalg.norm(y) < 1e-15:
         fail(node, "y axis is parallel to the x axis", attr)
-      y = y / ny
-      return spatial.mat_to_quat(np.column_stack([x, y, np.cross(x, y)]))
+      y = spatial.unit(y)
+      return spatial.mat_to_quat(np.column_stack([x, y, spatial.unit(np.cross(x, y))]))
     if np.linalg.norm(v) < 1e-15:
       fail(node, "z axis has zero length", attr)
     return spatial.quat_z_to_vec(v)
@@ -229,7 +234,7 @@ class _Builder:
     if gtype not in ("capsule", "cylinder", "box", "ellipsoid"):
       fail(node, f"fromto is only for capsule, cylinder, box and ellipsoid, not {gtype}", "fromto")
     vec = ft[:3] - ft[3:]
-    length = np.linalg.norm(vec)
+    length = spatial.normvec(vec)[1]
     if length < 1e-15:
       fail(node, "the two end points coincide", "fromto")
     size = list(size)
@@ -297,10 +302,9 @@ class _Builder:
       fail(node, "a free joint can only be used on a top-level body (child of the world body)",
            None if node.tag == "freejoint" else "type")
     axis = np.asarray(node.get("axis", [0.0, 0.0, 1.0]), float)
-    norm = np.linalg.norm(axis)
-    if norm < 1e-14:
+    if np.linalg.norm(axis) < 1e-14:
       fail(node, "joint axis has zero length", "axis")
-    axis = axis / norm
+    axis = spatial.unit(axis)
     rng = np.asarray(node.get("range", [0.0, 0.0]), float)
     limited = self.limited(node, "limited", "range")
     if jtype in (1, 3) and limited:
