@@ -84,12 +84,65 @@ def quat_z_to_vec(vec):
   return np.array([math.cos(half), axis[0] * math.sin(half), axis[1] * math.sin(half), axis[2] * math.sin(half)])
 
 
+# eig3 stops when the largest off-diagonal entry is below this fraction of the tensor's largest entry, and takes
+# eigenvalues closer than that as equal when sorting. MuJoCo 4's compiler stops the principal frame of a mesh early
+# and that of a body's inertia at rounding level (both measured against it).
+MESH_EIG_TOL = 1e-7
+INERTIA_EIG_TOL = 4e-15
+
+
+def _mul3(a, b):
+  """a @ b for 3x3 nested lists, each entry summed in order (numpy's matmul may not)."""
+  return [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)]
+
+
+def eig3(tensor, rel_tol):
+  """(eigenvalues descending, quaternion of the principal axes) of a symmetric 3x3 tensor, as MuJoCo's compiler
+  finds them: Jacobi rotations accumulated in a quaternion started at the identity, then sorted by quarter turns.
+
+  Bitwise MuJoCo 4, so that mesh frames (and the float32 vertices stored in them) and inertial frames match.
+  """
+  mat = np.asarray(tensor, float).tolist()
+  tol = rel_tol * max(abs(x) for row in mat for x in row)
+  quat = IDENTITY_QUAT.copy()
+  for _ in range(500):
+    rot = quat_to_mat(quat).tolist()
+    d = _mul3(_mul3([list(c) for c in zip(*rot)], mat), rot)
+    values = [d[0][0], d[1][1], d[2][2]]
+    if abs(d[0][1]) > abs(d[0][2]) and abs(d[0][1]) > abs(d[1][2]):
+      r, c, axis = 0, 1, 2
+    elif abs(d[0][2]) > abs(d[1][2]):
+      r, c, axis = 0, 2, 1
+    else:
+      r, c, axis = 1, 2, 0
+    if abs(d[r][c]) < tol:
+      break
+    # the 2x2 symmetric Schur rotation zeroing d[r][c], as a half-angle quaternion about the third axis
+    tau = (d[c][c] - d[r][r]) / (2 * d[r][c])
+    if tau >= 0:
+      t = 1.0 / (tau + math.sqrt(1 + tau * tau))
+    else:
+      t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
+    half_tan = abs(t) / (1 + math.sqrt(1 + t * t))
+    cos_half = 1 / math.sqrt(1 + half_tan * half_tan)
+    sin_half = (-1.0 if tau >= 0 else 1.0) * half_tan * cos_half
+    step = np.zeros(4)
+    step[0] = cos_half
+    step[1 + axis] = -sin_half if axis == 1 else sin_half
+    quat = unit(quat_mul(quat, unit(step)))
+  # descending order by bubble sort (pairs 0-1, 1-2, 0-1), each swap a quarter turn about the third axis
+  for j1 in (0, 1, 0):
+    if values[j1] + tol < values[j1 + 1]:
+      values[j1], values[j1 + 1] = values[j1 + 1], values[j1]
+      step = np.array([0.707106781186548, 0.0, 0.0, 0.0])
+      step[(j1 + 2) % 3 + 1] = step[0]
+      quat = unit(quat_mul(quat, step))
+  return np.array(values), quat
+
+
 def principal_frame(tensor):
-  """Eigenvalues and a right-handed rotation (as a quaternion) diagonalizing a symmetric 3x3 tensor."""
-  # MuJoCo's convention (descending moments, its choice of axis signs), shared with the mesh code
-  from mjgym.physics.mjcf import mesh  # pylint: disable=import-outside-toplevel
-  rot, values = mesh._principal_frame(np.asarray(tensor, float))  # pylint: disable=protected-access
-  return values, mat_to_quat(rot)
+  """Eigenvalues (descending) and the rotation (quaternion) to the principal axes of a body's inertia tensor."""
+  return eig3(tensor, INERTIA_EIG_TOL)
 
 
 def primitive_inertia(gtype, size):
