@@ -32,8 +32,6 @@ def model_from_mujoco(mjm):
     holder = mjm.opt if name.startswith("opt_") else mjm
     if hasattr(holder, src):
       values[name] = getattr(holder, src)
-  # MuJoCo 4 has a 12th eq_data column that no equality type we model reads.
-  values["eq_data"] = mjm.eq_data[:, :11]
   # MuJoCo 4 keeps one texture per material role; the colour (RGB) role is the one we model.
   values["mat_texid"] = mjm.mat_texid[:, int(mujoco.mjtTextureRole.mjTEXROLE_RGB)] if mjm.nmat else []
   values["nu"] = mjm.nu

@@ -192,3 +192,64 @@ def test_contact_force_and_cfrc_ext():
       mujoco.mj_rnePostConstraint(mjm, mjd)
       oracle.assert_close(d.cfrc_ext, mjd.cfrc_ext, 1e-6, "cfrc_ext")
       oracle.assert_close(d.cfrc_int, mjd.cfrc_int, 1e-6, "cfrc_int")
+
+
+def _compile_both(name):
+  """MuJoCo's and our compilation of one of tests/models (set_const included on both sides)."""
+  path = str(oracle.MODELS_DIR / name)
+  return mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+
+
+def test_weld_and_connect_frames_at_qpos0_match_mujoco():
+  """Anchored welds without relpose and body connects hold at qpos0; eq_data is MuJoCo's in all 12 columns (site
+  forms, joint and tendon couplings included); the rollout stays on MuJoCo's."""
+  mjm, m = _compile_both("weld_anchor.xml")
+  assert m.eq_data.shape == mjm.eq_data.shape == (mjm.neq, 12)
+  oracle.assert_close(m.eq_data, mjm.eq_data, 1e-15, "eq_data")
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  assert d.nefc[0] == mjd.nefc and d.ne[0] == mjd.ne
+  oracle.assert_close(d.efc_pos[:d.nefc[0]], mjd.efc_pos, 1e-12, "efc_pos at qpos0")
+  # rows of the constraints whose frames come from qpos0: body connects, and body welds flagged in eq_data[11]
+  from_qpos0 = [e for e in range(mjm.neq) if mjm.eq_objtype[e] == mujoco.mjtObj.mjOBJ_BODY
+                and (mjm.eq_type[e] == mujoco.mjtEq.mjEQ_CONNECT or mjm.eq_data[e, 11])]
+  assert len(from_qpos0) == 5
+  rows = np.isin(d.efc_id[:d.ne[0]], from_qpos0)
+  assert np.max(np.abs(d.efc_pos[:d.ne[0]][rows])) <= 1e-15
+  for nstep in (100, 400):
+    mujoco.mj_step(mjm, mjd, nstep)
+    physics.mj_step(m, d, nstep)
+    oracle.assert_close(d.qpos, mjd.qpos, 1e-10, f"qpos after {nstep} more steps")
+
+
+def _contact_rows(d, ncon, pos, geom1, geom2, efc_address, dim):
+  """(geom1, geom2, position) -> that contact's efc rows, so two engines' contacts match whatever their order."""
+  return {(int(geom1[c]), int(geom2[c]), tuple(np.round(pos[c], 9))): (int(efc_address[c]), int(dim[c]))
+          for c in range(ncon)}
+
+
+def test_simple_bodies_weigh_constraints_by_mass():
+  """Bodies moved only by slides get MuJoCo's body_simple and its invweight0 (1/mass, armature left out), and
+  every other kind its J M^-1 J^T average; the contact rows' efc_R follow."""
+  mjm, m = _compile_both("slide_bodies.xml")
+  np.testing.assert_array_equal(m.body_simple, mjm.body_simple)
+  assert np.count_nonzero(mjm.body_simple[1:] == 2) >= 4 and np.count_nonzero(mjm.body_simple[1:] == 0) >= 4
+  oracle.assert_close(m.body_invweight0, mjm.body_invweight0, 1e-12, "body_invweight0")
+  oracle.assert_close(m.dof_invweight0, mjm.dof_invweight0, 1e-12, "dof_invweight0")
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  for nstep in (0, 1, 20):
+    mujoco.mj_step(mjm, mjd, nstep)
+    physics.mj_step(m, d, nstep)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    assert d.nefc[0] == mjd.nefc
+    ours = _contact_rows(d, d.ncon[0], d.contact_pos, d.contact_geom1, d.contact_geom2, d.contact_efc_address,
+                         d.contact_dim)
+    theirs = _contact_rows(mjd, mjd.ncon, mjd.contact.pos, mjd.contact.geom1, mjd.contact.geom2,
+                           mjd.contact.efc_address, mjd.contact.dim)
+    assert ours.keys() == theirs.keys() and len(theirs) == mjd.ncon > 0
+    for key, (adr, dim) in theirs.items():
+      rows = 1 if dim == 1 else 2 * (dim - 1)  # pyramidal cone
+      our_adr = ours[key][0]
+      oracle.assert_close(d.efc_R[our_adr:our_adr + rows], mjd.efc_R[adr:adr + rows], 1e-12, f"efc_R of {key}")

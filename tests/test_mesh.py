@@ -181,41 +181,41 @@ def mujoco_model(filename, data, inertia=None, scale=None, mass=None):
   return mujoco.MjModel.from_xml_string(xml, assets={filename: data})
 
 
-def check_against_mujoco(m, compiled, mass=None, tensor_rtol=1e-8, vert_rtol=1e-6):
-  """Compares one compiled mesh, placed in a body by a posed geom, with MuJoCo's model of the same body."""
-  size = np.max(np.abs(m.mesh_vert))
+def check_against_mujoco(m, compiled, mass=None, convex=False):
+  """Compares one compiled mesh, placed in a body by a posed geom, with MuJoCo's model of the same body.
+
+  The mesh frame and the single-precision vertices in it are MuJoCo's bitwise: the center and the principal
+  frame come out of the same operations in the same order. Hull faces are the exception (``convex``, the convex
+  mass model or a point cloud's faces): MuJoCo sums over them in qhull's order, we in our hull's, so the center
+  agrees to rounding.
+  """
+  if convex:
+    np.testing.assert_allclose(compiled.pos, m.mesh_pos[0], rtol=0, atol=1e-15, err_msg="mesh_pos")
+  else:
+    np.testing.assert_array_equal(compiled.pos, m.mesh_pos[0], err_msg="mesh_pos")
+  np.testing.assert_array_equal(compiled.quat, m.mesh_quat[0], err_msg="mesh_quat")
+  np.testing.assert_array_equal(compiled.vert, m.mesh_vert, err_msg="mesh_vert")
+
+  expected_mass = DENSITY * compiled.volume if mass is None else mass
+  assert abs(expected_mass - m.body_mass[1]) <= 1e-12 * m.body_mass[1], "body mass"
   geom_rot = quat2mat(GEOM_QUAT)
   rot = geom_rot @ quat2mat(compiled.quat)
   pos = GEOM_POS + geom_rot @ compiled.pos
-
-  expected_mass = DENSITY * compiled.volume if mass is None else mass
-  assert abs(expected_mass - m.body_mass[1]) <= 1e-9 * m.body_mass[1], "body mass"
-  np.testing.assert_allclose(pos, m.body_ipos[1], rtol=0, atol=1e-9 * size, err_msg="body_ipos")
-  np.testing.assert_allclose(pos, m.geom_pos[0], rtol=0, atol=1e-9 * size, err_msg="geom_pos")
-
+  size = np.max(np.abs(m.mesh_vert))
+  np.testing.assert_allclose(pos, m.body_ipos[1], rtol=0, atol=1e-12 * size, err_msg="body_ipos")
+  np.testing.assert_allclose(pos, m.geom_pos[0], rtol=0, atol=1e-12 * size, err_msg="geom_pos")
   moments = compiled.inertia * expected_mass / compiled.volume
-  np.testing.assert_allclose(np.sort(moments), np.sort(m.body_inertia[1]), rtol=1e-9, err_msg="principal moments")
+  np.testing.assert_allclose(np.sort(moments), np.sort(m.body_inertia[1]), rtol=1e-12, err_msg="principal moments")
   # The inertia tensor in the body frame does not depend on how either side orders or signs the principal axes.
-  # MuJoCo's mesh frame is principal only to ~1e-9 (~1e-7 for arbitrary rotations): its moments are the diagonal
-  # of the tensor in that frame, the small off-diagonal dropped. Ours is principal to rounding.
   tensor = rot @ np.diag(moments) @ rot.T
   body_rot = quat2mat(m.body_iquat[1])
   expected = body_rot @ np.diag(m.body_inertia[1]) @ body_rot.T
   err = np.max(np.abs(tensor - expected)) / np.max(np.abs(expected))
-  assert err <= tensor_rtol, f"body inertia tensor: relative error {err:.2e} > {tensor_rtol:.0e}"
-
-  assert len(compiled.vert) == m.nmeshvert, "vertex count"
-  # MuJoCo keeps mesh vertices in single precision, so positions agree to float32 resolution.
-  ours = compiled.vert @ rot.T + pos
-  theirs = m.mesh_vert.astype(float) @ quat2mat(m.geom_quat[0]).T + m.geom_pos[0]
-  np.testing.assert_allclose(ours, theirs, rtol=0, atol=vert_rtol * size, err_msg="vertex positions")
+  assert err <= 1e-12, f"body inertia tensor: relative error {err:.2e} > 1e-12"
   np.testing.assert_allclose(compiled.aabb[3:] * 2, np.ptp(compiled.vert, axis=0), rtol=0, atol=1e-6 * size)
 
 
 SHAPES = ("box", "tetrahedron", "icosphere", "l_prism", "moved_u_prism", "moved_box")
-# Arbitrarily rotated meshes: MuJoCo's frame error reaches ~1e-7 in the tensor and ~1e-6 in vertex positions.
-TENSOR_RTOL = {"moved_u_prism": 1e-6, "moved_box": 1e-6}
-VERT_RTOL = {"moved_u_prism": 1e-5, "moved_box": 1e-5}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -225,8 +225,7 @@ def test_shapes_match_mujoco(shape, tmp_path):
     vert, face = mesh.read_mesh((tmp_path / f"{label}_{filename}").read_bytes(), filename)
     compiled = mesh.process_mesh(vert, face)
     m = mujoco_model(mj_filename, mj_data)
-    check_against_mujoco(m, compiled, tensor_rtol=TENSOR_RTOL.get(shape, 1e-8),
-                         vert_rtol=VERT_RTOL.get(shape, 1e-6))
+    check_against_mujoco(m, compiled)
     np.testing.assert_array_equal(compiled.face, m.mesh_face, err_msg=f"{shape} {label} faces")
 
 
@@ -238,7 +237,7 @@ def test_inertia_modes_match_mujoco(inertia, scale):
   data = binary_stl(vert, tris)
   m = mujoco_model("u.stl", data, inertia=inertia, scale=scale)
   compiled = mesh.process_mesh(*mesh.read_mesh(data, "u.stl"), scale=scale or (1, 1, 1), inertia=inertia)
-  check_against_mujoco(m, compiled)
+  check_against_mujoco(m, compiled, convex=inertia == "convex")
   np.testing.assert_array_equal(compiled.face, m.mesh_face)
 
 
@@ -257,7 +256,7 @@ def test_explicit_mass():
   data = obj_file(moved(vert), polys)
   m = mujoco_model("box.obj", data, mass=2.5)
   compiled = mesh.process_mesh(*mesh.read_mesh(data, "box.obj"))
-  check_against_mujoco(m, compiled, mass=2.5, tensor_rtol=1e-6, vert_rtol=1e-5)
+  check_against_mujoco(m, compiled, mass=2.5)
 
 
 def test_stl_corners_are_merged_bitwise():
@@ -291,7 +290,8 @@ def test_point_cloud_obj_is_meshed_by_its_hull():
   data = obj_file(points, [])
   m = mujoco_model("cloud.obj", data)
   compiled = mesh.process_mesh(*mesh.read_mesh(data, "cloud.obj"))
-  check_against_mujoco(m, compiled)
+  # its faces are its hull's, in our hull's order
+  check_against_mujoco(m, compiled, convex=True)
   assert len(compiled.face) == m.nmeshface == 12
 
 
@@ -353,7 +353,7 @@ def test_exact_inertia_needs_consistent_orientation():
   data = binary_stl(vert, tris)
   for inertia in ("legacy", "shell", "convex"):
     compiled = mesh.process_mesh(*mesh.read_mesh(data, "flip.stl"), inertia=inertia)
-    check_against_mujoco(mujoco_model("flip.stl", data, inertia=inertia), compiled)
+    check_against_mujoco(mujoco_model("flip.stl", data, inertia=inertia), compiled, convex=inertia == "convex")
 
 
 def test_exact_inertia_rejects_inside_out_mesh():
@@ -393,9 +393,9 @@ def test_inline_mesh_matches_mujoco(attrs):
   assert canonical(m.mesh_face) == canonical(mjm.mesh_face)
   if "face" in attrs:
     np.testing.assert_array_equal(m.mesh_face, mjm.mesh_face)
-  np.testing.assert_allclose(m.mesh_vert, mjm.mesh_vert, rtol=0, atol=1e-6)
-  np.testing.assert_allclose(m.body_mass, mjm.body_mass, rtol=1e-9)
-  np.testing.assert_allclose(m.body_inertia, mjm.body_inertia, rtol=1e-7)
+  np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
+  np.testing.assert_allclose(m.body_mass, mjm.body_mass, rtol=1e-12)
+  np.testing.assert_allclose(m.body_inertia, mjm.body_inertia, rtol=1e-12)
   np.testing.assert_allclose(m.body_ipos, mjm.body_ipos, rtol=0, atol=1e-9)
   np.testing.assert_allclose(m.geom_rbound, mjm.geom_rbound, rtol=1e-6)
 
@@ -442,9 +442,8 @@ def test_polygons_of_shapes_match_mujoco(shape):
   xml = f"""<mujoco><asset><mesh name="m" file="{mj_filename}"/></asset>
     <worldbody><body><freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>"""
   m = physics.MjModel.from_xml_string(xml, {mj_filename: mj_data})
-  # The icosphere's inertia is isotropic, so its principal frame (and with it the normals) is MuJoCo's own choice;
-  # an arbitrarily rotated mesh's frame differs from MuJoCo's by ~1e-7 (see VERT_RTOL).
-  check_polygons(m, mjm, normal_atol=None if shape == "icosphere" else 1e-6 if shape in VERT_RTOL else 1e-9)
+  # the mesh frame is MuJoCo's, so the normals computed in it are too
+  check_polygons(m, mjm, normal_atol=1e-12)
   assert m.nmeshpoly == mjm.nmeshpoly and m.nmeshpolyvert == mjm.nmeshpolyvert
   assert m.nmeshpolymap == mjm.nmeshpolymap
 
@@ -487,7 +486,6 @@ def test_polygons_of_random_hulls_match_mujoco():
         assert len(merged) == 1 and len(merged[0]) == 4
         differ.append(s)
         continue
-      # The principal frames differ by ~1e-8 rad; short edges of sliver triangles amplify it in their normals.
-      check_polygons(m, mjm, i, normal_atol=1e-6)
+      check_polygons(m, mjm, i, normal_atol=1e-12)
   assert tuple(differ) == NEARLY_COPLANAR_MERGED
 

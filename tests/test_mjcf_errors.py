@@ -8,6 +8,8 @@ from mjgym.physics import MJCFError
 _BODY = '<body name="b"><joint name="j"/><geom size="0.1"/></body>'
 _MESH = "<mujoco>\n<asset>\n{}\n</asset>\n</mujoco>"
 _TET = "0 0 0 1 0 0 0 1 0 0 0 1"
+_EQ = ('<mujoco>\n<worldbody>\n<body name="b"><freejoint/><geom size="0.1"/><site name="s"/></body>\n'
+       "</worldbody>\n<equality>\n{}\n</equality>\n</mujoco>")
 
 # (id, model text, line of the problem, element, attribute or None, a fragment of the explanation).
 CASES = [
@@ -97,6 +99,15 @@ CASES = [
     ("inline_mesh_flat", _MESH.format('<mesh name="m" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>'), 3, 'mesh name="m"',
      "vertex", "cannot load the inline mesh"),
     ("mesh_without_data", _MESH.format('<mesh name="m"/>'), 3, 'mesh name="m"', "file", "a 'file' or inline"),
+    ("weld_mixed_semantics", _EQ.format('<weld site1="s" body2="b"/>'), 6, "weld", "body2",
+     "give either site1 and site2"),
+    ("connect_one_site", _EQ.format('<connect site1="s"/>'), 6, "connect", "site2", "needs site1 and site2"),
+    ("connect_without_anchor", _EQ.format('<connect body1="b"/>'), 6, "connect", "anchor",
+     "give body1 and anchor"),
+    ("weld_without_body1", _EQ.format('<weld body2="b"/>'), 6, "weld", "body1", "required attribute missing"),
+    ("weld_to_itself", _EQ.format('<weld body1="b" body2="b"/>'), 6, "weld", "body2", "to itself"),
+    ("connect_site_to_itself", _EQ.format('<connect site1="s" site2="s"/>'), 6, "connect", "site2", "to itself"),
+    ("unknown_site", _EQ.format('<weld site1="s" site2="nope"/>'), 6, "weld", "site2", "unknown site 'nope'"),
     ("plane_on_joint", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom type="plane" size="1 1 1"/>\n'
      "</body>\n</worldbody>\n</mujoco>", 5, "geom", "type", "static bodies"),
 ]

@@ -5,8 +5,10 @@ import numpy as np
 import pytest
 
 import oracle
+from mjgym import physics
 from mjgym.physics import actuation
 from mjgym.physics import containers
+from mjgym.physics import math as engine_math
 from mjgym.physics import passive
 from mjgym.physics import smooth
 from mjgym.physics import support
@@ -188,3 +190,69 @@ def test_factor_sparse_on_another_matrix():
     smooth.solve_sparse(m._struct, h, diaginv, x, y)
     oracle.assert_close(x, np.linalg.solve(full, y), RTOL, "solve_sparse")
     break
+
+
+def test_quaternion_algebra_is_mujocos_bitwise():
+  """The quaternion kernels round as MuJoCo 4's: normalize4 (also on unit and tiny inputs), quat_mul,
+  rot_vec_quat, quat_to_mat, and quat_integrate as mj_integratePos applies it to a free joint."""
+  rng = np.random.default_rng(0)
+  free = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size="1"/></body>'
+                                        '</worldbody></mujoco>')
+  for k in range(2000):
+    q = rng.normal(size=4) * 10.0 ** rng.uniform(-3, 3)
+    if k % 3 == 0:
+      q /= np.sqrt(np.sum(q * q))
+    r = rng.normal(size=4)
+    v = rng.normal(size=3)
+    expected = q.copy()
+    mujoco.mju_normalize4(expected)
+    np.testing.assert_array_equal(engine_math.normalize4(q), expected)
+    expected = np.zeros(4)
+    mujoco.mju_mulQuat(expected, q, r)
+    np.testing.assert_array_equal(engine_math.quat_mul(q, r), expected)
+    unit = np.array(engine_math.normalize4(q))
+    expected = np.zeros(3)
+    mujoco.mju_rotVecQuat(expected, v, unit)
+    np.testing.assert_array_equal(engine_math.rot_vec_quat(v, unit), expected)
+    ours, expected = np.zeros(9), np.zeros(9)
+    mujoco.mju_quat2Mat(expected, unit)
+    engine_math.quat_to_mat(ours, unit)
+    np.testing.assert_array_equal(ours, expected)
+    qpos, qvel = np.concatenate([rng.normal(size=3), q]), rng.normal(size=6) * 10.0 ** rng.uniform(-16, 1)
+    expected = qpos.copy()
+    mujoco.mj_integratePos(free, expected, qvel, 0.01)
+    ours = qpos[3:].copy()
+    engine_math.quat_integrate(ours, qvel[3:], 0.01)
+    np.testing.assert_array_equal(ours, expected[3:])
+  for q in ([1.0 + 4e-16, 0, 0, 0], [1e-16, 0, 0, 0], [0.6, 0.8, 0, 1e-16]):
+    expected = np.array(q)
+    mujoco.mju_normalize4(expected)
+    np.testing.assert_array_equal(engine_math.normalize4(np.array(q)), expected)
+
+
+def test_sphere_on_plane_contacts_and_frames_are_mujocos():
+  """Spheres resting exactly on a plane: the compiled frames and the kinematics are bitwise MuJoCo's, so every
+  touching contact (a distance of -5.6e-17 or 0 decides it) exists exactly when MuJoCo's does, at every step."""
+  path = str(oracle.MODELS_DIR / "sphere_on_plane.xml")
+  mjm = mujoco.MjModel.from_xml_path(path)
+  m = physics.MjModel.from_xml_path(path)
+  for field in ("body_pos", "body_quat", "geom_pos", "geom_quat", "body_sameframe", "geom_sameframe"):
+    np.testing.assert_array_equal(getattr(m, field), getattr(mjm, field), err_msg=field)
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  lockstep = physics.MjData(m)
+  touching = 0
+  for step in range(100):
+    mujoco.mj_forward(mjm, mjd)
+    # our own rollout: the contact set is MuJoCo's at every step
+    physics.mj_forward(m, d)
+    assert d.nefc[0] == mjd.nefc, f"step {step}: nefc {d.nefc[0]} != {mjd.nefc}"
+    # MuJoCo's state: our frames are bitwise its frames
+    oracle.copy_state(mjd, lockstep)
+    physics.mj_forward(m, lockstep)
+    assert lockstep.nefc[0] == mjd.nefc
+    for field in ("xpos", "xquat", "xmat", "xipos", "ximat", "geom_xpos", "geom_xmat"):
+      np.testing.assert_array_equal(getattr(lockstep, field), getattr(mjd, field), err_msg=f"step {step}: {field}")
+    touching += int(np.count_nonzero(mjd.contact.dist[:mjd.ncon] > -1e-15))
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+  assert touching > 0

@@ -99,6 +99,8 @@ model_type = ModelType([
     ("body_treeid", nt.int32[::1]),
     ("tree_dofadr", nt.int32[::1]),
     ("tree_dofnum", nt.int32[::1]),
+    ("body_sameframe", nt.int32[::1]),
+    ("body_simple", nt.int32[::1]),
     ("jnt_type", nt.int32[::1]),
     ("jnt_qposadr", nt.int32[::1]),
     ("jnt_dofadr", nt.int32[::1]),
@@ -142,6 +144,7 @@ model_type = ModelType([
     ("geom_margin", nt.float64[::1]),
     ("geom_gap", nt.float64[::1]),
     ("geom_rgba", nt.float64[:, ::1]),
+    ("geom_sameframe", nt.int32[::1]),
     ("site_type", nt.int32[::1]),
     ("site_bodyid", nt.int32[::1]),
     ("site_group", nt.int32[::1]),
@@ -150,6 +153,7 @@ model_type = ModelType([
     ("site_quat", nt.float64[:, ::1]),
     ("site_rgba", nt.float64[:, ::1]),
     ("site_matid", nt.int32[::1]),
+    ("site_sameframe", nt.int32[::1]),
     ("cam_mode", nt.int32[::1]),
     ("cam_bodyid", nt.int32[::1]),
     ("cam_targetbodyid", nt.int32[::1]),
@@ -329,7 +333,7 @@ model_type = ModelType([
 
 
 @njit(cache=True)
-def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nhfield, nhfielddata, nmat, ntex, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, ntree, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, body_treeid, tree_dofadr, tree_dofnum, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, site_matid, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, vis_quality_offsamples, vis_quality_shadowsize, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_group, tendon_matid, tendon_width, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, actuator_acc0, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, geom_aabb, nmeshhull, mesh_hulladr, mesh_hullnum, mesh_hullvert, nmeshhullface, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, nmeshpoly, nmeshpolyvert, nmeshpolymap, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, dof_invweight0, body_invweight0, tendon_invweight0, stat_meaninertia):
+def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nhfield, nhfielddata, nmat, ntex, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, ntree, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, body_treeid, tree_dofadr, tree_dofnum, body_sameframe, body_simple, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_sameframe, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, site_matid, site_sameframe, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, vis_quality_offsamples, vis_quality_shadowsize, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_group, tendon_matid, tendon_width, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, actuator_acc0, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, geom_aabb, nmeshhull, mesh_hulladr, mesh_hullnum, mesh_hullvert, nmeshhullface, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, nmeshpoly, nmeshpolyvert, nmeshpolymap, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, dof_invweight0, body_invweight0, tendon_invweight0, stat_meaninertia):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -411,6 +415,8 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.body_treeid = body_treeid
   s.tree_dofadr = tree_dofadr
   s.tree_dofnum = tree_dofnum
+  s.body_sameframe = body_sameframe
+  s.body_simple = body_simple
   s.jnt_type = jnt_type
   s.jnt_qposadr = jnt_qposadr
   s.jnt_dofadr = jnt_dofadr
@@ -454,6 +460,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.geom_margin = geom_margin
   s.geom_gap = geom_gap
   s.geom_rgba = geom_rgba
+  s.geom_sameframe = geom_sameframe
   s.site_type = site_type
   s.site_bodyid = site_bodyid
   s.site_group = site_group
@@ -462,6 +469,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.site_quat = site_quat
   s.site_rgba = site_rgba
   s.site_matid = site_matid
+  s.site_sameframe = site_sameframe
   s.cam_mode = cam_mode
   s.cam_bodyid = cam_bodyid
   s.cam_targetbodyid = cam_targetbodyid

@@ -32,6 +32,7 @@ from mjgym.physics.types import DisableBit
 from mjgym.physics.types import EqType
 from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
+from mjgym.physics.types import ObjType
 from mjgym.physics.types import Warning
 
 # Impedance is kept inside (MINIMP, MAXIMP) so that R = (1 - d) / d * A stays finite and positive.
@@ -44,6 +45,10 @@ _DSBL_FRICTIONLOSS = int(DisableBit.FRICTIONLOSS)
 _DSBL_LIMIT = int(DisableBit.LIMIT)
 _DSBL_CONTACT = int(DisableBit.CONTACT)
 _DSBL_REFSAFE = int(DisableBit.REFSAFE)
+
+# body_simple of a body moved by slide joints alone: MuJoCo weighs its constraints by its mass only, armature and
+# the coupling of its slides left out (mj_setConst's "simple body" case).
+_SIMPLE_SLIDES = 2
 
 _EQUALITY = int(ConstraintType.EQUALITY)
 _FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
@@ -181,18 +186,9 @@ def _equality(m, d):
     solref = m.eq_solref[e]
     solimp = m.eq_solimp[e]
     if etype == EqType.CONNECT or etype == EqType.WELD:
-      b1, b2 = o1, o2
+      p1, b1, p2, b2 = _anchors(m, d, e)
       tran = m.body_invweight0[b1, 0] + m.body_invweight0[b2, 0]
       rot = m.body_invweight0[b1, 1] + m.body_invweight0[b2, 1]
-      # connect: anchor on body1 meets its image on body2; weld: body2's anchor meets its target on body1
-      if etype == EqType.CONNECT:
-        a1, a2 = data[0:3], data[3:6]
-      else:
-        a1, a2 = data[3:6], data[0:3]
-      r1 = math.mat_vec(d.xmat[b1], a1)
-      r2 = math.mat_vec(d.xmat[b2], a2)
-      p1 = (d.xpos[b1, 0] + r1[0], d.xpos[b1, 1] + r1[1], d.xpos[b1, 2] + r1[2])
-      p2 = (d.xpos[b2, 0] + r2[0], d.xpos[b2, 1] + r2[1], d.xpos[b2, 2] + r2[2])
       nrow = 3 if etype == EqType.CONNECT else 6
       if not _reserve(m, d, nrow):
         continue
@@ -201,7 +197,7 @@ def _equality(m, d):
         i = _add_row(m, d, _EQUALITY, e, p1[k] - p2[k], 0.0, 0.0, tran, solref, solimp, True)
         d.efc_J[i, :] = d.jac_p[k]
       if etype == EqType.WELD:
-        _weld_rotation(m, d, e, b1, b2, data, rot, solref, solimp)
+        _weld_rotation(m, d, e, data[10], rot, solref, solimp)
       _block_impedance(d, d.nefc[0] - nrow, nrow, solimp)
     elif etype == EqType.JOINT or etype == EqType.TENDON:
       is_joint = etype == EqType.JOINT
@@ -248,12 +244,51 @@ def _block_impedance(d, first, n, solimp):
 
 
 @njit(cache=True)
-def _weld_rotation(m, d, e, b1, b2, data, rot, solref, solimp):
-  """The 3 rotational rows of a weld: torquescale times the imaginary part of q2⁻¹ (q1 q_rel)."""
-  q1 = d.xquat[b1]
-  q2 = d.xquat[b2]
-  scale = data[10]
-  target = math.quat_mul(q1, data[6:10])
+def _anchors(m, d, e):
+  """(p1, b1, p2, b2): the two world points connect / weld ``e`` holds together and the bodies they move with.
+
+  Body semantics: connect puts body1's anchor on its image on body2, weld body2's anchor on its target on
+  body1 (both stored at qpos0 by set_const unless given). Site semantics: the two sites.
+  """
+  o1 = m.eq_obj1id[e]
+  o2 = m.eq_obj2id[e]
+  if m.eq_objtype[e] == ObjType.SITE:
+    p1 = (d.site_xpos[o1, 0], d.site_xpos[o1, 1], d.site_xpos[o1, 2])
+    p2 = (d.site_xpos[o2, 0], d.site_xpos[o2, 1], d.site_xpos[o2, 2])
+    return p1, m.site_bodyid[o1], p2, m.site_bodyid[o2]
+  data = m.eq_data[e]
+  if m.eq_type[e] == EqType.CONNECT:
+    a1, a2 = data[0:3], data[3:6]
+  else:
+    a1, a2 = data[3:6], data[0:3]
+  r1 = math.mat_vec(d.xmat[o1], a1)
+  r2 = math.mat_vec(d.xmat[o2], a2)
+  p1 = (r1[0] + d.xpos[o1, 0], r1[1] + d.xpos[o1, 1], r1[2] + d.xpos[o1, 2])
+  p2 = (r2[0] + d.xpos[o2, 0], r2[1] + d.xpos[o2, 1], r2[2] + d.xpos[o2, 2])
+  return p1, o1, p2, o2
+
+
+@njit(cache=True)
+def _weld_frames(m, d, e):
+  """(target, q2): a weld holds q2 at the target orientation.
+
+  Body semantics: target = q1 q_rel (relpose), q2 = body2's orientation. Site semantics: the two sites'
+  orientations, built from their bodies' so that they move with them.
+  """
+  o1 = m.eq_obj1id[e]
+  o2 = m.eq_obj2id[e]
+  if m.eq_objtype[e] == ObjType.SITE:
+    target = math.quat_mul(d.xquat[m.site_bodyid[o1]], m.site_quat[o1])
+    q2 = math.quat_mul(d.xquat[m.site_bodyid[o2]], m.site_quat[o2])
+    return target, q2
+  q = d.xquat[o2]
+  return math.quat_mul(d.xquat[o1], m.eq_data[e, 6:10]), (q[0], q[1], q[2], q[3])
+
+
+@njit(cache=True)
+def _weld_rotation(m, d, e, scale, rot, solref, solimp):
+  """The 3 rotational rows of a weld: torquescale times the imaginary part of q2⁻¹ target."""
+  target, q2 = _weld_frames(m, d, e)
   inv2 = (q2[0], -q2[1], -q2[2], -q2[3])
   err = math.quat_mul(inv2, target)
   first = d.nefc[0]
@@ -476,27 +511,17 @@ def _point_bias(m, d, point, body):
 @njit(cache=True)
 def _equality_bias(m, d, e, first):
   """aref -= (d/dt J) qvel for the rows of connect / weld ``e``, so they hold at the acceleration level."""
-  b1 = m.eq_obj1id[e]
-  b2 = m.eq_obj2id[e]
-  data = m.eq_data[e]
-  weld = m.eq_type[e] == EqType.WELD
-  a1 = data[3:6] if weld else data[0:3]
-  a2 = data[0:3] if weld else data[3:6]
-  r1 = math.mat_vec(d.xmat[b1], a1)
-  r2 = math.mat_vec(d.xmat[b2], a2)
-  p1 = (d.xpos[b1, 0] + r1[0], d.xpos[b1, 1] + r1[1], d.xpos[b1, 2] + r1[2])
-  p2 = (d.xpos[b2, 0] + r2[0], d.xpos[b2, 1] + r2[1], d.xpos[b2, 2] + r2[2])
+  p1, b1, p2, b2 = _anchors(m, d, e)
   acc1 = _point_bias(m, d, p1, b1)
   acc2 = _point_bias(m, d, p2, b2)
   for k in range(3):
     d.efc_aref[first + k] -= acc1[k] - acc2[k]
-  if not weld:
+  if m.eq_type[e] != EqType.WELD:
     return
-  # rotation error rate is ½ s imag(q2⁻¹ ⊗ (0, ω₁ - ω₂) ⊗ qt), qt = q1 q_rel; differentiate at zero qacc
+  # rotation error rate is ½ s imag(q2⁻¹ ⊗ (0, ω₁ - ω₂) ⊗ qt), qt the target; differentiate at zero qacc
   w1, s1 = _bias_motion(m, d, b1)
   w2, s2 = _bias_motion(m, d, b2)
-  q2 = d.xquat[b2]
-  qt = math.quat_mul(d.xquat[b1], data[6:10])
+  qt, q2 = _weld_frames(m, d, e)
   inv2 = (q2[0], -q2[1], -q2[2], -q2[3])
   dw = (0.0, w1[0] - w2[0], w1[1] - w2[1], w1[2] - w2[2])
   ddw = (0.0, s1[0] - s2[0], s1[1] - s2[1], s1[2] - s2[2])
@@ -506,7 +531,7 @@ def _equality_bias(m, d, e, first):
   t1 = math.quat_mul(math.quat_mul(dinv2, dw), qt)
   t2 = math.quat_mul(math.quat_mul(inv2, ddw), qt)
   t3 = math.quat_mul(math.quat_mul(inv2, dw), dqt)
-  scale = 0.5 * data[10]
+  scale = 0.5 * m.eq_data[e, 10]
   for k in range(3):
     d.efc_aref[first + 3 + k] -= scale * (t1[1 + k] + t2[1 + k] + t3[1 + k])
 
@@ -601,14 +626,45 @@ def add_contact_cfrc_ext(m, d):
 
 
 def set_const(model):
-  """Fills the model's invweight0 constants and stat_meaninertia at qpos0, like mj_setConst."""
+  """Fills the model's invweight0 constants, stat_meaninertia and the eq_data of connects and welds at qpos0,
+  like mj_setConst."""
   from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
   from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
   data = MjData(model)
   m, d = model._struct, data._struct  # pylint: disable=protected-access
   # through the pipeline's entry point, which the model needs anyway: one compiled function to load, not five
   forward.entry(model)(m, d, forward.OP_INERTIA, 0)
+  _equality_at_qpos0(m, d)
   _set_const(m, d)
+
+
+@njit(cache=True)
+def _equality_at_qpos0(m, d):
+  """eq_data the compiler leaves to the kinematics at qpos0, as mj_setConst computes it.
+
+  Body connect: data[3:6] = body1's anchor in body2's frame. Body weld flagged in data[11] (no relpose
+  given): data[3:6] = body2's anchor in body1's frame, data[6:10] = body2's orientation relative to body1.
+  """
+  for e in range(m.neq):
+    if m.eq_objtype[e] != ObjType.BODY:
+      continue
+    data = m.eq_data[e]
+    if m.eq_type[e] == EqType.CONNECT:
+      b, other = m.eq_obj1id[e], m.eq_obj2id[e]
+    elif m.eq_type[e] == EqType.WELD and data[11] != 0.0:
+      b, other = m.eq_obj2id[e], m.eq_obj1id[e]
+      q1 = d.xquat[other]
+      rel = math.quat_mul((q1[0], -q1[1], -q1[2], -q1[3]), d.xquat[b])
+      for k in range(4):
+        data[6 + k] = rel[k]
+    else:
+      continue
+    r = math.mat_vec(d.xmat[b], data[0:3])
+    world = (r[0] + d.xpos[b, 0], r[1] + d.xpos[b, 1], r[2] + d.xpos[b, 2])
+    local = math.mat_t_vec(d.xmat[other], (world[0] - d.xpos[other, 0], world[1] - d.xpos[other, 1],
+                                           world[2] - d.xpos[other, 2]))
+    for k in range(3):
+      data[3 + k] = local[k]
 
 
 @njit(cache=True)
@@ -632,7 +688,9 @@ def _set_const(m, d):
   for j in range(m.njnt):
     adr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    if jtype == JointType.FREE:
+    if m.body_simple[m.jnt_bodyid[j]] == _SIMPLE_SLIDES:
+      m.dof_invweight0[adr] = 1.0 / max(MINVAL, m.body_mass[m.jnt_bodyid[j]])
+    elif jtype == JointType.FREE:
       t = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
       r = (minv[adr + 3, adr + 3] + minv[adr + 4, adr + 4] + minv[adr + 5, adr + 5]) / 3.0
       for k in range(3):
@@ -648,8 +706,12 @@ def _set_const(m, d):
   m.body_invweight0[0, 0] = 0.0
   m.body_invweight0[0, 1] = 0.0
   for b in range(1, m.nbody):
-    if m.body_weldid[b] == 0:
+    if m.body_dofnum[m.body_weldid[b]] == 0:  # static and mocap bodies
       m.body_invweight0[b, 0] = 0.0
+      m.body_invweight0[b, 1] = 0.0
+      continue
+    if m.body_simple[b] == _SIMPLE_SLIDES:
+      m.body_invweight0[b, 0] = 1.0 / max(MINVAL, m.body_mass[b])
       m.body_invweight0[b, 1] = 0.0
       continue
     support.jac(m, d, d.jac_p, d.jac_r, d.xipos[b], b)

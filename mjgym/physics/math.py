@@ -42,20 +42,25 @@ def normalize3(v):
 
 @njit(cache=True)
 def normalize4(q):
-  """q / |q|; a tiny quaternion becomes the identity, as in MuJoCo."""
-  n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+  """q / |q| as MuJoCo 4 computes it; a tiny quaternion becomes the identity, a unit one is left as is."""
+  # Bitwise MuJoCo 4: the squares summed in pairs, q scaled by 1 / |q|, and no rescaling within MINVAL of 1.
+  n = math.sqrt((q[0] * q[0] + q[1] * q[1]) + (q[2] * q[2] + q[3] * q[3]))
   if n < MINVAL:
     return (1.0, 0.0, 0.0, 0.0)
-  return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+  if abs(n - 1.0) <= MINVAL:
+    return (q[0], q[1], q[2], q[3])
+  inv = 1.0 / n
+  return (q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv)
 
 
 @njit(cache=True)
 def quat_mul(a, b):
   """a * b (Hamilton product)."""
-  return (a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-          a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-          a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-          a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0])
+  # Bitwise MuJoCo 4, which sums each component's four products in pairs.
+  return ((a[0] * b[0] - a[1] * b[1]) + (-a[2] * b[2] - a[3] * b[3]),
+          (a[0] * b[1] + a[1] * b[0]) + (a[2] * b[3] - a[3] * b[2]),
+          (a[0] * b[2] - a[1] * b[3]) + (a[2] * b[0] + a[3] * b[1]),
+          (a[0] * b[3] + a[1] * b[2]) + (a[3] * b[0] - a[2] * b[1]))
 
 
 @njit(cache=True)
@@ -63,9 +68,10 @@ def quat_to_mat(res, q):
   """res (9,) = rotation matrix of unit quaternion q."""
   w, x, y, z = q[0], q[1], q[2], q[3]
   ww, xx, yy, zz = w * w, x * x, y * y, z * z
-  res[0] = ww + xx - yy - zz
-  res[4] = ww - xx + yy - zz
-  res[8] = ww - xx - yy + zz
+  # Bitwise MuJoCo 4: each diagonal entry sums its four squares in these pairs.
+  res[0] = (ww - yy) + (xx - zz)
+  res[4] = (ww + yy) - (xx + zz)
+  res[8] = (ww - yy) + (zz - xx)
   res[1] = 2.0 * (x * y - w * z)
   res[2] = 2.0 * (x * z + w * y)
   res[3] = 2.0 * (x * y + w * z)
@@ -77,14 +83,13 @@ def quat_to_mat(res, q):
 @njit(cache=True)
 def rot_vec_quat(v, q):
   """v rotated by unit quaternion q."""
-  # q v q* expanded: v + 2w (u x v) + 2 u x (u x v), u = vector part of q
-  ux, uy, uz, w = q[1], q[2], q[3], q[0]
-  tx = uy * v[2] - uz * v[1]
-  ty = uz * v[0] - ux * v[2]
-  tz = ux * v[1] - uy * v[0]
-  return (v[0] + 2.0 * (w * tx + uy * tz - uz * ty),
-          v[1] + 2.0 * (w * ty + uz * tx - ux * tz),
-          v[2] + 2.0 * (w * tz + ux * ty - uy * tx))
+  # q v q* expanded as MuJoCo does: t = w v + u x v, then v + 2 u x t, u = vector part of q
+  tx = q[0] * v[0] + q[2] * v[2] - q[3] * v[1]
+  ty = q[0] * v[1] + q[3] * v[0] - q[1] * v[2]
+  tz = q[0] * v[2] + q[1] * v[1] - q[2] * v[0]
+  return (v[0] + 2.0 * (q[2] * tz - q[3] * ty),
+          v[1] + 2.0 * (q[3] * tx - q[1] * tz),
+          v[2] + 2.0 * (q[1] * ty - q[2] * tx))
 
 
 @njit(cache=True)
@@ -106,6 +111,8 @@ def mat_t_vec(mat, v):
 @njit(cache=True)
 def axis_angle_to_quat(axis, angle):
   """Quaternion of a rotation by ``angle`` about the unit ``axis``."""
+  if angle == 0.0:
+    return (1.0, 0.0, 0.0, 0.0)
   s = math.sin(0.5 * angle)
   return (math.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s)
 
@@ -139,14 +146,17 @@ def quat_sub(qa, qb):
 
 @njit(cache=True)
 def quat_integrate(q, omega, h):
-  """Rotates unit quaternion array q in place by local angular velocity omega over time h; normalizes."""
+  """Rotates quaternion array q in place by local angular velocity omega over time h.
+
+  As MuJoCo does it: q is normalized first and the rotated result is left as the product gives it.
+  """
   norm = math.sqrt(omega[0] * omega[0] + omega[1] * omega[1] + omega[2] * omega[2])
-  if norm >= MINVAL:
-    axis = (omega[0] / norm, omega[1] / norm, omega[2] / norm)
-    r = quat_mul(q, axis_angle_to_quat(axis, h * norm))
+  if norm < MINVAL:
+    axis = (1.0, 0.0, 0.0)
   else:
-    r = (q[0], q[1], q[2], q[3])
-  r = normalize4(r)
+    inv = 1.0 / norm
+    axis = (omega[0] * inv, omega[1] * inv, omega[2] * inv)
+  r = quat_mul(normalize4(q), axis_angle_to_quat(axis, h * norm))
   q[0] = r[0]
   q[1] = r[1]
   q[2] = r[2]

@@ -18,6 +18,7 @@ from mjgym.physics.types import ConstraintType
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
+from mjgym.physics.types import SameFrame
 from mjgym.physics.types import TrnType
 from mjgym.physics.types import WrapType
 
@@ -27,6 +28,7 @@ _DSBL_SPRING = int(DisableBit.SPRING)
 _DSBL_DAMPER = int(DisableBit.DAMPER)
 _LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
 _FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
+_SAMEFRAME_NONE = int(SameFrame.NONE)
 
 
 @njit(cache=True)
@@ -49,10 +51,24 @@ def _sub(a, b):
 
 
 @njit(cache=True)
-def _local_to_global(xpos, xquat, pos, quat, out_pos, out_mat):
-  """Frame (pos, quat) given in a body frame (xpos, xquat) -> world position and rotation matrix."""
-  _store(out_pos, _add(xpos, math.rot_vec_quat(pos, xquat)))
-  math.quat_to_mat(out_mat, math.quat_mul(xquat, quat))
+def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
+  """Frame (pos, quat) given in body b's frame -> world position and rotation matrix (mj_local2Global).
+
+  A frame the compiler found on the body or inertial frame (``sameframe``) copies that frame, as MuJoCo does,
+  so geoms and sites there get bitwise its numbers.
+  """
+  if sameframe == SameFrame.BODY:
+    out_pos[:] = d.xpos[b]
+  elif sameframe == SameFrame.INERTIA:
+    out_pos[:] = d.xipos[b]
+  else:
+    _store(out_pos, _add(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
+  if sameframe == SameFrame.NONE:
+    math.quat_to_mat(out_mat, math.quat_mul(d.xquat[b], quat))
+  elif sameframe == SameFrame.BODY or sameframe == SameFrame.BODYROT:
+    out_mat[:] = d.xmat[b]
+  else:
+    out_mat[:] = d.ximat[b]
 
 
 @njit(cache=True)
@@ -110,14 +126,14 @@ def kinematics(m, d):
     _store(d.xpos[i], xp)
     _store(d.xquat[i], xq)
     math.quat_to_mat(d.xmat[i], xq)
-    _local_to_global(xp, xq, m.body_ipos[i], m.body_iquat[i], d.xipos[i], d.ximat[i])
+    _local_to_global(d, i, m.body_ipos[i], m.body_iquat[i], m.body_sameframe[i], d.xipos[i], d.ximat[i])
 
   for g in range(m.ngeom):
-    b = m.geom_bodyid[g]
-    _local_to_global(d.xpos[b], d.xquat[b], m.geom_pos[g], m.geom_quat[g], d.geom_xpos[g], d.geom_xmat[g])
+    _local_to_global(d, m.geom_bodyid[g], m.geom_pos[g], m.geom_quat[g], m.geom_sameframe[g], d.geom_xpos[g],
+                     d.geom_xmat[g])
   for s in range(m.nsite):
-    b = m.site_bodyid[s]
-    _local_to_global(d.xpos[b], d.xquat[b], m.site_pos[s], m.site_quat[s], d.site_xpos[s], d.site_xmat[s])
+    _local_to_global(d, m.site_bodyid[s], m.site_pos[s], m.site_quat[s], m.site_sameframe[s], d.site_xpos[s],
+                     d.site_xmat[s])
 
 
 @njit(cache=True)
@@ -226,7 +242,7 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
     _store(out_pos, _add(d.subtree_com[b], poscom0))
     out_mat[:] = mat0
     return
-  _local_to_global(d.xpos[b], d.xquat[b], pos, quat, out_pos, out_mat)
+  _local_to_global(d, b, pos, quat, _SAMEFRAME_NONE, out_pos, out_mat)
   if (mode == CamLightType.TARGETBODY or mode == CamLightType.TARGETBODYCOM) and target >= 0:
     tpos = d.xpos[target] if mode == CamLightType.TARGETBODY else d.subtree_com[target]
     # cameras look along -z; keep x horizontal (orthogonal to world z), y completes the frame

@@ -208,6 +208,16 @@ class DataType(enum.IntEnum):
   AXIS = 2
   QUATERNION = 3
 
+
+class SameFrame(enum.IntEnum):
+  """mjtSameFrame: which frame of its body an object's frame coincides with (kinematics copies it)."""
+  NONE = 0
+  BODY = 1
+  INERTIA = 2
+  BODYROT = 3
+  INERTIAROT = 4
+
+
 class CamLightType(enum.IntEnum):
   """mjtCamLight."""
   FIXED = 0
@@ -387,6 +397,8 @@ body_gravcomp float nbody
 body_treeid int nbody
 tree_dofadr int ntree
 tree_dofnum int ntree
+body_sameframe int nbody
+body_simple int nbody
 
 jnt_type int njnt
 jnt_qposadr int njnt
@@ -433,6 +445,7 @@ geom_friction float ngeom 3
 geom_margin float ngeom
 geom_gap float ngeom
 geom_rgba float ngeom 4
+geom_sameframe int ngeom
 
 site_type int nsite
 site_bodyid int nsite
@@ -442,6 +455,7 @@ site_pos float nsite 3
 site_quat float nsite 4
 site_rgba float nsite 4
 site_matid int nsite
+site_sameframe int nsite
 
 cam_mode int ncam
 cam_bodyid int ncam
@@ -579,7 +593,7 @@ eq_objtype int neq
 eq_active0 int neq
 eq_solref float neq 2
 eq_solimp float neq 5
-eq_data float neq 11
+eq_data float neq 12
 
 pair_dim int npair
 pair_geom1 int npair

@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 from mjgym.physics import containers
+from mjgym.physics import math as mjmath
 from mjgym.physics import types
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
@@ -87,6 +88,23 @@ _SENSOR_INFO = {
 }
 # MuJoCo's mjMINVAL: the smallest mass or inertia of a body that moves.
 _MINVAL = types.MINVAL
+# Width of an eq_data row (MuJoCo's mjNEQDATA) and the column flagging a weld whose relpose set_const fills.
+_NEQDATA = 12
+_EQ_RELPOSE_FROM_QPOS0 = 11
+# MuJoCo's mjEPS: an axis component at most this large counts as zero.
+_EPS = 1e-14
+# Below this componentwise difference MuJoCo's compiler takes two frames as equal (kFrameEps).
+_FRAME_EPS = 1e-6
+
+
+def _same_vec(a, b):
+  return bool(np.all(np.abs(np.subtract(a, b)) < _FRAME_EPS))
+
+
+def _same_quat(a, b):
+  """Same rotation: q or -q within _FRAME_EPS componentwise."""
+  a, b = np.asarray(a, float), np.asarray(b, float)
+  return _same_vec(a, b) or _same_vec(a, -b)
 
 
 class _Settings:
@@ -118,7 +136,12 @@ class _Settings:
     self.texturedir = a.get("texturedir", self.assetdir)
 
   def angle(self, value):
-    return value * math.pi / 180.0 if self.degree else value
+    """A joint angle (range, ref) in radians, converted as MuJoCo does."""
+    return value * (math.pi / 180.0) if self.degree else value
+
+  def orientation_angle(self, value):
+    """An orientation angle (euler, axisangle) in radians; MuJoCo converts these in another order."""
+    return value / 180.0 * math.pi if self.degree else value
 
 
 class _Builder:
@@ -168,36 +191,36 @@ class _Builder:
       return spatial.IDENTITY_QUAT.copy()
     attr = given[0]
     v = np.asarray(node.get(attr), float)
+    # MuJoCo's order of operations (its compiler's normalization, angles as a / 180 * pi), so that frames come
+    # out bitwise as its compiler makes them
     if attr == "quat":
-      n = np.linalg.norm(v)
-      if n < 1e-15:
+      if np.linalg.norm(v) < 1e-15:
         fail(node, "quaternion has zero norm", attr)
-      return v / n
+      return spatial.unit(v)
     if attr == "axisangle":
-      n = np.linalg.norm(v[:3])
-      if n < 1e-15:
+      if np.linalg.norm(v[:3]) < 1e-15:
         fail(node, "rotation axis has zero length", attr)
-      return spatial.axis_angle_quat(v[:3] / n, self.cfg.angle(v[3]))
+      axis, half = spatial.unit(v[:3]), self.cfg.orientation_angle(v[3]) / 2
+      return np.array([math.cos(half), math.sin(half) * axis[0], math.sin(half) * axis[1], math.sin(half) * axis[2]])
     if attr == "euler":
       q = spatial.IDENTITY_QUAT.copy()
       for ch, angle in zip(self.cfg.eulerseq, v):
-        axis = np.eye(3)["xyz".index(ch.lower())]
-        qi = spatial.axis_angle_quat(axis, self.cfg.angle(angle))
+        half = self.cfg.orientation_angle(angle) / 2
+        qi = np.array([math.cos(half), 0.0, 0.0, 0.0])
+        qi[1 + "xyz".index(ch.lower())] = math.sin(half)
         # Lower case rotates about the moving (already rotated) axes, upper case about the fixed ones.
-        q = spatial.quat_mul(q, qi) if ch.islower() else spatial.quat_mul(qi, q)
-      return q / np.linalg.norm(q)
+        q = spatial.unit(spatial.quat_mul(q, qi) if ch.islower() else spatial.quat_mul(qi, q))
+      return spatial.unit(q)
     if attr == "xyaxes":
       x, y = v[:3], v[3:]
-      nx = np.linalg.norm(x)
-      if nx < 1e-15:
+      if np.linalg.norm(x) < 1e-15:
         fail(node, "x axis has zero length", attr)
-      x = x / nx
-      y = y - x * np.dot(x, y)
-      ny = np.linalg.norm(y)
-      if ny < 1e-15:
+      x = spatial.unit(x)
+      y = y - x * (x[0] * y[0] + x[1] * y[1] + x[2] * y[2])
+      if np.linalg.norm(y) < 1e-15:
         fail(node, "y axis is parallel to the x axis", attr)
-      y = y / ny
-      return spatial.mat_to_quat(np.column_stack([x, y, np.cross(x, y)]))
+      y = spatial.unit(y)
+      return spatial.mat_to_quat(np.column_stack([x, y, spatial.unit(np.cross(x, y))]))
     if np.linalg.norm(v) < 1e-15:
       fail(node, "z axis has zero length", attr)
     return spatial.quat_z_to_vec(v)
@@ -211,7 +234,7 @@ class _Builder:
     if gtype not in ("capsule", "cylinder", "box", "ellipsoid"):
       fail(node, f"fromto is only for capsule, cylinder, box and ellipsoid, not {gtype}", "fromto")
     vec = ft[:3] - ft[3:]
-    length = np.linalg.norm(vec)
+    length = spatial.normvec(vec)[1]
     if length < 1e-15:
       fail(node, "the two end points coincide", "fromto")
     size = list(size)
@@ -279,10 +302,9 @@ class _Builder:
       fail(node, "a free joint can only be used on a top-level body (child of the world body)",
            None if node.tag == "freejoint" else "type")
     axis = np.asarray(node.get("axis", [0.0, 0.0, 1.0]), float)
-    norm = np.linalg.norm(axis)
-    if norm < 1e-14:
+    if np.linalg.norm(axis) < 1e-14:
       fail(node, "joint axis has zero length", "axis")
-    axis = axis / norm
+    axis = spatial.unit(axis)
     rng = np.asarray(node.get("range", [0.0, 0.0]), float)
     limited = self.limited(node, "limited", "range")
     if jtype in (1, 3) and limited:
@@ -723,6 +745,7 @@ class _Builder:
       last_dof[b] = prev
     self.rootid = rootid
     self.check_masses(weldid)
+    body_sameframe = [self.sameframe(self.ipos[b], self.iquat[b]) for b in range(nbody)]
     nq, nv = len(qpos0), len(dof_bodyid)
     self.qpos0 = np.array(qpos0, float)
     self.qpos_spring = np.array(qpos_spring, float)
@@ -730,7 +753,9 @@ class _Builder:
              body_rootid=rootid, body_weldid=weldid, body_mocapid=mocapid, body_jntadr=jntadr,
              body_jntnum=jntnum, body_dofadr=dofadr, body_dofnum=dofnum, body_ipos=self.ipos,
              body_iquat=self.iquat, body_mass=self.mass, body_inertia=self.body_inertia,
-             body_subtreemass=self.subtree_mass, jnt_qposadr=jnt_qposadr, jnt_dofadr=jnt_dofadr,
+             body_subtreemass=self.subtree_mass, body_sameframe=body_sameframe,
+             body_simple=self.simple_bodies(parent, dofnum, body_sameframe), jnt_qposadr=jnt_qposadr,
+             jnt_dofadr=jnt_dofadr,
              dof_bodyid=dof_bodyid, dof_jntid=dof_jntid, dof_parentid=dof_parentid, dof_armature=armature,
              dof_damping=damping, dof_frictionloss=frictionloss, dof_solref=dof_solref, dof_solimp=dof_solimp)
     v["dof_Madr"], v["nM"] = containers.dof_madr(np.array(dof_parentid, np.int32))
@@ -741,6 +766,10 @@ class _Builder:
     for g in range(len(geom_bodyid) - 1, -1, -1):
       geomadr[geom_bodyid[g]] = g
     v.update(body_geomadr=geomadr, body_geomnum=geomnum)
+    for kind in ("geom", "site"):
+      bodyid, pos, quat = (self.rows.get(f"{kind}_{f}", []) for f in ("bodyid", "pos", "quat"))
+      v[f"{kind}_sameframe"] = [self.sameframe(pos[i], quat[i], self.ipos[b], self.iquat[b])
+                                for i, b in enumerate(bodyid)]
     self.jnt_qposadr = np.array(jnt_qposadr, np.int32)
     self.jnt_dofadr = np.array(jnt_dofadr, np.int32)
     self.camlight(v)
@@ -799,6 +828,54 @@ class _Builder:
     condims = list(np.atleast_1d(v.get("geom_condim", []))) + list(np.atleast_1d(v.get("pair_dim", [])))
     condim = int(max(condims)) if condims else 1
     return max(1, n + v["nconmax"] * max(condim, 2 * (condim - 1)))
+
+  @staticmethod
+  def sameframe(pos, quat, ipos=None, iquat=None):
+    """Which frame of its body a frame (pos, quat) in the body frame coincides with, to MuJoCo's 1e-6.
+
+    Kinematics copies that frame instead of composing it, so a pose within 1e-6 of it is taken as equal. The
+    inertial frame (ipos, iquat) is a candidate for geoms and sites, not for the inertial frame itself.
+    """
+    if _same_vec(pos, np.zeros(3)) and _same_quat(quat, spatial.IDENTITY_QUAT):
+      return int(types.SameFrame.BODY)
+    if _same_quat(quat, spatial.IDENTITY_QUAT):
+      return int(types.SameFrame.BODYROT)
+    if ipos is not None and _same_vec(pos, ipos) and _same_quat(quat, iquat):
+      return int(types.SameFrame.INERTIA)
+    if iquat is not None and _same_quat(quat, iquat):
+      return int(types.SameFrame.INERTIAROT)
+    return int(types.SameFrame.NONE)
+
+  def simple_bodies(self, parent, dofnum, sameframe):
+    """MuJoCo's body_simple: 1 for a leaf body whose mass matrix block is diagonal, 2 if it only slides.
+
+    Simple: inertial frame on the body frame, parent the world or a static child of the world, no child bodies,
+    joints at the body origin with hinge and slide axes along a body axis, and no joint after a rotational
+    one; ``simple="false"`` opts out. Its constraint weights are then taken from its mass alone (set_const).
+    """
+    nbody = len(parent)
+    simple = np.zeros(nbody, np.int32)
+    for b in range(nbody):
+      p = parent[b]
+      root_like = b == 0 or p == 0 or (parent[p] == 0 and dofnum[p] == 0)
+      opted_out = b > 0 and self.body_info[b]["node"].get("simple", "auto") == "false"
+      simple[b] = sameframe[b] == types.SameFrame.BODY and root_like and not opted_out
+    # a parent is never simple, except the world
+    parents = parent[1:]
+    simple[parents[parents > 0]] = 0
+    jnt_type, jnt_pos, jnt_axis = (self.rows.get(f"jnt_{f}", []) for f in ("type", "pos", "axis"))
+    for b in range(1, nbody):
+      joints = [j["id"] for j in self.body_info[b]["joints"]]
+      rotation_before = False
+      for j in joints:
+        aligned = np.count_nonzero(np.abs(jnt_axis[j]) > _EPS) == 1
+        if (rotation_before or not _same_vec(jnt_pos[j], np.zeros(3))
+            or (jnt_type[j] in (_JOINT_TYPES["slide"], _JOINT_TYPES["hinge"]) and not aligned)):
+          simple[b] = 0
+        rotation_before = rotation_before or jnt_type[j] in (_JOINT_TYPES["ball"], _JOINT_TYPES["hinge"])
+      if simple[b] and joints:
+        simple[b] = 2 if all(jnt_type[j] == _JOINT_TYPES["slide"] for j in joints) else 1
+    return simple
 
   def check_masses(self, weldid):
     for b in range(1, len(self.body_info)):
@@ -1133,36 +1210,26 @@ class _Builder:
   def equality(self, v):
     for section in self.root.all("equality"):
       for node in section.children:
-        data = np.zeros(11)
-        data[10] = 1.0  # torquescale's default, which MuJoCo stores for every type
         kind = node.tag
+        # MuJoCo's starting values for every type: a unit slope and a unit torque-to-force ratio
+        data = np.zeros(_NEQDATA)
+        data[1] = 1.0
+        data[10] = 1.0
         if kind in ("connect", "weld"):
-          if node.has("site1") or node.has("site2"):
-            fail(node, "site-based equality constraints are not supported (unsupported feature)", "site1")
-          if not node.has("body1"):
-            fail(node, "required attribute missing", "body1")
-          b1 = self.lookup(ObjType.BODY, node, "body1")
-          b2 = self.lookup(ObjType.BODY, node, "body2") if node.has("body2") else 0
-          anchor = np.asarray(node.get("anchor", [0.0] * 3), float)
-          data[:3] = anchor
-          objtype = int(ObjType.BODY)
-          if kind == "connect":
-            if not node.has("anchor"):
-              fail(node, "required attribute missing", "anchor")
-            world = self.xpos[b1] + spatial.rotate(self.xquat[b1], anchor)
-            data[3:6] = spatial.rotate(spatial.quat_conj(self.xquat[b2]), world - self.xpos[b2])
+          objtype, o1, o2 = self.equality_objects(node, kind)
+          if objtype == ObjType.SITE and kind == "connect":
+            data[:] = 0.0  # the sites are the anchors: nothing to store
+          elif kind == "connect":
+            data[:3] = node.get("anchor")  # data[3:6], its place on body2 at qpos0, comes from set_const
           else:
-            relpose = np.asarray(node.get("relpose", [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0]), float)
-            if np.linalg.norm(relpose[3:]) < 1e-15:
-              # No relative pose given: keep the one the bodies have at qpos0 (body2 seen from body1).
-              q1 = spatial.quat_conj(self.xquat[b1])
-              relpose[:3] = spatial.rotate(q1, self.xpos[b2] - self.xpos[b1])
-              relpose[3:] = spatial.quat_mul(q1, self.xquat[b2])
-            else:
-              relpose[3:] /= np.linalg.norm(relpose[3:])
-            data[3:10] = relpose
+            if objtype == ObjType.BODY:
+              data[:3] = node.get("anchor", [0.0] * 3)
+              data[3:10] = node.get("relpose", [0.0] * 7)
+              if np.all(data[6:10] == 0.0):
+                data[_EQ_RELPOSE_FROM_QPOS0] = 1.0  # set_const fills data[3:10] with the pose at qpos0
+              else:
+                data[6:10] = mjmath.normalize4(data[6:10])  # as the engine normalizes
             data[10] = node.get("torquescale", 1.0)
-          o1, o2 = b1, b2
         else:
           # MuJoCo leaves eq_objtype unset (0) for joint and tendon couplings.
           objtype, looked_up = 0, ObjType.JOINT if kind == "joint" else ObjType.TENDON
@@ -1173,8 +1240,33 @@ class _Builder:
           o2 = self.lookup(looked_up, node, a2) if node.has(a2) else -1
           data[:5] = node.get("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0])
         self.add(ObjType.EQUALITY, node, eq_type=int(types.EqType[kind.upper()]), eq_obj1id=o1, eq_obj2id=o2,
-                 eq_objtype=objtype, eq_active0=int(node.get("active", True)),
+                 eq_objtype=int(objtype), eq_active0=int(node.get("active", True)),
                  eq_solref=node.get("solref", _SOLREF), eq_solimp=node.get("solimp", _SOLIMP), eq_data=data)
+
+  def equality_objects(self, node, kind):
+    """(objtype, id1, id2) of a connect or weld: two sites, or body1 and body2 (the world if not given)."""
+    body_attrs = ("body1", "body2", "anchor") + (("relpose",) if kind == "weld" else ())
+    given_site = [a for a in ("site1", "site2") if node.has(a)]
+    given_body = [a for a in body_attrs if node.has(a)]
+    if given_site and given_body:
+      fail(node, f"give either site1 and site2 or {', '.join(body_attrs)}, not both", given_body[0])
+    if given_site:
+      for attr in ("site1", "site2"):
+        if not node.has(attr):
+          fail(node, "required attribute missing (a site-based constraint needs site1 and site2)", attr)
+      objtype = ObjType.SITE
+      ids = self.lookup(objtype, node, "site1"), self.lookup(objtype, node, "site2")
+    else:
+      for attr in ("body1",) + (("anchor",) if kind == "connect" else ()):
+        if not node.has(attr):
+          fail(node, "required attribute missing (give body1" + (" and anchor" if kind == "connect" else "")
+               + ", or site1 and site2)", attr)
+      objtype = ObjType.BODY
+      ids = self.lookup(objtype, node, "body1"), self.lookup(objtype, node, "body2") if node.has("body2") else 0
+    if ids[0] == ids[1]:
+      attr = "site2" if objtype == ObjType.SITE else "body2" if node.has("body2") else "body1"
+      fail(node, f"the constraint joins {objtype.name.lower()} {ids[0]} to itself", attr)
+    return objtype, ids[0], ids[1]
 
   def contact(self, v):
     geom_body = self.rows.get("geom_bodyid", [])

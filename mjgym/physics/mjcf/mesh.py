@@ -7,17 +7,20 @@ unit density, so a geom's mass is `density * volume` and its inertia `density * 
 """
 
 import dataclasses
-import itertools
 import os
 import struct
 
 import numpy as np
+
+from mjgym.physics.mjcf import spatial
 
 INERTIA_MODES = ("convex", "exact", "legacy", "shell")
 DEFAULT_INERTIA = "legacy"  # MuJoCo's default, kept for backward compatibility in MuJoCo itself.
 
 # MuJoCo refuses meshes below this volume (measured against MuJoCo 4: it sits at 1e-14, not mjMINVAL).
 _MIN_VOLUME = 1e-14
+# Faces shorter than this in twice their area count as degenerate (MuJoCo's mjMINVAL).
+_MINVAL = 1e-15
 # MuJoCo's STL decoder rejects files with more faces than this.
 _STL_MAX_FACES = 200000
 _STL_HEADER = 84
@@ -94,9 +97,9 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
   if inertia == "exact":
     _check_orientation(face)
 
-  volume, com, tensor = _mass_properties(vert, hull if inertia == "convex" else face, inertia)
-  rot, moments = _principal_frame(tensor)
-  local = (vert - com) @ rot
+  volume, com, tensor = _mass_properties(vert, hull if inertia == "convex" else face, face, inertia)
+  moments, quat = spatial.eig3(tensor, spatial.MESH_EIG_TOL)
+  local = _to_frame(vert, com, quat)
   lo, hi = local.min(axis=0), local.max(axis=0)
   # MuJoCo's polygon normals come from the vertices in the mesh frame before they are stored in single precision.
   polygons, polynormals = hull_polygons(local, hull)
@@ -104,7 +107,7 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
       vert=local.astype(np.float32).astype(np.float64),
       face=face.astype(np.int32),
       pos=com,
-      quat=_mat2quat(rot),
+      quat=quat,
       volume=float(volume),
       inertia=moments,
       aabb=np.concatenate([(hi + lo) / 2, (hi - lo) / 2]),
@@ -297,82 +300,87 @@ def _check_orientation(face):
                     f"{i + 1} and {j + 1} (1-based)")
 
 
-def _mass_properties(vert, face, mode):
-  """Volume (area for shell), center and inertia tensor about that center per unit density."""
+def _seq_sum(x):
+  """Sum of x's entries added in order, as MuJoCo's compiler accumulates (np.sum adds pairwise)."""
+  return float(np.add.accumulate(x)[-1]) if len(x) else 0.0
+
+
+def _triangles(vert, face):
+  """Area, unit normal and centroid of every face, computed as MuJoCo's compiler does.
+
+  A face of area below MINVAL gets area 0 and its normal is left unscaled.
+  """
   a, b, c = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
-  area = np.linalg.norm(np.cross(b - a, c - a), axis=1) / 2
-  total_area = area.sum()
+  center = (a + b + c) / 3
+  e1, e2 = b - a, c - a
+  normal = np.stack([e1[:, 1] * e2[:, 2] - e1[:, 2] * e2[:, 1], e1[:, 2] * e2[:, 0] - e1[:, 0] * e2[:, 2],
+                     e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]], axis=1)
+  length = np.sqrt(normal[:, 0] * normal[:, 0] + normal[:, 1] * normal[:, 1] + normal[:, 2] * normal[:, 2])
+  small = length < _MINVAL
+  normal = np.where(small[:, None], normal, normal / np.where(small, 1.0, length)[:, None])
+  return np.where(small, 0.0, 0.5 * length), normal, center
+
+
+def _dot_rows(u, v):
+  return u[:, 0] * v[:, 0] + u[:, 1] * v[:, 1] + u[:, 2] * v[:, 2]
+
+
+def _mass_properties(vert, face, all_faces, mode):
+  """Volume (area for shell), center and inertia tensor about that center per unit density.
+
+  MuJoCo's sequence and order of operations, so that the center and the principal frame come out bitwise as
+  its: the area-weighted face centroid (over all faces), then the pyramids from it to the mass-model faces give
+  the center, then the pyramids from the center give volume and tensor. Legacy counts every pyramid as
+  positive, which makes the two passes disagree for a non-convex mesh.
+  """
+  area, _, center = _triangles(vert, all_faces)
+  total_area = _seq_sum(area)
   if total_area <= 0:
     raise MeshError("mesh faces have zero total area")
-  center = (area @ (a + b + c)) / (3 * total_area)
+  facecen = np.array([_seq_sum(area * center[:, k]) for k in range(3)]) / total_area
+  area, normal, center = _triangles(vert, face)
   if mode == "shell":
-    return total_area, center, _second_moment(a - center, b - center, c - center, area, 12.0)
-
-  def pyramids(origin):
-    """Volumes of the pyramids from `origin` to every face; legacy counts them all as positive."""
-    vol = np.einsum("ij,ij->i", a - origin, np.cross(b - origin, c - origin)) / 6
-    return np.abs(vol) if mode == "legacy" else vol
-
-  # MuJoCo builds the pyramids twice: around the face centroid to find the center, then around that center.
-  # Legacy's absolute volumes make the two passes disagree; its inertia stays about the first-pass center.
-  vol = pyramids(center)
-  if mode == "exact" and vol.sum() < 0:
-    raise MeshError("mesh volume is negative (misoriented triangles)")
-  if vol.sum() < _MIN_VOLUME:
-    raise MeshError(f"mesh volume {vol.sum():.3g} is too small; try inertia='shell'")
-  com = center + (vol @ (a + b + c - 3 * center)) / (4 * vol.sum())
-  vol = pyramids(com)
-  if vol.sum() < _MIN_VOLUME:
-    raise MeshError(f"mesh volume {vol.sum():.3g} is too small; try inertia='shell'")
-  return vol.sum(), com, _second_moment(a - com, b - com, c - com, vol, 20.0)
-
-
-def _second_moment(a, b, c, weight, denom):
-  """Inertia tensor of triangles (denom 12) or origin pyramids (denom 20) with the given areas or volumes."""
-  s = a + b + c
-  cov = np.einsum("n,ni,nj->ij", weight, a, a) + np.einsum("n,ni,nj->ij", weight, b, b)
-  cov += np.einsum("n,ni,nj->ij", weight, c, c) + np.einsum("n,ni,nj->ij", weight, s, s)
-  cov /= denom
-  return np.trace(cov) * np.eye(3) - cov
-
-
-def _principal_frame(tensor):
-  """Rotation (columns = principal axes) and descending principal moments, in MuJoCo's axis convention.
-
-  MuJoCo diagonalizes by Jacobi rotations started at the identity, which lands on the diagonalizing rotation
-  nearest the identity, then sorts the moments descending by pairwise swaps that negate the column moved back.
-  """
-  values, vec = np.linalg.eigh(tensor)
-  candidates = [(list(perm), vec[:, perm] * signs) for perm in itertools.permutations(range(3))
-                for signs in itertools.product((1.0, -1.0), repeat=3)]
-  # The largest trace is the smallest rotation angle among the proper rotations.
-  perm, rot = max(((p, r) for p, r in candidates if np.linalg.det(r) > 0), key=lambda c: np.trace(c[1]))
-  moments = values[perm]
-  for i, j in ((0, 1), (1, 2), (0, 1)):
-    if moments[i] < moments[j]:
-      moments[[i, j]] = moments[[j, i]]
-      rot[:, [i, j]] = rot[:, [j, i]]
-      rot[:, j] *= -1
-  return rot, moments
-
-
-def _mat2quat(rot):
-  """Unit quaternion (w, x, y, z), w >= 0, of a rotation matrix."""
-  trace = np.trace(rot)
-  if trace > 0:
-    s = 2 * np.sqrt(1 + trace)
-    q = np.array([s / 4, (rot[2, 1] - rot[1, 2]) / s, (rot[0, 2] - rot[2, 0]) / s, (rot[1, 0] - rot[0, 1]) / s])
+    weight = area
   else:
-    i = int(np.argmax(np.diag(rot)))
-    j, k = (i + 1) % 3, (i + 2) % 3
-    s = 2 * np.sqrt(1 + rot[i, i] - rot[j, j] - rot[k, k])
-    q = np.empty(4)
-    q[0] = (rot[k, j] - rot[j, k]) / s
-    q[1 + i] = s / 4
-    q[1 + j] = (rot[j, i] + rot[i, j]) / s
-    q[1 + k] = (rot[k, i] + rot[i, k]) / s
-  q /= np.linalg.norm(q)
-  return -q if q[0] < 0 else q
+    weight = _dot_rows(center - facecen, normal) * area / 3
+    if mode == "legacy":
+      weight = np.abs(weight)
+  total = _seq_sum(weight)
+  if mode == "exact" and total < 0:
+    raise MeshError("mesh volume is negative (misoriented triangles)")
+  if mode != "shell" and total < _MIN_VOLUME:
+    raise MeshError(f"mesh volume {total:.3g} is too small; try inertia='shell'")
+  com = np.array([_seq_sum(weight * (center[:, k] * 3.0 / 4.0 + facecen[k] / 4.0)) for k in range(3)]) / total
+
+  local = vert - com
+  area, normal, center = _triangles(local, face)
+  if mode == "shell":
+    weight, denom = area, 12
+  else:
+    weight, denom = _dot_rows(center, normal) * area / 3, 20
+    if mode == "legacy":
+      weight = np.abs(weight)
+  volume = _seq_sum(weight)
+  if mode != "shell" and volume < _MIN_VOLUME:
+    raise MeshError(f"mesh volume {volume:.3g} is too small; try inertia='shell'")
+  # products of inertia P_ij of the pyramids (triangles for shell) with corners d, e, f
+  d, e, f = local[face[:, 0]], local[face[:, 1]], local[face[:, 2]]
+  p = {}
+  for i, j in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)):
+    terms = (2 * (d[:, i] * d[:, j] + e[:, i] * e[:, j] + f[:, i] * f[:, j]) + d[:, i] * e[:, j] + d[:, j] * e[:, i]
+             + d[:, i] * f[:, j] + d[:, j] * f[:, i] + e[:, i] * f[:, j] + e[:, j] * f[:, i])
+    p[i, j] = _seq_sum(weight / denom * terms)
+  tensor = np.array([[p[1, 1] + p[2, 2], -p[0, 1], -p[0, 2]],
+                     [-p[0, 1], p[0, 0] + p[2, 2], -p[1, 2]],
+                     [-p[0, 2], -p[1, 2], p[0, 0] + p[1, 1]]])
+  return volume, com, tensor
+
+
+def _to_frame(vert, com, quat):
+  """Vertices in the frame (com, quat), rotated as MuJoCo's compiler rotates them (by the conjugate's matrix)."""
+  rot = spatial.quat_to_mat(spatial.quat_conj(quat))
+  v = vert - com
+  return np.stack([rot[k, 0] * v[:, 0] + rot[k, 1] * v[:, 1] + rot[k, 2] * v[:, 2] for k in range(3)], axis=1)
 
 
 def _read_stl(data):

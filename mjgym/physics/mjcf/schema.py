@@ -210,7 +210,7 @@ ELEMENTS = {
     **{f"default/{k}": v for k, v in DEFAULTABLE.items()},
     "mujoco/worldbody": {},
     "body": {"name": "s", "childclass": "s", "pos": "f3", "mocap": "b", "gravcomp": "f", "user": "v",
-             **_ORIENT},
+             "simple": "e:false|auto", **_ORIENT},
     "worldbody/body": None,  # same as "body"
     "body/body": None,
     "body/inertial": {"pos": "f3", "mass": "f", "diaginertia": "f3", "fullinertia": "f6", **_ORIENT},

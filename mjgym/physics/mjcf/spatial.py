@@ -7,6 +7,28 @@ import numpy as np
 IDENTITY_QUAT = np.array([1.0, 0.0, 0.0, 0.0])
 
 
+# Squared lengths below this count as zero when normalizing, and lengths within it of 1 are left as they are
+# (MuJoCo's mjEPS in its compiler).
+_EPS = 1e-14
+
+
+def normvec(v):
+  """(v / |v|, |v|) as MuJoCo's compiler normalizes: squares summed in order, a unit vector left as it is, and a
+  vector of squared length below _EPS returned unchanged with length 0."""
+  v = np.array(v, float)
+  sq = 0.0
+  for x in v:
+    sq += x * x
+  if sq < _EPS:
+    return v, 0.0
+  n = math.sqrt(sq)
+  return (v / n if abs(n - 1.0) > _EPS else v), n
+
+
+def unit(v):
+  return normvec(v)[0]
+
+
 def quat_mul(a, b):
   """Hamilton product a * b of (w, x, y, z) quaternions."""
   aw, ax, ay, az = a
@@ -21,12 +43,6 @@ def quat_conj(q):
   return np.array([q[0], -q[1], -q[2], -q[3]])
 
 
-def axis_angle_quat(axis, angle):
-  """Rotation by ``angle`` about the unit vector ``axis``."""
-  s = math.sin(0.5 * angle)
-  return np.array([math.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s])
-
-
 def quat_to_mat(q):
   """3x3 rotation matrix of a unit quaternion."""
   w, x, y, z = q
@@ -37,22 +53,20 @@ def quat_to_mat(q):
 
 
 def mat_to_quat(r):
-  """Unit quaternion of a rotation matrix (branch on the largest component for accuracy)."""
-  tr = r[0, 0] + r[1, 1] + r[2, 2]
-  if tr > 0:
-    s = 2.0 * math.sqrt(tr + 1.0)
-    q = [0.25 * s, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s]
+  """Unit quaternion of a rotation matrix, as MuJoCo's compiler converts a frame (largest component first)."""
+  if r[0, 0] + r[1, 1] + r[2, 2] > 0:
+    w = 0.5 * math.sqrt(1 + r[0, 0] + r[1, 1] + r[2, 2])
+    q = [w, 0.25 * (r[2, 1] - r[1, 2]) / w, 0.25 * (r[0, 2] - r[2, 0]) / w, 0.25 * (r[1, 0] - r[0, 1]) / w]
   elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
-    s = 2.0 * math.sqrt(1.0 + r[0, 0] - r[1, 1] - r[2, 2])
-    q = [(r[2, 1] - r[1, 2]) / s, 0.25 * s, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s]
+    x = 0.5 * math.sqrt(1 + r[0, 0] - r[1, 1] - r[2, 2])
+    q = [0.25 * (r[2, 1] - r[1, 2]) / x, x, 0.25 * (r[0, 1] + r[1, 0]) / x, 0.25 * (r[0, 2] + r[2, 0]) / x]
   elif r[1, 1] > r[2, 2]:
-    s = 2.0 * math.sqrt(1.0 + r[1, 1] - r[0, 0] - r[2, 2])
-    q = [(r[0, 2] - r[2, 0]) / s, (r[0, 1] + r[1, 0]) / s, 0.25 * s, (r[1, 2] + r[2, 1]) / s]
+    y = 0.5 * math.sqrt(1 - r[0, 0] + r[1, 1] - r[2, 2])
+    q = [0.25 * (r[0, 2] - r[2, 0]) / y, 0.25 * (r[0, 1] + r[1, 0]) / y, y, 0.25 * (r[1, 2] + r[2, 1]) / y]
   else:
-    s = 2.0 * math.sqrt(1.0 + r[2, 2] - r[0, 0] - r[1, 1])
-    q = [(r[1, 0] - r[0, 1]) / s, (r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, 0.25 * s]
-  q = np.array(q)
-  return q / np.linalg.norm(q)
+    z = 0.5 * math.sqrt(1 - r[0, 0] - r[1, 1] + r[2, 2])
+    q = [0.25 * (r[1, 0] - r[0, 1]) / z, 0.25 * (r[0, 2] + r[2, 0]) / z, 0.25 * (r[1, 2] + r[2, 1]) / z, z]
+  return unit(q)
 
 
 def rotate(q, v):
@@ -60,21 +74,75 @@ def rotate(q, v):
 
 
 def quat_z_to_vec(vec):
-  """The minimal rotation taking +z to the direction of ``vec`` (half a turn about x when opposite)."""
-  v = np.asarray(vec, float) / np.linalg.norm(vec)
-  axis = np.cross([0.0, 0.0, 1.0], v)
-  s = np.linalg.norm(axis)
-  if s < 1e-14:
-    return IDENTITY_QUAT.copy() if v[2] > 0 else np.array([0.0, 1.0, 0.0, 0.0])
-  return axis_angle_quat(axis / s, math.atan2(s, v[2]))
+  """The minimal rotation taking +z to the direction of ``vec`` (half a turn about x when opposite), as MuJoCo's
+  compiler computes it."""
+  v = unit(vec)
+  axis, s = normvec([-v[1], v[0], 0.0])  # (0, 0, 1) x v
+  if s < 1e-10:
+    axis = np.array([1.0, 0.0, 0.0])
+  half = math.atan2(s, v[2]) / 2
+  return np.array([math.cos(half), axis[0] * math.sin(half), axis[1] * math.sin(half), axis[2] * math.sin(half)])
+
+
+# eig3 stops when the largest off-diagonal entry is below this fraction of the tensor's largest entry, and takes
+# eigenvalues closer than that as equal when sorting. MuJoCo 4's compiler stops the principal frame of a mesh early
+# and that of a body's inertia at rounding level (both measured against it).
+MESH_EIG_TOL = 1e-7
+INERTIA_EIG_TOL = 4e-15
+
+
+def _mul3(a, b):
+  """a @ b for 3x3 nested lists, each entry summed in order (numpy's matmul may not)."""
+  return [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)]
+
+
+def eig3(tensor, rel_tol):
+  """(eigenvalues descending, quaternion of the principal axes) of a symmetric 3x3 tensor, as MuJoCo's compiler
+  finds them: Jacobi rotations accumulated in a quaternion started at the identity, then sorted by quarter turns.
+
+  Bitwise MuJoCo 4, so that mesh frames (and the float32 vertices stored in them) and inertial frames match.
+  """
+  mat = np.asarray(tensor, float).tolist()
+  tol = rel_tol * max(abs(x) for row in mat for x in row)
+  quat = IDENTITY_QUAT.copy()
+  for _ in range(500):
+    rot = quat_to_mat(quat).tolist()
+    d = _mul3(_mul3([list(c) for c in zip(*rot)], mat), rot)
+    values = [d[0][0], d[1][1], d[2][2]]
+    if abs(d[0][1]) > abs(d[0][2]) and abs(d[0][1]) > abs(d[1][2]):
+      r, c, axis = 0, 1, 2
+    elif abs(d[0][2]) > abs(d[1][2]):
+      r, c, axis = 0, 2, 1
+    else:
+      r, c, axis = 1, 2, 0
+    if abs(d[r][c]) < tol:
+      break
+    # the 2x2 symmetric Schur rotation zeroing d[r][c], as a half-angle quaternion about the third axis
+    tau = (d[c][c] - d[r][r]) / (2 * d[r][c])
+    if tau >= 0:
+      t = 1.0 / (tau + math.sqrt(1 + tau * tau))
+    else:
+      t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
+    half_tan = abs(t) / (1 + math.sqrt(1 + t * t))
+    cos_half = 1 / math.sqrt(1 + half_tan * half_tan)
+    sin_half = (-1.0 if tau >= 0 else 1.0) * half_tan * cos_half
+    step = np.zeros(4)
+    step[0] = cos_half
+    step[1 + axis] = -sin_half if axis == 1 else sin_half
+    quat = unit(quat_mul(quat, unit(step)))
+  # descending order by bubble sort (pairs 0-1, 1-2, 0-1), each swap a quarter turn about the third axis
+  for j1 in (0, 1, 0):
+    if values[j1] + tol < values[j1 + 1]:
+      values[j1], values[j1 + 1] = values[j1 + 1], values[j1]
+      step = np.array([0.707106781186548, 0.0, 0.0, 0.0])
+      step[(j1 + 2) % 3 + 1] = step[0]
+      quat = unit(quat_mul(quat, step))
+  return np.array(values), quat
 
 
 def principal_frame(tensor):
-  """Eigenvalues and a right-handed rotation (as a quaternion) diagonalizing a symmetric 3x3 tensor."""
-  # MuJoCo's convention (descending moments, its choice of axis signs), shared with the mesh code
-  from mjgym.physics.mjcf import mesh  # pylint: disable=import-outside-toplevel
-  rot, values = mesh._principal_frame(np.asarray(tensor, float))  # pylint: disable=protected-access
-  return values, mat_to_quat(rot)
+  """Eigenvalues (descending) and the rotation (quaternion) to the principal axes of a body's inertia tensor."""
+  return eig3(tensor, INERTIA_EIG_TOL)
 
 
 def primitive_inertia(gtype, size):
