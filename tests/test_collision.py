@@ -487,6 +487,33 @@ def test_contact_order_along_rollout(midphase):
   assert len(seen) == 6, seen
 
 
+@pytest.mark.parametrize("midphase", [True, False], ids=["midphase", "no_midphase"])
+def test_midphase_box_test_near_planes(midphase):
+  """A box touching a wall (a second plane of the world, so the world's pairs go through MuJoCo's midphase) at random
+  orientations, up to 2 micrometers into it: MuJoCo's midphase tests the geoms' oriented boxes, a plane's 1e10 deep,
+  and at that scale its rounding drops some of these contacts. Ours drops the same ones, and keeps all with the
+  midphase off."""
+  xml = """<mujoco><option><flag midphase="{}"/></option><worldbody><geom type="plane" size="1 1 0.1"/>
+    <geom type="plane" size="1 1 0.1" pos="-0.6 0 0" zaxis="1 0 0"/>
+    <body pos="0 0 0.5"><freejoint/><geom type="box" size="0.08 0.08 0.06"/></body></worldbody></mujoco>"""
+  mjm, mjd, m, d = _engines(xml.format("enable" if midphase else "disable"))
+  rng = np.random.default_rng(_seed("midphase", "wall"))
+  dropped = touching = 0
+  for _ in range(400):
+    quat = rng.normal(size=4)
+    mjd.qpos[:] = np.r_[0.0, rng.uniform(-0.3, 0.3), 0.5, quat / np.linalg.norm(quat)]
+    mujoco.mj_kinematics(mjm, mjd)
+    reach = np.abs(mjd.geom_xmat[2].reshape(3, 3)[0]) @ mjm.geom_size[2]
+    mjd.qpos[0] = -0.6 + reach - rng.uniform(0, 2e-6)
+    _forward_at(mjm, mjd, m, d, mjd.qpos.copy())
+    assert d.ncon[0] == mjd.ncon
+    _same_in_order(mjd, d)
+    touching += mjd.ncon > 0
+    dropped += mjd.ncon == 0
+  assert touching > 300
+  assert (dropped > 5) if midphase else (dropped == 0)
+
+
 # ------------------------------------------------------------------- meshes ----
 
 

@@ -7,7 +7,8 @@ each geom's margin and gap) are sorted along x and swept, so only pairs whose bo
 the filters. A pair then has to pass, in order: the contype/conaffinity bitmasks, different weld bodies (no contacts
 within one rigid body), not two bodies without degrees of freedom (world, static and mocap bodies: nothing could
 move), the parent-child filter (skipped for children of a static parent, and when ``filterparent`` is disabled), the
-``<exclude>`` list, not being an explicit pair, and a bounding-sphere test. The survivors go to the narrow phase.
+``<exclude>`` list, not being an explicit pair, a bounding-sphere test and, for bodies MuJoCo's midphase handles
+(one of them with several geoms), its test of the two geoms' oriented boxes. The survivors go to the narrow phase.
 
 Contacts then take MuJoCo's order, which user code sees in ``d.contact`` and which sets the order of the constraint
 rows (and so what PGS computes). MuJoCo walks body pairs by signature ``(body1 << 16) + body2`` (body1 < body2, the
@@ -47,6 +48,7 @@ from mjgym.physics.collision import primitive
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import EnableBit
 from mjgym.physics.types import GeomType
+from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import Warning
 
@@ -205,7 +207,52 @@ def _candidate(m, d, g1, g2, narrow):
   margin, gap = _margin_gap(m, g1, g2, -1)
   if not _spheres_overlap(m, d, g1, g2, margin + gap):
     return
+  if _midphase(m, b1, b2) and not _boxes_overlap(m, d, g1, g2, margin + gap):
+    return
   _narrow(m, d, g1, g2, margin + gap, -1, narrow)
+
+
+@njit(cache=True)
+def _midphase(m, b1, b2):
+  """Whether MuJoCo sends the geom pairs of two bodies through its midphase: unless disabled, when a body has more
+  than one geom."""
+  return (m.opt_disableflags[0] & _DSBL_MIDPHASE) == 0 and (m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
+
+
+@njit(cache=True)
+def _boxes_overlap(m, d, g1, g2, margin):
+  """The midphase's last test of a geom pair (g1 on the lower body): do the geoms' oriented boxes (``geom_aabb``)
+  come within margin along the face normals of either box.
+
+  In MuJoCo's arithmetic, because it decides: a plane's box is the half-space behind it, 1e10 deep, so near a plane
+  the test rounds at ~1e-6 and MuJoCo drops contacts that penetrate less than that. A box infinite on all its axes
+  overlaps everything; one infinite on some is not tested along the other box's faces.
+  """
+  a1, a2 = m.geom_aabb[g1], m.geom_aabb[g2]
+  inf1 = (a1[3] >= MAXVAL, a1[4] >= MAXVAL, a1[5] >= MAXVAL)
+  inf2 = (a2[3] >= MAXVAL, a2[4] >= MAXVAL, a2[5] >= MAXVAL)
+  if (inf1[0] and inf1[1] and inf1[2]) or (inf2[0] and inf2[1] and inf2[2]):
+    return True
+  mat1, mat2 = d.geom_xmat[g1], d.geom_xmat[g2]
+  c1 = primitive.add(primitive.to_world(mat1, (a1[0], a1[1], a1[2])), primitive.vec(d.geom_xpos[g1]))
+  c2 = primitive.add(primitive.to_world(mat2, (a2[0], a2[1], a2[2])), primitive.vec(d.geom_xpos[g2]))
+  for j in range(2):
+    if (inf2[0] or inf2[1] or inf2[2]) if j == 0 else (inf1[0] or inf1[1] or inf1[2]):
+      continue
+    for k in range(3):
+      n = primitive.axis(mat1 if j == 0 else mat2, k)
+      r1 = _box_radius(mat1, a1, n)
+      r2 = _box_radius(mat2, a2, n)
+      if r1 + r2 + margin < abs(primitive.dot(c2, n) - primitive.dot(c1, n)):
+        return False
+  return True
+
+
+@njit(cache=True)
+def _box_radius(mat, a, n):
+  """Half extent along unit n of the box with half sizes a[3:6] on the axes of mat."""
+  return (abs(a[3] * primitive.dot(primitive.axis(mat, 0), n)) + abs(a[4] * primitive.dot(primitive.axis(mat, 1), n))
+          + abs(a[5] * primitive.dot(primitive.axis(mat, 2), n)))
 
 
 @njit(cache=True)
