@@ -316,6 +316,48 @@ def test_capsule_box_rules(r, half, size, margin):
   assert min(seen.get(c, 0) for c in ("end in", "crossing", "face", "edge")) > 10, seen
 
 
+_BOX_ON_BOX = """<mujoco><option><flag gravity="disable"/></option><worldbody>
+  <body><freejoint/><geom type="box" size="0.1 0.12 0.09"/></body>
+  <body><freejoint/><geom type="box" size="0.08 0.07 0.06"/></body></worldbody></mujoco>"""
+
+
+def test_box_box_contact_order():
+  """A box against a face of another at random orientations: MuJoCo's contacts in MuJoCo's order, which starts
+  where clipping against the reference face's sides (axes after the face's, + side first) leaves the polygon."""
+  mjm, mjd, m, d = _engines(_BOX_ON_BOX)
+  rng = np.random.default_rng(_seed("box-box", "order"))
+  multi = 0
+  for _ in range(300):
+    q1, q2 = rng.normal(size=4), rng.normal(size=4)
+    q2 = q1 + q2 * rng.choice([1e-3, 1e-2, 1.0])
+    mjd.qpos[:] = np.r_[np.zeros(3), q1 / np.linalg.norm(q1), np.zeros(3), q2 / np.linalg.norm(q2)]
+    mujoco.mj_kinematics(mjm, mjd)
+    frame = mjd.xmat[1].reshape(3, 3)
+    k, side = rng.integers(3), rng.choice([-1.0, 1.0])
+    mjd.qpos[7:10] = frame[:, k] * side * (mjm.geom_size[0, k] + 0.06) + frame[:, (k + 1) % 3] * rng.uniform(-0.1, 0.1)
+    _forward_at(mjm, mjd, m, d, mjd.qpos.copy())
+    _same_in_order(mjd, d)
+    multi += mjd.ncon > 2
+  assert multi > 100
+
+
+def test_box_box_corner_on_edge():
+  """A lid's corner within 1e-10 to 1e-6 of the edge of the box below: clipping leaves two corners a round-off apart
+  and MuJoCo keeps one; the same contacts in the same order here."""
+  mjm, mjd, m, d = _engines(_BOX_ON_BOX.replace("0.1 0.12 0.09", "0.1 0.1 0.1"))
+  rng = np.random.default_rng(_seed("box-box", "corner"))
+  for _ in range(300):
+    a, tilt = rng.uniform(0, 2 * np.pi), rng.normal(size=2) * 1e-4
+    q = np.r_[np.cos(a / 2), tilt, np.sin(a / 2)]
+    mjd.qpos[:] = np.r_[np.zeros(3), 1, 0, 0, 0, np.zeros(3), q / np.linalg.norm(q)]
+    mujoco.mj_kinematics(mjm, mjd)
+    corner = mjd.xmat[2].reshape(3, 3) @ np.array([0.08, 0.07, -0.06])
+    off = 10 ** rng.uniform(-10, -6) * rng.choice([-1.0, 1.0])
+    mjd.qpos[7:10] = (0.1 - corner[0] + off, rng.uniform(-0.05, 0.05), 0.16 - rng.uniform(0, 1e-3))
+    _forward_at(mjm, mjd, m, d, mjd.qpos.copy())
+    _same_in_order(mjd, d)
+
+
 # ------------------------------------------------------------------ filters ----
 
 # Closed-form pairs only (plane, spheres, capsules, a static box against spheres), so every contact is exact.
