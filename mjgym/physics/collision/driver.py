@@ -364,7 +364,7 @@ def _narrow(m, d, g1, g2, reach, pair, narrow):
   capacity = d.contact_dist.shape[0]
   kept = min(n, capacity - i0)
   if kept < n:
-    # Keep what fits (the earlier pairs, deterministically) and say so, as MuJoCo does.
+    # Keep what fits (the contacts of the pairs the sweep met first, deterministically) and say so, as MuJoCo does.
     d.warning_number[_CONTACTFULL] += 1
     d.warning_lastinfo[_CONTACTFULL] = i0 + n
   for i in range(i0, i0 + kept):
