@@ -166,16 +166,16 @@ def compare(model, steps=500, seed=0, noise=0.01, solver=None, integrator=None):
               seconds=time.perf_counter() - t0)
 
 
-_HEADER = (f"{'model':26s} {'nv':>3s} {'solver':>6s} {'integrator':>12s} {'qpos > 1e-6 at':>15s} "
+_HEADER = (f"{'model':29s} {'nv':>3s} {'solver':>6s} {'integrator':>12s} {'qpos > 1e-6 at':>15s} "
            f"{'1-step |dqpos| (step)':>22s} {'1-step |dqvel| (step)':>22s} {'ncon':>4s} {'ncon!=':>6s} {'order!=':>7s} "
            f"{'nefc!=':>6s} {'mj resets':>9s} {'s':>5s}  not copied")
 
 
 def _row(r):
   if "error" in r:
-    return f"{r['model']:26s} error: {r['error']}"
+    return f"{r['model']:29s} error: {r['error']}"
   first = f"none in {r['steps']}" if r["first_divergence"] is None else f"step {r['first_divergence']}"
-  return (f"{r['model']:26s} {r['nv']:3d} {r['solver']:>6s} {r['integrator']:>12s} {first:>15s} "
+  return (f"{r['model']:29s} {r['nv']:3d} {r['solver']:>6s} {r['integrator']:>12s} {first:>15s} "
           f"{r['onestep_qpos']:14.2e} ({r['onestep_qpos_step']:4d}) "
           f"{r['onestep_qvel']:14.2e} ({r['onestep_qvel_step']:4d}) {r['ncon_max']:4d} {r['ncon_mismatch']:6d} "
           f"{r['order_mismatch']:7d} {r['nefc_mismatch']:6d} {r['mujoco_resets']:9d} {r['seconds']:5.1f}  "
