@@ -10,9 +10,11 @@ import pytest
 
 from mjgym import physics
 from mjgym.physics.collision import convex
+from mjgym.physics.collision import driver
 from mjgym.physics.mjcf import mesh as mesh_compile
 from mjgym.physics.types import Warning
 
+from oracle import MODELS_DIR
 from oracle import gym_asset
 
 # Pairs whose colliders are closed forms (1e-8); the rest (GJK/EPA) are held to the deepest contact, box-box to every
@@ -58,6 +60,11 @@ def _pairs(geom1, geom2):
   return sorted(zip(np.asarray(geom1).tolist(), np.asarray(geom2).tolist()))
 
 
+def _geom_pairs(geom1, geom2):
+  """The contacts' geom pairs in their order."""
+  return list(zip(np.asarray(geom1).tolist(), np.asarray(geom2).tolist()))
+
+
 def _same_in_order(mjd, d, msg=""):
   """MuJoCo's contact count, and each contact's pos and dist within 1e-8 in MuJoCo's order."""
   assert d.ncon[0] == mjd.ncon, msg
@@ -88,7 +95,7 @@ def _match(mjd, d, tol, fields=True):
 
 @pytest.mark.parametrize("name", ["ant", "humanoid", "hopper", "walker2d", "half_cheetah"])
 def test_gym_rollout_contacts(name):
-  """Contacts of Gymnasium models at states from random-control MuJoCo rollouts match to 1e-8."""
+  """Contacts of Gymnasium models at states from random-control MuJoCo rollouts match to 1e-8, in MuJoCo's order."""
   path = str(gym_asset(name))
   mjm = mujoco.MjModel.from_xml_path(path)
   mjd = mujoco.MjData(mjm)
@@ -105,6 +112,8 @@ def test_gym_rollout_contacts(name):
     d.qpos[:] = mjd.qpos
     physics.mj_forward(m, d)
     assert d.ncon[0] == mjd.ncon
+    assert (_geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]])
+            == _geom_pairs(mjd.contact.geom1, mjd.contact.geom2))
     _match(mjd, d, 1e-8)
     total += mjd.ncon
   assert total > 0
@@ -307,6 +316,48 @@ def test_capsule_box_rules(r, half, size, margin):
   assert min(seen.get(c, 0) for c in ("end in", "crossing", "face", "edge")) > 10, seen
 
 
+_BOX_ON_BOX = """<mujoco><option><flag gravity="disable"/></option><worldbody>
+  <body><freejoint/><geom type="box" size="0.1 0.12 0.09"/></body>
+  <body><freejoint/><geom type="box" size="0.08 0.07 0.06"/></body></worldbody></mujoco>"""
+
+
+def test_box_box_contact_order():
+  """A box against a face of another at random orientations: MuJoCo's contacts in MuJoCo's order, which starts
+  where clipping against the reference face's sides (axes after the face's, + side first) leaves the polygon."""
+  mjm, mjd, m, d = _engines(_BOX_ON_BOX)
+  rng = np.random.default_rng(_seed("box-box", "order"))
+  multi = 0
+  for _ in range(300):
+    q1, q2 = rng.normal(size=4), rng.normal(size=4)
+    q2 = q1 + q2 * rng.choice([1e-3, 1e-2, 1.0])
+    mjd.qpos[:] = np.r_[np.zeros(3), q1 / np.linalg.norm(q1), np.zeros(3), q2 / np.linalg.norm(q2)]
+    mujoco.mj_kinematics(mjm, mjd)
+    frame = mjd.xmat[1].reshape(3, 3)
+    k, side = rng.integers(3), rng.choice([-1.0, 1.0])
+    mjd.qpos[7:10] = frame[:, k] * side * (mjm.geom_size[0, k] + 0.06) + frame[:, (k + 1) % 3] * rng.uniform(-0.1, 0.1)
+    _forward_at(mjm, mjd, m, d, mjd.qpos.copy())
+    _same_in_order(mjd, d)
+    multi += mjd.ncon > 2
+  assert multi > 100
+
+
+def test_box_box_corner_on_edge():
+  """A lid's corner within 1e-10 to 1e-6 of the edge of the box below: clipping leaves two corners a round-off apart
+  and MuJoCo keeps one; the same contacts in the same order here."""
+  mjm, mjd, m, d = _engines(_BOX_ON_BOX.replace("0.1 0.12 0.09", "0.1 0.1 0.1"))
+  rng = np.random.default_rng(_seed("box-box", "corner"))
+  for _ in range(300):
+    a, tilt = rng.uniform(0, 2 * np.pi), rng.normal(size=2) * 1e-4
+    q = np.r_[np.cos(a / 2), tilt, np.sin(a / 2)]
+    mjd.qpos[:] = np.r_[np.zeros(3), 1, 0, 0, 0, np.zeros(3), q / np.linalg.norm(q)]
+    mujoco.mj_kinematics(mjm, mjd)
+    corner = mjd.xmat[2].reshape(3, 3) @ np.array([0.08, 0.07, -0.06])
+    off = 10 ** rng.uniform(-10, -6) * rng.choice([-1.0, 1.0])
+    mjd.qpos[7:10] = (0.1 - corner[0] + off, rng.uniform(-0.05, 0.05), 0.16 - rng.uniform(0, 1e-3))
+    _forward_at(mjm, mjd, m, d, mjd.qpos.copy())
+    _same_in_order(mjd, d)
+
+
 # ------------------------------------------------------------------ filters ----
 
 # Closed-form pairs only (plane, spheres, capsules, a static box against spheres), so every contact is exact.
@@ -347,12 +398,16 @@ def _filter_xml(option="", floor="", gp="", gc="", gq="", contact=""):
                'o_friction="0.7 0.6 0.01 0.002 0.003"><flag override="enable"/></option>',
      "gp": 'condim="6" friction="2 0.1 0.1" solref="0.1 0.5"',
      "contact": '<contact><pair geom1="gq" geom2="gp" condim="4" margin="0.2"/></contact>'},
+    # The override replaces margins, not gaps: the capsule 5 cm above the floor is reported, beyond the margin.
+    {"option": '<option o_margin="0.01"><flag override="enable"/></option>', "floor": 'gap="0.045"'},
 ], ids=["default", "bitmask", "nocollide", "onesided", "filterparent", "exclude", "pair", "pair_defaults",
-        "priority", "solmix_direct", "margin_gap", "contact_disabled", "override", "override_params"])
+        "priority", "solmix_direct", "margin_gap", "contact_disabled", "override", "override_params", "override_gap"])
 def test_filters(kwargs):
-  """Each filtering and mixing rule gives MuJoCo's contact set and parameters."""
+  """Each filtering and mixing rule gives MuJoCo's contacts, in MuJoCo's order, and their parameters."""
   mjd, d = _forward_both(_filter_xml(**kwargs))
   assert d.ncon[0] == mjd.ncon
+  assert (_geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]])
+          == _geom_pairs(mjd.contact.geom1, mjd.contact.geom2))
   if mjd.ncon:
     _match(mjd, d, 1e-4)
 
@@ -384,6 +439,121 @@ def test_overflow_keeps_first_and_warns():
   physics.mj_forward(big, db)
   assert db.ncon[0] == 8
   np.testing.assert_array_equal(db.contact.dist[:3], d.contact.dist)
+
+
+# ------------------------------------------------------------ contact order ----
+
+
+def test_contact_order_spheres_on_plane():
+  """Three spheres on a plane, listed by body pair as MuJoCo does, whatever their order along the sweep axis."""
+  xml = """<mujoco><worldbody><geom type="plane" size="5 5 0.1"/>
+    <body pos="0 0 0.09"><freejoint/><geom size="0.1"/></body>
+    <body pos="-2 0 0.09"><freejoint/><geom size="0.1"/></body>
+    <body pos="2 0 0.09"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"""
+  mjd, d = _forward_both(xml)
+  assert _geom_pairs(mjd.contact.geom1, mjd.contact.geom2) == [(0, 1), (0, 2), (0, 3)]
+  assert _geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]]) == [(0, 1), (0, 2), (0, 3)]
+
+
+def test_bodies_without_dofs_do_not_collide():
+  """Mocap bodies sunk into the floor and into each other make no contacts (neither side could move); with a free
+  body they do."""
+  xml = """<mujoco><worldbody><geom type="plane" size="5 5 0.1"/>
+    <body mocap="true" pos="0 0 0.05"><geom size="0.1"/></body>
+    <body mocap="true" pos="0.1 0 0.05"><geom size="0.1"/></body>
+    <body pos="0.25 0 0.05"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"""
+  mjd, d = _forward_both(xml)
+  assert _geom_pairs(mjd.contact.geom1, mjd.contact.geom2) == [(0, 3), (2, 3)]
+  assert _geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]]) == [(0, 3), (2, 3)]
+
+
+def _orders_differ(mjm, pairs):
+  """Whether MuJoCo's midphase would list these geom pairs in another order than the bodies' geom lists do."""
+  def listed(midphase):
+    def key(pair):
+      g1, g2 = pair
+      bodies = tuple(sorted((mjm.geom_bodyid[g1], mjm.geom_bodyid[g2])))
+      return bodies + ((g1, g2) if midphase else (min(pair), max(pair)))
+    return sorted(pairs, key=key)
+  return listed(True) != listed(False)
+
+
+@pytest.mark.parametrize("midphase", [True, False], ids=["midphase", "no_midphase"])
+def test_contact_order_along_rollout(midphase):
+  """At states along MuJoCo's rollout of a pile (tests/models/contact_order.xml), the contacts in MuJoCo's order:
+  the same geom pairs in the same sequence (explicit pairs among the filtered ones, body pairs by signature, geom
+  pairs by MuJoCo's midphase or, with midphase off, by the bodies' geom lists, each pair's own contacts as its
+  collider orders them), each contact's dist, pos and frame (closed forms to 1e-9, the general convex collider to
+  1e-4) and parameters, and the constraint rows built from them in the same order."""
+  path = str(MODELS_DIR / "contact_order.xml")
+  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  if not midphase:
+    mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  geom = {mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_GEOM, g): g for g in range(mjm.ngeom)}
+  excluded = [(geom[a], geom[b]) for a in ("bar", "bell", "knob") for b in ("drum", "cap", "egg")]
+  seen = set()
+  for t in range(301):
+    if t % 30 == 0:
+      mujoco.mj_forward(mjm, mjd)
+      d.qpos[:] = mjd.qpos
+      d.qvel[:] = mjd.qvel
+      physics.mj_forward(m, d)
+      n = mjd.ncon
+      assert d.ncon[0] == n, t
+      pairs = _geom_pairs(mjd.contact.geom1, mjd.contact.geom2)
+      assert _geom_pairs(d.contact.geom1[:n], d.contact.geom2[:n]) == pairs, t
+      for i, (g1, g2) in enumerate(pairs):
+        closed = (mjm.geom_type[g1], mjm.geom_type[g2]) in driver.CLOSED_FORM
+        err = max(abs(d.contact.dist[i] - mjd.contact.dist[i]), np.abs(d.contact.pos[i] - mjd.contact.pos[i]).max(),
+                  np.abs(d.contact.frame[i] - mjd.contact.frame[i]).max())
+        assert err < (1e-9 if closed else 1e-4), (t, i, err)
+      for f in ("dim", "friction", "solref", "solreffriction", "solimp", "includemargin", "exclude"):
+        np.testing.assert_allclose(getattr(d.contact, f)[:n], getattr(mjd.contact, f), atol=1e-12, err_msg=f)
+      assert d.nefc[0] == mjd.nefc, t
+      np.testing.assert_array_equal(d.efc_type[:mjd.nefc], mjd.efc_type)
+      np.testing.assert_array_equal(d.efc_id[:mjd.nefc], mjd.efc_id)
+      # What the pile is there to show, each at one state at least.
+      dims = [int(mjd.contact.dim[i]) for i, p in enumerate(pairs) if p == (geom["crate"], geom["lid"])]
+      seen.add("both explicit crate-lid pairs" if 4 in dims and 6 in dims else None)
+      seen.add("knob-floor pair" if (geom["floor"], geom["knob"]) in pairs else None)
+      seen.add("a state the two geom-pair orders tell apart" if _orders_differ(mjm, pairs) else None)
+      seen.add("excluded pair overlapping" if min(mujoco.mj_geomDistance(mjm, mjd, a, b, 0.1, None)
+                                                  for a, b in excluded) < 0 else None)
+      seen.add("mocap box in the floor" if mujoco.mj_geomDistance(mjm, mjd, geom["floor"], geom["hover"], 0.1, None)
+               < 0 else None)
+      seen.add("mocap box touched" if (geom["upper"], geom["hover"]) in pairs else None)
+    mujoco.mj_step(mjm, mjd)
+  seen.discard(None)
+  assert len(seen) == 6, seen
+
+
+@pytest.mark.parametrize("midphase", [True, False], ids=["midphase", "no_midphase"])
+def test_midphase_box_test_near_planes(midphase):
+  """A box touching a wall (a second plane of the world, so the world's pairs go through MuJoCo's midphase) at random
+  orientations, up to 2 micrometers into it: MuJoCo's midphase tests the geoms' oriented boxes, a plane's 1e10 deep,
+  and at that scale its rounding drops some of these contacts. Ours drops the same ones, and keeps all with the
+  midphase off."""
+  xml = """<mujoco><option><flag midphase="{}"/></option><worldbody><geom type="plane" size="1 1 0.1"/>
+    <geom type="plane" size="1 1 0.1" pos="-0.6 0 0" zaxis="1 0 0"/>
+    <body pos="0 0 0.5"><freejoint/><geom type="box" size="0.08 0.08 0.06"/></body></worldbody></mujoco>"""
+  mjm, mjd, m, d = _engines(xml.format("enable" if midphase else "disable"))
+  rng = np.random.default_rng(_seed("midphase", "wall"))
+  dropped = touching = 0
+  for _ in range(400):
+    quat = rng.normal(size=4)
+    mjd.qpos[:] = np.r_[0.0, rng.uniform(-0.3, 0.3), 0.5, quat / np.linalg.norm(quat)]
+    mujoco.mj_kinematics(mjm, mjd)
+    reach = np.abs(mjd.geom_xmat[2].reshape(3, 3)[0]) @ mjm.geom_size[2]
+    mjd.qpos[0] = -0.6 + reach - rng.uniform(0, 2e-6)
+    _forward_at(mjm, mjd, m, d, mjd.qpos.copy())
+    assert d.ncon[0] == mjd.ncon
+    _same_in_order(mjd, d)
+    touching += mjd.ncon > 0
+    dropped += mjd.ncon == 0
+  assert touching > 300
+  assert (dropped > 5) if midphase else (dropped == 0)
 
 
 # ------------------------------------------------------------------- meshes ----

@@ -11,7 +11,8 @@ with ``sf`` the largest separation over the face axes and ``se`` over the edge a
 so an edge axis must separate clearly more than the best face, or by at least 5% of the face's separation when its
 normal lies within about 8 degrees of that face's normal. A face axis makes that face the reference: the most
 opposed face of the other box is clipped against the reference face's four side planes and every clipped corner
-within margin becomes a contact (up to 8). An edge axis gives one contact between the two supporting edges.
+within margin becomes a contact (up to 8), but for a corner a round-off away from one already kept. An edge axis
+gives one contact between the two supporting edges.
 Polygons are clipped in the Data scratch ``col_vert`` (rows 0 and 1 ping-pong), so nothing is allocated.
 """
 
@@ -39,6 +40,9 @@ _FACE_BIAS = 0.05
 _FACE_COS = 0.99
 # A capsule segment and a box edge count as parallel below this sin^2 of their angle.
 _PARALLEL = 1e-12
+# Clipped corners closer than this squared distance, relative to the reference face's squared size, are one (MuJoCo's
+# mjBOXBOX_DUPEPS).
+_DUPLICATE = 1e-14
 
 
 @njit(cache=True)
@@ -136,10 +140,9 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
       d.col_vert[0, q, t] = p[t]
   cnt = 4
   src = 0
-  # Clip against the 4 side planes of the reference face: |(p - cr) . axis_j| <= sr[j] for j != k.
-  for j in range(3):
-    if j == k:
-      continue
+  # Clip against the 4 side planes of the reference face, |(p - cr) . axis_j| <= sr[j], in MuJoCo's order (the axes
+  # after k cyclically, + side then - side), which sets where the clipped polygon starts.
+  for j in ((k + 1) % 3, (k + 2) % 3):
     aj = axis(rr, j)
     for side in (1.0, -1.0):
       nrm = scl(aj, side)
@@ -148,15 +151,33 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
       if cnt == 0:
         return 0
   face_c = addscl(cr, out, sr[k])
+  # Clipping at a corner of the reference face can leave two corners a round-off apart; MuJoCo keeps the first of
+  # corners closer than this (squared, across the face) relative to the face's size.
+  ru, rv = (k + 1) % 3, (k + 2) % 3
+  dup2 = _DUPLICATE * (sr[ru] * sr[ru] + sr[rv] * sr[rv])
   found = 0
+  kept = 0  # bit q: corner q is a contact
   for q in range(cnt):
     p = vec(d.col_vert[src, q])
     dist = dot(sub(p, face_c), out)
-    if dist > margin:
+    if dist > margin or _repeats(d, src, kept, q, p, axis(rr, ru), axis(rr, rv), dup2):
       continue
     emit(d, i0 + found, dist, addscl(p, out, -0.5 * dist), n)
     found += 1
+    kept |= 1 << q
   return found
+
+
+@njit(cache=True)
+def _repeats(d, src, kept, q, p, au, av, dup2):
+  """Whether a corner kept before corner q lies within the duplicate radius of p across the face (axes au, av)."""
+  for r in range(q):
+    if (kept >> r) & 1:
+      e = sub(vec(d.col_vert[src, r]), p)
+      du, dv = dot(e, au), dot(e, av)
+      if du * du + dv * dv < dup2:
+        return True
+  return False
 
 
 @njit(cache=True)

@@ -1,11 +1,21 @@
-"""Collision driver: candidate pairs (explicit pairs, then a sweep-and-prune broad phase), filters and dispatch.
+"""Collision driver: candidate pairs (explicit pairs, then a sweep-and-prune broad phase), filters, dispatch, and
+MuJoCo's contact order.
 
-Explicit ``<contact><pair>`` entries are collided first with their own parameters and bypass every filter. All other
-geom pairs come from the broad phase: world-aligned boxes around the geoms (grown by each geom's margin and gap) are
-sorted along x and swept, so only pairs whose boxes overlap on all three axes reach the filters. A pair then has to
-pass, in order: the contype/conaffinity bitmasks, different weld bodies (no contacts within one rigid body), the
-parent-child filter (skipped for children of a static parent, and when ``filterparent`` is disabled), the
-``<exclude>`` list, not being an explicit pair, and a bounding-sphere test. The survivors go to the narrow phase.
+Explicit ``<contact><pair>`` entries are collided with their own parameters and bypass every filter but the
+bounding-sphere test. All other geom pairs come from the broad phase: world-aligned boxes around the geoms (grown by
+each geom's margin and gap) are sorted along x and swept, so only pairs whose boxes overlap on all three axes reach
+the filters. A pair then has to pass, in order: the contype/conaffinity bitmasks, different weld bodies (no contacts
+within one rigid body), not two bodies without degrees of freedom (world, static and mocap bodies: nothing could
+move), the parent-child filter (skipped for children of a static parent, and when ``filterparent`` is disabled), the
+``<exclude>`` list, not being an explicit pair, a bounding-sphere test and, for bodies MuJoCo's midphase handles
+(one of them with several geoms), its test of the two geoms' oriented boxes. The survivors go to the narrow phase.
+
+Contacts then take MuJoCo's order, which user code sees in ``d.contact`` and which sets the order of the constraint
+rows (and so what PGS computes). MuJoCo walks body pairs by signature ``(body1 << 16) + body2`` (body1 < body2, the
+world's geoms with body 0); explicit pairs come before the body pair of equal signature, in their model order. Within
+a body pair, its midphase collides the geom pairs in order of (geom1, geom2) as the contact names them (the geom of
+lower type first); without midphase, in the order of the two bodies' geom lists. A geom pair's own contacts keep the
+collider's order. The contacts are put in that order after the narrow phase, by a stable sort in place.
 
 Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py, ``g`` = GJK+EPA in convex.py)::
 
@@ -38,12 +48,14 @@ from mjgym.physics.collision import primitive
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import EnableBit
 from mjgym.physics.types import GeomType
+from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import Warning
 
 _DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
 _DSBL_CONTACT = int(DisableBit.CONTACT)
 _DSBL_FILTERPARENT = int(DisableBit.FILTERPARENT)
+_DSBL_MIDPHASE = int(DisableBit.MIDPHASE)
 _ENBL_OVERRIDE = int(EnableBit.OVERRIDE)
 _CONTACTFULL = int(Warning.CONTACTFULL)
 _PLANE = int(GeomType.PLANE)
@@ -58,56 +70,49 @@ _MESH = int(GeomType.MESH)
 
 @njit(cache=True)
 def collision(m, d, narrow):
-  """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage.
+  """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage, in MuJoCo's order.
 
   ``narrow`` is the narrow-phase dispatcher of the model's collider tier: ``narrow_closed_form`` or ``narrow_all``.
   """
   d.ncon[0] = 0
   if m.nconmax == 0 or (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_CONTACT)) != 0:
     return
-  override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
   for p in range(m.npair):
-    if override:
-      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.opt_o_margin[0], 0.0, p, narrow)
-    else:
-      _narrow(m, d, m.pair_geom1[p], m.pair_geom2[p], m.pair_margin[p], m.pair_gap[p], p, narrow)
+    g1, g2 = m.pair_geom1[p], m.pair_geom2[p]
+    margin, gap = _margin_gap(m, g1, g2, p)
+    if _spheres_overlap(m, d, g1, g2, margin + gap):
+      _narrow(m, d, g1, g2, margin + gap, p, narrow)
   _broadphase(m, d, narrow)
-
-
-# ---------------------------------------------------------------- broad phase ----
-
-
-@njit(cache=True)
-def _world_aabbs(m, d):
-  """col_aabb[g] = (min xyz, max xyz) of geom g's box in world axes, grown by its detection range (margin + gap)."""
-  override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
-  for g in range(m.ngeom):
-    mat = d.geom_xmat[g]
-    a = m.geom_aabb[g]
-    # Each box takes its geom's share of the pair's range; under override the whole range is the global margin.
-    grow = m.opt_o_margin[0] if override else m.geom_margin[g] + m.geom_gap[g]
-    for i in range(3):
-      c = d.geom_xpos[g, i] + mat[3 * i] * a[0] + mat[3 * i + 1] * a[1] + mat[3 * i + 2] * a[2]
-      h = abs(mat[3 * i]) * a[3] + abs(mat[3 * i + 1]) * a[4] + abs(mat[3 * i + 2]) * a[5] + grow
-      d.col_aabb[g, i] = c - h
-      d.col_aabb[g, 3 + i] = c + h
+  _sort_contacts(m, d)
+  _finish_contacts(m, d)
 
 
 @njit(cache=True)
-def _sort_by_min_x(m, d):
-  """col_order = geoms by the lower x of their box: a stable bottom-up merge sort through col_buf (no allocation)."""
-  n = m.ngeom
-  for g in range(n):
-    d.col_order[g] = g
+def _margin_gap(m, g1, g2, pair):
+  """Margin and gap of a geom pair: the explicit pair's own, else the sums of the two geoms' (MuJoCo 4). The global
+  override replaces the margin only."""
+  if pair >= 0:
+    margin, gap = m.pair_margin[pair], m.pair_gap[pair]
+  else:
+    margin, gap = m.geom_margin[g1] + m.geom_margin[g2], m.geom_gap[g1] + m.geom_gap[g2]
+  if (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0:
+    margin = m.opt_o_margin[0]
+  return margin, gap
+
+
+@njit(cache=True)
+def _stable_sort(m, d, idx, buf, n, contacts):
+  """Sorts idx[:n] (contacts, or geoms for the sweep; see _before), equal keys kept in their order: a bottom-up
+  merge sort through buf."""
   width = 1
   flipped = False
   while width < n:
-    src, dst = (d.col_buf, d.col_order) if flipped else (d.col_order, d.col_buf)
+    src, dst = (buf, idx) if flipped else (idx, buf)
     for lo in range(0, n, 2 * width):
       mid, hi = min(lo + width, n), min(lo + 2 * width, n)
       i, j, k = lo, mid, lo
       while i < mid and j < hi:
-        if d.col_aabb[src[j], 0] < d.col_aabb[src[i], 0]:
+        if _before(m, d, src[j], src[i], contacts):
           dst[k] = src[j]
           j += 1
         else:
@@ -125,14 +130,43 @@ def _sort_by_min_x(m, d):
     flipped = not flipped
     width *= 2
   if flipped:
-    d.col_order[:n] = d.col_buf[:n]
+    idx[:n] = buf[:n]
+
+
+# ---------------------------------------------------------------- broad phase ----
+
+
+@njit(cache=True)
+def _world_aabbs(m, d):
+  """col_aabb[g] = (min xyz, max xyz) of geom g's box in world axes, grown by its detection range (margin + gap)."""
+  override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
+  for g in range(m.ngeom):
+    mat = d.geom_xmat[g]
+    a = m.geom_aabb[g]
+    # Each box takes its geom's share of the pair's range; under override each takes the whole global margin.
+    grow = (m.opt_o_margin[0] if override else m.geom_margin[g]) + m.geom_gap[g]
+    for i in range(3):
+      c = d.geom_xpos[g, i] + mat[3 * i] * a[0] + mat[3 * i + 1] * a[1] + mat[3 * i + 2] * a[2]
+      h = abs(mat[3 * i]) * a[3] + abs(mat[3 * i + 1]) * a[4] + abs(mat[3 * i + 2]) * a[5] + grow
+      d.col_aabb[g, i] = c - h
+      d.col_aabb[g, 3 + i] = c + h
+
+
+@njit(cache=True)
+def _before(m, d, a, b, contacts):
+  """Whether a sorts strictly before b: contacts in MuJoCo's order, geoms by the lower x of their box."""
+  if contacts:
+    return _order_key(m, d, a) < _order_key(m, d, b)
+  return d.col_aabb[a, 0] < d.col_aabb[b, 0]
 
 
 @njit(cache=True)
 def _broadphase(m, d, narrow):
   _world_aabbs(m, d)
-  _sort_by_min_x(m, d)
   order = d.col_order
+  for g in range(m.ngeom):
+    order[g] = g
+  _stable_sort(m, d, order, d.col_buf, m.ngeom, False)
   for i in range(m.ngeom):
     a = order[i]
     hi = d.col_aabb[a, 3]
@@ -156,7 +190,7 @@ def _candidate(m, d, g1, g2, narrow):
     return
   b1, b2 = m.geom_bodyid[g1], m.geom_bodyid[g2]
   w1, w2 = m.body_weldid[b1], m.body_weldid[b2]
-  if w1 == w2:
+  if w1 == w2 or (m.body_dofnum[w1] == 0 and m.body_dofnum[w2] == 0):
     return
   if (m.opt_disableflags[0] & _DSBL_FILTERPARENT) == 0:
     # A child may still touch its parent when the parent is the (static) world.
@@ -170,14 +204,55 @@ def _candidate(m, d, g1, g2, narrow):
   for p in range(m.npair):
     if ((m.pair_geom1[p] == g1 and m.pair_geom2[p] == g2) or (m.pair_geom1[p] == g2 and m.pair_geom2[p] == g1)):
       return
-  if (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0:
-    margin, gap = m.opt_o_margin[0], 0.0
-  else:
-    # MuJoCo 4 adds the two geoms' margins, and their gaps.
-    margin, gap = m.geom_margin[g1] + m.geom_margin[g2], m.geom_gap[g1] + m.geom_gap[g2]
+  margin, gap = _margin_gap(m, g1, g2, -1)
   if not _spheres_overlap(m, d, g1, g2, margin + gap):
     return
-  _narrow(m, d, g1, g2, margin, gap, -1, narrow)
+  if _midphase(m, b1, b2) and not _boxes_overlap(m, d, g1, g2, margin + gap):
+    return
+  _narrow(m, d, g1, g2, margin + gap, -1, narrow)
+
+
+@njit(cache=True)
+def _midphase(m, b1, b2):
+  """Whether MuJoCo sends the geom pairs of two bodies through its midphase: unless disabled, when a body has more
+  than one geom."""
+  return (m.opt_disableflags[0] & _DSBL_MIDPHASE) == 0 and (m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
+
+
+@njit(cache=True)
+def _boxes_overlap(m, d, g1, g2, margin):
+  """The midphase's last test of a geom pair (g1 on the lower body): do the geoms' oriented boxes (``geom_aabb``)
+  come within margin along the face normals of either box.
+
+  In MuJoCo's arithmetic, because it decides: a plane's box is the half-space behind it, 1e10 deep, so near a plane
+  the test rounds at ~1e-6 and MuJoCo drops contacts that penetrate less than that. A box infinite on all its axes
+  overlaps everything; one infinite on some is not tested along the other box's faces.
+  """
+  a1, a2 = m.geom_aabb[g1], m.geom_aabb[g2]
+  inf1 = (a1[3] >= MAXVAL, a1[4] >= MAXVAL, a1[5] >= MAXVAL)
+  inf2 = (a2[3] >= MAXVAL, a2[4] >= MAXVAL, a2[5] >= MAXVAL)
+  if (inf1[0] and inf1[1] and inf1[2]) or (inf2[0] and inf2[1] and inf2[2]):
+    return True
+  mat1, mat2 = d.geom_xmat[g1], d.geom_xmat[g2]
+  c1 = primitive.add(primitive.to_world(mat1, (a1[0], a1[1], a1[2])), primitive.vec(d.geom_xpos[g1]))
+  c2 = primitive.add(primitive.to_world(mat2, (a2[0], a2[1], a2[2])), primitive.vec(d.geom_xpos[g2]))
+  for j in range(2):
+    if (inf2[0] or inf2[1] or inf2[2]) if j == 0 else (inf1[0] or inf1[1] or inf1[2]):
+      continue
+    for k in range(3):
+      n = primitive.axis(mat1 if j == 0 else mat2, k)
+      r1 = _box_radius(mat1, a1, n)
+      r2 = _box_radius(mat2, a2, n)
+      if r1 + r2 + margin < abs(primitive.dot(c2, n) - primitive.dot(c1, n)):
+        return False
+  return True
+
+
+@njit(cache=True)
+def _box_radius(mat, a, n):
+  """Half extent along unit n of the box with half sizes a[3:6] on the axes of mat."""
+  return (abs(a[3] * primitive.dot(primitive.axis(mat, 0), n)) + abs(a[4] * primitive.dot(primitive.axis(mat, 1), n))
+          + abs(a[5] * primitive.dot(primitive.axis(mat, 2), n)))
 
 
 @njit(cache=True)
@@ -272,29 +347,98 @@ def narrow_all(m, d, t1, t2, g1, g2, margin, i0):
   return convex.convex(m, d, g1, g2, margin, i0)
 
 
+# Until the contacts are sorted, three of their int fields that are only filled afterwards hold the sort's
+# bookkeeping (Data has no other per-contact storage, and the step path allocates nothing): efc_address the explicit
+# pair each contact came from (-1: broad phase), dim and exclude the merge sort's index arrays.
+
+
 @njit(cache=True)
-def _narrow(m, d, g1, g2, margin, gap, pair, narrow):
-  """Collides one geom pair and fills the parameters of its contacts; ``pair`` is the explicit pair id or -1."""
+def _narrow(m, d, g1, g2, reach, pair, narrow):
+  """Collides one geom pair out to ``reach`` (margin + gap) and records who made its contacts; ``pair`` is the
+  explicit pair id or -1."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
   if t1 > t2:
     g1, g2, t1, t2 = g2, g1, t2, t1
   i0 = d.ncon[0]
-  # Contacts are detected out to margin + gap; those beyond the margin stay inactive (MuJoCo 4's gap).
-  n = max(0, narrow(m, d, t1, t2, g1, g2, margin + gap, i0))
+  n = max(0, narrow(m, d, t1, t2, g1, g2, reach, i0))
   capacity = d.contact_dist.shape[0]
   kept = min(n, capacity - i0)
   if kept < n:
-    # Keep what fits (the earlier pairs, deterministically) and say so, as MuJoCo does.
+    # Keep what fits (the contacts of the pairs the sweep met first, deterministically) and say so, as MuJoCo does.
     d.warning_number[_CONTACTFULL] += 1
     d.warning_lastinfo[_CONTACTFULL] = i0 + n
   for i in range(i0, i0 + kept):
+    d.contact_geom1[i] = g1
+    d.contact_geom2[i] = g2
+    d.contact_efc_address[i] = pair
+  d.ncon[0] = i0 + kept
+
+
+@njit(cache=True)
+def _order_key(m, d, i):
+  """Where MuJoCo's collision driver puts contact i: (body-pair signature, explicit pair id or npair after them,
+  geom pair within the body pair)."""
+  pair = d.contact_efc_address[i]
+  if pair >= 0:
+    return (int(m.pair_signature[pair]), int(pair), 0, 0)
+  g1, g2 = int(d.contact_geom1[i]), int(d.contact_geom2[i])
+  b1, b2 = int(m.geom_bodyid[g1]), int(m.geom_bodyid[g2])
+  signature = (min(b1, b2) << 16) + max(b1, b2)
+  if (m.opt_disableflags[0] & _DSBL_MIDPHASE) != 0:
+    # Both bodies' geom lists in turn; the lower body's geoms have the lower ids.
+    return (signature, int(m.npair), min(g1, g2), max(g1, g2))
+  return (signature, int(m.npair), g1, g2)
+
+
+@njit(cache=True)
+def _sort_contacts(m, d):
+  """Puts the contacts in MuJoCo's order (a stable sort: a geom pair's contacts keep the collider's order)."""
+  n = d.ncon[0]
+  i = 1
+  while i < n and not _before(m, d, i, i - 1, True):
+    i += 1
+  if i >= n:
+    return
+  order, home = d.contact_dim, d.contact_exclude
+  for i in range(n):
+    order[i] = i
+  _stable_sort(m, d, order, home, n, True)
+  for k in range(n):
+    home[order[k]] = k
+  # Each swap sends one contact to its place, so at most n - 1 swaps.
+  for i in range(n):
+    while home[i] != i:
+      j = home[i]
+      _swap_contacts(d, i, j)
+      home[i] = home[j]
+      home[j] = j
+
+
+@njit(cache=True)
+def _swap_contacts(d, i, j):
+  """Swaps what the colliders and _narrow wrote for contacts i and j."""
+  d.contact_dist[i], d.contact_dist[j] = d.contact_dist[j], d.contact_dist[i]
+  for k in range(3):
+    d.contact_pos[i, k], d.contact_pos[j, k] = d.contact_pos[j, k], d.contact_pos[i, k]
+  for k in range(9):
+    d.contact_frame[i, k], d.contact_frame[j, k] = d.contact_frame[j, k], d.contact_frame[i, k]
+  d.contact_geom1[i], d.contact_geom1[j] = d.contact_geom1[j], d.contact_geom1[i]
+  d.contact_geom2[i], d.contact_geom2[j] = d.contact_geom2[j], d.contact_geom2[i]
+  d.contact_efc_address[i], d.contact_efc_address[j] = d.contact_efc_address[j], d.contact_efc_address[i]
+
+
+@njit(cache=True)
+def _finish_contacts(m, d):
+  """Frames and parameters of the sorted contacts."""
+  for i in range(d.ncon[0]):
+    g1, g2, pair = d.contact_geom1[i], d.contact_geom2[i], d.contact_efc_address[i]
+    margin = _margin_gap(m, g1, g2, pair)[0]
     _make_frame(d.contact_frame[i])
     _parameters(m, d, i, g1, g2, pair)
     d.contact_includemargin[i] = margin
     # Not closer than the margin (found within the gap, or just touching with no margin): reported, but the
     # constraint builder leaves it out, as MuJoCo 4 does.
     d.contact_exclude[i] = 1 if d.contact_dist[i] >= margin else 0
-  d.ncon[0] = i0 + kept
 
 
 @njit(cache=True)
@@ -327,8 +471,6 @@ def _make_frame(frame):
 @njit(cache=True)
 def _parameters(m, d, i, g1, g2, pair):
   """condim, friction, solref, solimp of contact i: the pair's own, or the geoms' mixed by priority and solmix."""
-  d.contact_geom1[i] = g1
-  d.contact_geom2[i] = g2
   d.contact_efc_address[i] = -1
   if pair >= 0:
     d.contact_dim[i] = m.pair_dim[pair]

@@ -221,32 +221,25 @@ def plane_cylinder(m, d, g1, g2, margin, i0):
 
 
 @njit(cache=True)
-def _box_corner(d, c, mat, s, corner):
-  local = (s[0] if corner & 1 else -s[0], s[1] if corner & 2 else -s[1], s[2] if corner & 4 else -s[2])
-  return add(c, to_world(mat, local))
-
-
-@njit(cache=True)
 def plane_box(m, d, g1, g2, margin, i0):
-  """Plane and box: the (up to) four deepest corners within margin."""
+  """Plane and box: the first four corners, in corner order (x, then y, then z, each - before +), within margin of
+  the plane and on the plane's side of the box center; MuJoCo's choice and order, also its arithmetic."""
   p0, n = _plane(d, g1)
   c = vec(d.geom_xpos[g2])
   mat = d.geom_xmat[g2]
   s = m.geom_size[g2]
+  center = dot(sub(c, p0), n)
   cnt = 0
-  last, lastk = -math.inf, -1
-  # Next deepest corner in (depth, index) order: ties (a box lying flat) are all kept, no sort buffer needed.
-  while cnt < 4:
-    best, bestd = -1, math.inf
-    for k in range(8):
-      dk = dot(sub(_box_corner(d, c, mat, s, k), p0), n)
-      if (dk > last or (dk == last and k > lastk)) and dk < bestd:
-        best, bestd = k, dk
-    if best < 0 or bestd > margin:
-      break
-    _plane_point(d, i0 + cnt, p0, n, _box_corner(d, c, mat, s, best), margin)
+  for k in range(8):
+    offset = to_world(mat, (s[0] if k & 1 else -s[0], s[1] if k & 2 else -s[1], s[2] if k & 4 else -s[2]))
+    below = dot(n, offset)
+    if center + below > margin or below > 0:
+      continue
+    dist = center + below
+    emit(d, i0 + cnt, dist, addscl(add(offset, c), n, -dist / 2), n)
     cnt += 1
-    last, lastk = bestd, best
+    if cnt == 4:
+      break
   return cnt
 
 
