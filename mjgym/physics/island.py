@@ -152,14 +152,14 @@ def _dofs(m, d, nisland):
     adr += d.island_nv[isl]
   nidof = adr
   d.nidof[0] = nidof
-  # fill counts reuse island_ne as a cursor, recounted by _rows
-  d.island_ne[:nisland] = 0
+  cursor = d.solver_efcint[2]  # dofs placed per island so far (an island has rows, so nisland <= njmax)
+  cursor[:nisland] = 0
   free = nidof
   for k in range(m.nv):
     isl = d.dof_island[k]
     if isl >= 0:
-      idof = d.island_idofadr[isl] + d.island_ne[isl]
-      d.island_ne[isl] += 1
+      idof = d.island_idofadr[isl] + cursor[isl]
+      cursor[isl] += 1
     else:
       idof = free
       free += 1
@@ -185,8 +185,7 @@ def _rows(d, nefc, nisland, efc_tree):
   for isl in range(nisland):
     d.island_iefcadr[isl] = adr
     adr += d.island_nefc[isl]
-  # place rows with a cursor per island (island_idofadr's twin for rows), kept in solver_efcint[2]
-  cursor = d.solver_efcint[2]
+  cursor = d.solver_efcint[2]  # rows placed per island so far
   cursor[:nisland] = 0
   for i in range(nefc):
     isl = d.efc_island[i]

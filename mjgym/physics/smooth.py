@@ -561,10 +561,8 @@ def factor_sparse(m, src, ld, diaginv):
 
 
 @njit(cache=True)
-def solve_sparse(m, ld, diaginv, x, y):
-  """x = (Lᵀ D L)⁻¹ y from a factor_sparse factor; x and y (nv,) may be the same array."""
-  if x is not y:
-    x[:] = y
+def solve_lt(m, ld, x):
+  """x <- L⁻ᵀ x in place, L the unit lower factor of factor_sparse (from the leaves up)."""
   for i in range(m.nv - 1, -1, -1):
     xi = x[i]
     if xi != 0.0:
@@ -574,6 +572,14 @@ def solve_sparse(m, ld, diaginv, x, y):
         x[j] -= ld[adr] * xi
         adr += 1
         j = m.dof_parentid[j]
+
+
+@njit(cache=True)
+def solve_sparse(m, ld, diaginv, x, y):
+  """x = (Lᵀ D L)⁻¹ y from a factor_sparse factor; x and y (nv,) may be the same array."""
+  if x is not y:
+    x[:] = y
+  solve_lt(m, ld, x)
   for i in range(m.nv):
     x[i] *= diaginv[i]
   for i in range(m.nv):

@@ -120,12 +120,6 @@ def _cholesky_solve(h, n, x):
 
 
 @njit(cache=True)
-def _elliptic_block(d, c):
-  """(first row, dim, mu) of elliptic contact ``c``."""
-  return d.contact_efc_address[c], d.contact_dim[c], d.contact_mu[c]
-
-
-@njit(cache=True)
 def _cone_split(d, first, dim, jar):
   """(u0, |u_t|) of an elliptic block: the normal jar and the norm of the friction-scaled tangential jar."""
   c = d.efc_id[first]
@@ -517,7 +511,7 @@ def _primal_island(m, d, newton, isl):
   nv = m.nv
   qacc = d.qacc
   if isl < 0:
-    scale = 1.0 / (m.stat_meaninertia[0] * max(1, nv))
+    scale = _mean_scale(m)
   else:
     inertia = 0.0
     for k in range(nv):
@@ -638,23 +632,15 @@ def _dot(a, b, n):
 
 @njit(cache=True)
 def _make_ar(m, d):
-  """efc_MinvJT rows <- Y; efc_AR = Y Yᵀ + R when the rows fit in it (else _ar_row recomputes rows)."""
+  """efc_Y rows <- Y; efc_AR = Y Yᵀ + R when the rows fit in it (else _ar_row recomputes rows)."""
   nv = m.nv
   nefc = d.nefc[0]
-  y = d.efc_MinvJT
+  y = d.efc_Y
   ld = d.qLD
   for i in range(nefc):
     row = y[i]
     row[:] = d.efc_J[i]
-    for k in range(nv - 1, 0, -1):
-      yk = row[k]
-      if yk != 0.0:
-        adr = m.dof_Madr[k] + 1
-        j = m.dof_parentid[k]
-        while j >= 0:
-          row[j] -= ld[adr] * yk
-          adr += 1
-          j = m.dof_parentid[j]
+    smooth.solve_lt(m, ld, row)
     for k in range(nv):
       row[k] *= 1.0 / pymath.sqrt(ld[m.dof_Madr[k]])
   if nefc > d.efc_AR.shape[0]:
@@ -673,7 +659,7 @@ def _make_ar(m, d):
 def _ar_entry(d, i, j, nv):
   """(Y Yᵀ)[i, j], summed over dofs in order."""
   s = 0.0
-  y = d.efc_MinvJT
+  y = d.efc_Y
   for k in range(nv):
     if y[i, k] != 0.0:
       s += y[j, k] * y[i, k]
@@ -782,6 +768,25 @@ def _dual_state(d, ne, nf, nefc, rows):
       d.efc_state[i + k] = state
     c += dim
   return nactive
+
+
+@njit(cache=True)
+def _mean_scale(m):
+  """1 / (mean inertia · nv): the scale of costs and gradients in the stopping tests."""
+  return 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
+
+
+@njit(cache=True)
+def _dual_start(m, d, ne, nf, nefc, rows, sub_r):
+  """Start of a dual sweep over the listed rows: solver_efc[0][c] = 1 / AR diagonal (without R, floored at
+  MINVAL, when sub_r), efc_state of the current forces; returns the cost scale."""
+  arinv = d.solver_efc[0]
+  for c in range(nefc):
+    i = rows[c]
+    diag = _ar_row(m, d, i)[i]
+    arinv[c] = 1.0 / (max(MINVAL, diag - d.efc_R[i]) if sub_r else diag)
+  _dual_state(d, ne, nf, nefc, rows)
+  return _mean_scale(m)
 
 
 @njit(cache=True)
@@ -940,12 +945,9 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
   dvec = d.solver_block[5]
   athis = d.solver_mat[0]
   ac = d.solver_mat[1]
-  scale = 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
+  scale = _dual_start(m, d, ne, nf, nefc, rows, False)
   for c in range(nefc):
-    i = rows[c]
-    arinv[c] = 1.0 / _ar_row(m, d, i)[i]
-    prev[c] = force[i]
-  _dual_state(d, ne, nf, nefc, rows)
+    prev[c] = force[rows[c]]
   nblocks = 0
   c = 0
   while c < nefc:
@@ -1063,11 +1065,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
   bc = d.solver_block[4]
   dvec = d.solver_block[5]
   ac = d.solver_mat[1]
-  scale = 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
-  for c in range(nefc):
-    i = rows[c]
-    arinv[c] = 1.0 / max(MINVAL, _ar_row(m, d, i)[i] - d.efc_R[i])
-  _dual_state(d, ne, nf, nefc, rows)
+  scale = _dual_start(m, d, ne, nf, nefc, rows, True)
   start = d.solver_niter[island] if island < NISLAND else 0
   it = 0
   while it < m.opt_noslip_iterations[0]:

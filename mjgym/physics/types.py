@@ -794,7 +794,7 @@ solver_neval int 200
 efc_jar float njmax
 efc_jv float njmax
 efc_quad float njmax 3
-efc_MinvJT float njmax nv
+efc_Y float njmax nv
 solver_H float nv nv
 solver_vec float 10 nv
 solver_block float 10 6
