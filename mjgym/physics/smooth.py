@@ -50,7 +50,7 @@ def _sub(a, b):
 # ------------------------------------------------------------------------------------------- position ----
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
   """Frame (pos, quat) given in body b's frame -> world position and rotation matrix (mj_local2Global).
 
@@ -58,17 +58,18 @@ def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
   so geoms and sites there get bitwise its numbers.
   """
   if sameframe == SameFrame.BODY:
-    out_pos[:] = d.xpos[b]
+    _store(out_pos, (d.xpos[b, 0], d.xpos[b, 1], d.xpos[b, 2]))
   elif sameframe == SameFrame.INERTIA:
-    out_pos[:] = d.xipos[b]
+    _store(out_pos, (d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2]))
   else:
     _store(out_pos, _add(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
   if sameframe == SameFrame.NONE:
     math.quat_to_mat(out_mat, math.quat_mul(d.xquat[b], quat))
-  elif sameframe == SameFrame.BODY or sameframe == SameFrame.BODYROT:
-    out_mat[:] = d.xmat[b]
   else:
-    out_mat[:] = d.ximat[b]
+    # element by element: numba's slice assignment takes its general broadcasting path, slow on 9 numbers
+    src = d.xmat if sameframe == SameFrame.BODY or sameframe == SameFrame.BODYROT else d.ximat
+    for k in range(9):
+      out_mat[k] = src[b, k]
 
 
 @njit(cache=True)
