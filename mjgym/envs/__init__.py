@@ -9,14 +9,35 @@ import importlib
 
 from gymnasium.envs.registration import register
 
-# (id, class, max_episode_steps)
+# (id, class, max_episode_steps); the Gymnasium v5 tasks first, then mjgym's own.
 ENVS = (
     ("MjHopper-v0", "mjgym.envs.hopper:MjHopperEnv", 1000),
+    ("MjWalker2d-v0", "mjgym.envs.walker2d:MjWalker2dEnv", 1000),
+    ("MjHalfCheetah-v0", "mjgym.envs.half_cheetah:MjHalfCheetahEnv", 1000),
+    ("MjAnt-v0", "mjgym.envs.ant:MjAntEnv", 1000),
+    ("MjHumanoid-v0", "mjgym.envs.humanoid:MjHumanoidEnv", 1000),
+    ("MjHumanoidStandup-v0", "mjgym.envs.humanoidstandup:MjHumanoidStandupEnv", 1000),
+    ("MjSwimmer-v0", "mjgym.envs.swimmer:MjSwimmerEnv", 1000),
+    ("MjReacher-v0", "mjgym.envs.reacher:MjReacherEnv", 50),
+    ("MjPusher-v0", "mjgym.envs.pusher:MjPusherEnv", 100),
+    ("MjInvertedPendulum-v0", "mjgym.envs.inverted_pendulum:MjInvertedPendulumEnv", 1000),
+    ("MjInvertedDoublePendulum-v0", "mjgym.envs.inverted_double_pendulum:MjInvertedDoublePendulumEnv", 1000),
     ("MjCartpole-v0", "mjgym.envs.cartpole:MjCartpoleEnv", 1000),
     ("MjCartpoleSwingup-v0", "mjgym.envs.cartpole:MjCartpoleSwingupEnv", 1000),
     ("MjArmReach-v0", "mjgym.envs.arm_reach:MjArmReachEnv", 200),
-    ("MjHumanoid-v0", "mjgym.envs.humanoid:MjHumanoidEnv", 1000),
 )
+
+# Gymnasium's reward thresholds of the v5 tasks, registered with ours.
+REWARD_THRESHOLDS = {"MjHopper-v0": 3800.0, "MjHalfCheetah-v0": 4800.0, "MjAnt-v0": 6000.0, "MjSwimmer-v0": 360.0,
+                     "MjReacher-v0": -3.75, "MjPusher-v0": 0.0, "MjInvertedPendulum-v0": 950.0,
+                     "MjInvertedDoublePendulum-v0": 9100.0}
+
+# The Gymnasium v5 task each of ours is.
+GYMNASIUM_V5 = {"MjHopper-v0": "Hopper-v5", "MjWalker2d-v0": "Walker2d-v5", "MjHalfCheetah-v0": "HalfCheetah-v5",
+                "MjAnt-v0": "Ant-v5", "MjHumanoid-v0": "Humanoid-v5", "MjHumanoidStandup-v0": "HumanoidStandup-v5",
+                "MjSwimmer-v0": "Swimmer-v5", "MjReacher-v0": "Reacher-v5", "MjPusher-v0": "Pusher-v5",
+                "MjInvertedPendulum-v0": "InvertedPendulum-v5",
+                "MjInvertedDoublePendulum-v0": "InvertedDoublePendulum-v5"}
 
 # Public names and the modules that define them, imported on first access.
 _LAZY = {
@@ -37,7 +58,7 @@ def _register():
   for env_id, entry_point, steps in ENVS:
     if env_id not in registry:
       register(id=env_id, entry_point=entry_point, max_episode_steps=steps,
-               vector_entry_point=vector_entry_point(entry_point))
+               reward_threshold=REWARD_THRESHOLDS.get(env_id), vector_entry_point=vector_entry_point(entry_point))
 
 
 def __getattr__(name):
@@ -48,5 +69,4 @@ def __getattr__(name):
 
 _register()
 
-__all__ = ["MjEnv", "MjHopperEnv", "MjCartpoleEnv", "MjCartpoleSwingupEnv", "MjArmReachEnv", "MjHumanoidEnv",
-           "MjVectorEnv", "ENVS"]
+__all__ = ["MjEnv", "MjVectorEnv", "ENVS", "GYMNASIUM_V5", *(entry.split(":")[1] for _, entry, _ in ENVS)]

@@ -1,15 +1,91 @@
 """MjArmReach-v0: a 5-joint 3D arm reaching for a target sampled in its workspace."""
 
+from typing import NamedTuple
+
 import numpy as np
-from gymnasium.utils import EzPickle
 from numba import njit
 
 from mjgym.envs.base import MjEnv
 from mjgym.envs.base import Task
-from mjgym.envs.base import asset_path
 
 
-class MjArmReachEnv(MjEnv, EzPickle):
+class ReachParams(NamedTuple):
+  distance_weight: float = 1.0
+  ctrl_cost_weight: float = 0.01
+  success_distance: float = 0.05
+  target_radius_range: tuple = (0.25, 0.75)
+  target_elevation_range: tuple = (-0.5, 1.2)
+  reset_noise_scale: float = 0.1
+
+
+class ReachTask(Task):
+  """MjArmReach's reward, success and target sampling, for many worlds at once."""
+
+  Params = ReachParams
+
+  def bind(self, model, dt):
+    super().bind(model, dt)
+    self.shoulder = model.body("shoulder").pos.copy()
+    self.fingertip = model.site("fingertip").id
+    self.target = model.site("target").id
+
+  def reset(self, b, worlds, noise):
+    super().reset(b, worlds, noise)
+    r = noise.uniform(*self.p.target_radius_range, 1)[:, 0]
+    elevation = noise.uniform(*self.p.target_elevation_range, 1)[:, 0]
+    azimuth = noise.uniform(-np.pi, np.pi, 1)[:, 0]
+    direction = np.stack([np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth),
+                          np.sin(elevation)], axis=1)
+    b.mocap_pos[worlds, 0] = self.shoulder + r[:, None] * direction
+
+  def distance(self, b):
+    """Fingertip-to-target distance of every world, (W,) m."""
+    return _distance(b.site_xpos, self.fingertip, self.target)
+
+  def post_step(self, b, action, carry):
+    p = self.p
+    reward, terms, success = _post_step(b.site_xpos, self.fingertip, self.target, action, p.distance_weight,
+                                        p.ctrl_cost_weight, p.success_distance)
+    info = {"reward_dist": terms[0], "reward_ctrl": terms[1], "distance": terms[2], "is_success": success}
+    return reward, np.zeros(len(reward), np.bool_), info
+
+  def reset_info(self, b):
+    return {"distance": self.distance(b)}
+
+
+@njit(cache=True)
+def _distance(site_xpos, a, b):
+  """(W,) distance between sites ``a`` and ``b`` in every world."""
+  distance = np.empty(site_xpos.shape[0])
+  for w in range(site_xpos.shape[0]):
+    dx = site_xpos[w, a, 0] - site_xpos[w, b, 0]
+    dy = site_xpos[w, a, 1] - site_xpos[w, b, 1]
+    dz = site_xpos[w, a, 2] - site_xpos[w, b, 2]
+    distance[w] = np.sqrt(dx * dx + dy * dy + dz * dz)
+  return distance
+
+
+@njit(cache=True)
+def _post_step(site_xpos, fingertip, target, action, distance_weight, ctrl_cost_weight, success_distance):
+  """(reward (W,), terms (3, W): reward_dist, reward_ctrl, distance; is_success (W,)) after a step."""
+  nworld = site_xpos.shape[0]
+  distance = _distance(site_xpos, fingertip, target)
+  reward = np.empty(nworld)
+  terms = np.empty((3, nworld))
+  success = np.empty(nworld, np.bool_)
+  for w in range(nworld):
+    sum_sq = 0.0
+    for j in range(action.shape[1]):
+      sum_sq += action[w, j] * action[w, j]
+    terms[0, w] = -distance_weight * distance[w]
+    terms[1, w] = -ctrl_cost_weight * sum_sq
+    terms[2, w] = distance[w]
+    success[w] = distance[w] < success_distance
+    reward[w] = terms[0, w] + terms[1, w]
+  return reward, terms, success
+
+
+class MjArmReachEnv(MjEnv):
   """Move the fingertip of a 3D arm to a target that changes every episode.
 
   ## Description
@@ -62,90 +138,11 @@ class MjArmReachEnv(MjEnv, EzPickle):
   - v0: initial version.
   """
 
-  def __init__(self, xml_file=None, frame_skip=4, distance_weight=1.0, ctrl_cost_weight=0.01,
-               success_distance=0.05, target_radius_range=(0.25, 0.75), target_elevation_range=(-0.5, 1.2),
-               reset_noise_scale=0.1, obs_dtype=np.float64, **kwargs):
-    EzPickle.__init__(self, xml_file, frame_skip, distance_weight, ctrl_cost_weight, success_distance,
-                      target_radius_range, target_elevation_range, reset_noise_scale, obs_dtype, **kwargs)
-    task = ReachTask(distance_weight, ctrl_cost_weight, success_distance, target_radius_range,
-                     target_elevation_range, reset_noise_scale)
-    MjEnv.__init__(self, task, xml_file or asset_path("arm_reach.xml"), frame_skip, obs_dtype=obs_dtype,
-                   **{"camera": "side", **kwargs})
+  task_class = ReachTask
+  xml = "arm_reach.xml"
+  default_frame_skip = 4
+  default_camera = "side"
 
   def distance(self):
     """Fingertip-to-target distance, m."""
     return float(self.task.distance(self._batch)[0])
-
-
-class ReachTask(Task):
-  """MjArmReach's reward, success and target sampling, for many worlds at once."""
-
-  def __init__(self, distance_weight, ctrl_cost_weight, success_distance, target_radius_range,
-               target_elevation_range, reset_noise_scale):
-    super().__init__(reset_noise_scale)
-    self.distance_weight = distance_weight
-    self.ctrl_cost_weight = ctrl_cost_weight
-    self.success_distance = success_distance
-    self.target_radius_range = target_radius_range
-    self.target_elevation_range = target_elevation_range
-
-  def bind(self, model, dt):
-    super().bind(model, dt)
-    self.shoulder = model.body("shoulder").pos.copy()
-    self.fingertip = model.site("fingertip").id
-    self.target = model.site("target").id
-
-  def reset(self, b, worlds, noise):
-    super().reset(b, worlds, noise)
-    r = noise.uniform(*self.target_radius_range, 1)[:, 0]
-    elevation = noise.uniform(*self.target_elevation_range, 1)[:, 0]
-    azimuth = noise.uniform(-np.pi, np.pi, 1)[:, 0]
-    direction = np.stack([np.cos(elevation) * np.cos(azimuth), np.cos(elevation) * np.sin(azimuth),
-                          np.sin(elevation)], axis=1)
-    b.mocap_pos[worlds, 0] = self.shoulder + r[:, None] * direction
-
-  def distance(self, b):
-    """Fingertip-to-target distance of every world, (W,) m."""
-    return _distance(b.site_xpos, self.fingertip, self.target)
-
-  def post_step(self, b, action, pre):
-    reward, terms, success = _post_step(b.site_xpos, self.fingertip, self.target, action,
-                                        float(self.distance_weight), float(self.ctrl_cost_weight),
-                                        float(self.success_distance))
-    info = {"reward_dist": terms[0], "reward_ctrl": terms[1], "distance": terms[2], "is_success": success}
-    return reward, np.zeros(len(reward), np.bool_), info
-
-  def reset_info(self, b):
-    return {"distance": self.distance(b)}
-
-
-@njit(cache=True)
-def _distance(site_xpos, a, b):
-  """(W,) distance between sites ``a`` and ``b`` in every world."""
-  distance = np.empty(site_xpos.shape[0])
-  for w in range(site_xpos.shape[0]):
-    dx = site_xpos[w, a, 0] - site_xpos[w, b, 0]
-    dy = site_xpos[w, a, 1] - site_xpos[w, b, 1]
-    dz = site_xpos[w, a, 2] - site_xpos[w, b, 2]
-    distance[w] = np.sqrt(dx * dx + dy * dy + dz * dz)
-  return distance
-
-
-@njit(cache=True)
-def _post_step(site_xpos, fingertip, target, action, distance_weight, ctrl_cost_weight, success_distance):
-  """(reward (W,), terms (3, W): reward_dist, reward_ctrl, distance; is_success (W,)) after a step."""
-  nworld = site_xpos.shape[0]
-  distance = _distance(site_xpos, fingertip, target)
-  reward = np.empty(nworld)
-  terms = np.empty((3, nworld))
-  success = np.empty(nworld, np.bool_)
-  for w in range(nworld):
-    sum_sq = 0.0
-    for j in range(action.shape[1]):
-      sum_sq += action[w, j] * action[w, j]
-    terms[0, w] = -distance_weight * distance[w]
-    terms[1, w] = -ctrl_cost_weight * sum_sq
-    terms[2, w] = distance[w]
-    success[w] = distance[w] < success_distance
-    reward[w] = terms[0, w] + terms[1, w]
-  return reward, terms, success

@@ -1,12 +1,20 @@
 """MjEnv and Task: the base of every mjgym environment, a `gymnasium.Env` on mjgym's own physics.
 
 Actions are actuator controls (``data.ctrl``, a Box from ``actuator_ctrlrange``); observations are the model's
-``sensordata`` (the sensors in the env's MJCF define the observation).
+``sensordata`` (the sensors in the env's MJCF define the observation), or, with ``observation="v5"``,
+Gymnasium v5's observation computed from Data as Gymnasium computes it.
 
-What makes an environment (reward, termination, reset distribution) is a ``Task`` whose methods work on
-*batched* Data: arrays with a leading world axis. A single environment is a batch of one world, and the
-vector environments run the very same Task code over many worlds, so world i of a vector env equals the
-single env bitwise for the same seed and actions.
+An environment is declared once: a ``Params`` NamedTuple holds its task's keyword arguments and defaults (the
+numba kernels read it by name), a ``Task`` computes reward, termination and the reset distribution over
+*batched* Data (arrays with a leading world axis), and the env class names its Task, MJCF asset, frame skip and
+camera. ``MjEnv`` builds the constructor, pickling and the Gymnasium API from that. A single environment is a
+batch of one world, and the vector environments run the very same Task code over many worlds, so world i of a
+vector env equals the single env bitwise for the same seed and actions.
+
+A step is Gymnasium's ``MujocoEnv`` step: ``frame_skip`` calls of mj_step then mj_rnePostConstraint; the reward
+reads Data as MuJoCo leaves it then (qpos/qvel new; derived fields such as xpos and cfrc_ext are those of the
+last physics step's forward pass: its start state under Euler, its fourth stage under RK4), as in Gymnasium v5. Then, for the sensor observation, forward dynamics
+at the new state fill ``sensordata`` (and leave every derived field consistent with qpos/qvel).
 
 Reset noise comes from a counter-based generator (SplitMix64 over ``(world seed, episode number, draw)``),
 computed for all resetting worlds at once; the single env derives its world seed from ``reset(seed=...)``.
@@ -16,12 +24,14 @@ Python calls whatever the number of worlds. Their cache is keyed on their module
 (``mjgym.physics._cache``), so they may call kernels of any module they import.
 """
 
+import inspect
 import os
 import pathlib
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import EzPickle
 from numba import njit
 
 from mjgym import physics
@@ -91,16 +101,76 @@ class Noise:
     self._count += n
     return low + (high - low) * u
 
+  def normal(self, scale, n):
+    """(W, n) normal numbers of mean 0 and standard deviation ``scale`` (Box-Muller on two uniform draws)."""
+    u = self.uniform(0.0, 1.0, 2 * n)
+    return scale * np.sqrt(-2.0 * np.log1p(-u[:, :n])) * np.cos(2.0 * np.pi * u[:, n:])
+
+  def uniform_until(self, low, high, accept, tries=64):
+    """(W, n) uniform points in the box [low, high) (arrays (n,)), each world's first draw that ``accept``
+    ((W, n) -> (W,) bool) takes: a rejection sampler. Every world draws ``tries`` candidates so that streams
+    stay aligned across worlds (a world's numbers never depend on another's); ``tries`` = 64 leaves a chance
+    below 1e-20 of no accepted draw when half the box is accepted, and that raises."""
+    low, high = np.asarray(low, np.float64), np.asarray(high, np.float64)
+    n = low.shape[0]
+    candidates = self.uniform(0.0, 1.0, tries * n).reshape(-1, tries, n) * (high - low) + low
+    ok = accept(candidates.reshape(-1, n)).reshape(-1, tries)
+    if not ok.any(axis=1).all():
+      raise RuntimeError(f"no accepted draw in {tries} tries")
+    return candidates[np.arange(candidates.shape[0]), ok.argmax(axis=1)]
+
+
+def make_params(params_class, kwargs, owner):
+  """``params_class(**kwargs)`` with each value converted to its default's type (float, bool, int, tuple of
+  floats), so that numba compiles a kernel once per Params class; unknown names raise TypeError."""
+  unknown = sorted(set(kwargs) - set(params_class._fields))
+  if unknown:
+    raise TypeError(f"{owner} got unexpected keyword argument(s) {unknown}; its task arguments are "
+                    f"{list(params_class._fields)}")
+  values = params_class(**kwargs)
+  converted = []
+  for name, value in zip(params_class._fields, values):
+    default = params_class._field_defaults.get(name)
+    if isinstance(default, bool):
+      value = bool(value)
+    elif isinstance(default, float):
+      value = float(value)
+    elif isinstance(default, int) and not isinstance(value, str):
+      value = int(value)
+    elif isinstance(default, tuple):
+      value = tuple(float(x) for x in value)
+      if len(value) != len(default):
+        raise ValueError(f"{owner}: {name} needs {len(default)} numbers, got {len(value)}")
+    converted.append(value)
+  return params_class(*converted)
+
 
 class Task:
   """Reward, termination and initial-state distribution of an environment, for many worlds at once.
 
   Every method takes ``b``, an ``MjDataBatch`` (fields with a leading world axis W); the single env passes a
-  batch of one world. Subclasses override ``reset``, ``pre_step``/``post_step`` and ``reset_info``.
+  batch of one world. A subclass sets:
+
+  - ``Params``: a NamedTuple of the task's keyword arguments with their defaults (kernels read it by name);
+  - ``info_keys``: names of the rows of the info array its step kernel returns;
+  - ``skipped_qpos``: how many leading sensors ``exclude_current_positions_from_observation`` drops;
+  - ``ncarry``: floats per world that a step needs from the previous state (Gymnasium reads "before" values
+    such as the centre of mass from Data as the previous step left it: ``start`` stores them, ``post_step``
+    reads and updates them);
+  - ``reads_derived``: whether the reward reads fields derived from the state (xipos, xpos, cfrc_ext, ...),
+    which must then be read as MuJoCo leaves them after mj_step, before the observation's forward pass;
+
+  and overrides ``post_step``, and where needed ``reset``, ``start``, ``reset_info``, ``observe_v5``.
   """
 
-  def __init__(self, reset_noise_scale=0.0):
-    self.reset_noise_scale = reset_noise_scale
+  Params = None
+  info_keys = ()
+  skipped_qpos = 0
+  ncarry = 0
+  reads_derived = False
+
+  def __init__(self, params):
+    self.p = params
     self.model = None
     self.dt = None
     self.init_qpos = None
@@ -113,18 +183,22 @@ class Task:
     self.init_qpos = model.qpos0.copy()
     self.init_qvel = np.zeros(model.nv)
 
+  @property
+  def skip(self):
+    """Sensors (qpos entries) the observation leaves out."""
+    return self.skipped_qpos if getattr(self.p, "exclude_current_positions_from_observation", False) else 0
+
   def reset(self, b, worlds, noise):
     """Sets the initial state of ``worlds`` (index array; their Data was just reset): init_qpos/init_qvel
-    plus uniform noise of ``reset_noise_scale``."""
-    s = self.reset_noise_scale
+    plus uniform noise of ``reset_noise_scale`` on both."""
+    s = self.p.reset_noise_scale
     b.qpos[worlds] = self.init_qpos + noise.uniform(-s, s, self.model.nq)
     b.qvel[worlds] = self.init_qvel + noise.uniform(-s, s, self.model.nv)
 
-  def pre_step(self, b):
-    """What post_step needs from before the physics step (e.g. positions for a velocity), as a fresh array."""
-    return None
+  def start(self, b, worlds, carry):
+    """Fills ``carry[worlds]`` from a state that forward dynamics just evaluated (reset or set_state)."""
 
-  def post_step(self, b, action, pre):
+  def post_step(self, b, action, carry):
     """(reward (W,) float64, terminated (W,) bool, info {name: (W,) array}) after the physics step.
 
     ``action`` is (W, nu) float64. Every returned array must be fresh and belong to the caller alone (no view of
@@ -137,48 +211,104 @@ class Task:
     """Info of a reset, {name: (W,) array}, fresh arrays as in ``post_step``."""
     return {}
 
+  def observe_sensors(self, b):
+    """The sensor observation of every world, (W, nsensordata - skip), a fresh array."""
+    return b.sensordata[:, self.skip:].copy()
 
-class MjEnv(gym.Env):
-  """A Gymnasium environment whose physics is ``mjgym.physics``, its task given by a ``Task``.
+  def observe_v5(self, b):
+    """Gymnasium v5's observation of every world, (W, n), computed from Data as Gymnasium computes it (after a
+    step the sensors are not evaluated at the new state). The default: qpos (less the skipped entries), qvel."""
+    return np.concatenate([b.qpos[:, self.skip:], b.qvel], axis=1)
+
+  def observation_structure(self, v5):
+    """Sizes of the observation's parts, in order (Gymnasium v5's ``observation_structure``)."""
+    m = self.model
+    return {"skipped_qpos": self.skip, "qpos": m.nq - self.skip, "qvel": m.nv}
+
+  def info_dict(self, info):
+    """{key: row} of a kernel's (len(info_keys), W) info array."""
+    return dict(zip(self.info_keys, info))
+
+
+OBSERVATIONS = ("sensors", "v5")
+
+
+class MjEnv(gym.Env, EzPickle):
+  """A Gymnasium environment whose physics is ``mjgym.physics``, its task given by a ``Task`` subclass.
+
+  Subclasses declare ``task_class``, ``xml`` (asset name), ``default_frame_skip`` and ``default_camera``; the
+  constructor takes these arguments plus every field of ``task_class.Params`` as keywords:
 
   Args:
-    task: the Task (reward, termination, reset distribution).
-    xml_file: MJCF path (any model works that has what the task reads).
+    xml_file: MJCF path (any model works that has what the task reads); default: the env's own asset.
     frame_skip: physics steps per env step; ``dt = timestep * frame_skip`` seconds.
+    observation: "sensors" (default: the model's sensordata) or "v5" (Gymnasium v5's observation, computed
+      from Data as Gymnasium does).
     obs_dtype: dtype of observations (float64 default; float32 on request); always the space's dtype.
     render_mode: None, "rgb_array", "depth_array" or "human".
     width, height: rendered image size in pixels.
-    camera: the MJCF camera (name or id) to render from; -1 is the free camera.
+    camera: the MJCF camera (name or id) to render from; -1 is the free camera. ``camera_id`` and
+      ``camera_name`` (Gymnasium's names) are accepted too.
+    default_camera_config: Gymnasium's free-camera settings (distance, azimuth, elevation, lookat,
+      trackbodyid), used when no camera is named.
   """
 
   metadata = {"render_modes": ["human", "rgb_array", "depth_array"], "render_fps": None}
+  task_class = Task
+  xml = None
+  default_frame_skip = 1
+  default_camera = -1
 
-  def __init__(self, task, xml_file, frame_skip, obs_dtype=np.float64, render_mode=None, width=480, height=480,
-               camera=-1):
+  def __init_subclass__(cls, **kwargs):
+    super().__init_subclass__(**kwargs)
+    params = cls.task_class.Params
+    if params is None:
+      return
+    fixed = [p for p in inspect.signature(MjEnv.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    task = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=params._field_defaults[name])
+            for name in params._fields]
+    cls.__signature__ = inspect.Signature(fixed + task)
+
+  def __init__(self, *, xml_file=None, frame_skip=None, observation="sensors", obs_dtype=np.float64,
+               render_mode=None, width=480, height=480, camera=None, camera_id=None, camera_name=None,
+               default_camera_config=None, **params):
+    EzPickle.__init__(self, xml_file=xml_file, frame_skip=frame_skip, observation=observation,
+                      obs_dtype=obs_dtype, render_mode=render_mode, width=width, height=height, camera=camera,
+                      camera_id=camera_id, camera_name=camera_name, default_camera_config=default_camera_config,
+                      **params)
+    frame_skip = self.default_frame_skip if frame_skip is None else frame_skip
     if frame_skip < 1:
       raise ValueError(f"frame_skip must be >= 1, got {frame_skip}")
     if render_mode is not None and render_mode not in self.metadata["render_modes"]:
       raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-    self.fullpath = os.fspath(xml_file)
+    if observation not in OBSERVATIONS:
+      raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+    self.task = self.task_class(make_params(self.task_class.Params, params, type(self).__name__))
+    self.fullpath = os.fspath(xml_file if xml_file is not None else asset_path(self.xml))
     self.model = physics.MjModel.from_xml_path(self.fullpath)
-    if self.model.nsensordata == 0:
+    if observation == "sensors" and self.model.nsensordata == 0:
       raise ValueError(f"{self.fullpath}: the model has no sensors; mjgym observations are its sensordata")
     self.frame_skip = int(frame_skip)
+    self.observation = observation
     self._batch = physics_batch.MjDataBatch(self.model, 1)
     self.data = self._batch[0]
-    self.task = task
-    task.bind(self.model, self.dt)
+    self.task.bind(self.model, self.dt)
     self.render_mode = render_mode
-    self.width, self.height, self.camera = width, height, camera
+    self.width, self.height = width, height
+    self.camera = _camera(self.model, camera, camera_id, camera_name, default_camera_config, self.default_camera)
     self._renderer = None
     self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
     self._obs_dtype = np.dtype(obs_dtype)
-    self.observation_space = spaces.Box(-np.inf, np.inf, (self.model.nsensordata,), self._obs_dtype)
+    self._carry = np.zeros((1, self.task.ncarry))
+    self._world = np.zeros(1, np.intp)
+    settle(self._batch, self.task, observation, self._world, self._carry)
+    nobs = observe(self._batch, self.task, observation).shape[1]
+    self.observation_space = spaces.Box(-np.inf, np.inf, (nobs,), self._obs_dtype)
+    self.observation_structure = self.task.observation_structure(observation == "v5")
     self.action_space = action_space(self.model)
     self._world_seed = None
     self._episode = 0
     self._warnings_seen = np.zeros_like(self._batch.warning_number)
-    self._world = np.zeros(1, np.intp)
     self._elapsed = np.zeros(1, np.int64)  # end_step's episode counter; the TimeLimit wrapper truncates
     self._stepped = np.ones(1, np.bool_)
 
@@ -195,28 +325,37 @@ class MjEnv(gym.Env):
   def init_qvel(self):
     return self.task.init_qvel
 
+  def state_vector(self):
+    """(nq + nv,) qpos then qvel."""
+    return np.concatenate([self.data.qpos, self.data.qvel])
+
   def set_state(self, qpos, qvel):
     """Sets qpos (nq,) and qvel (nv,) and recomputes every derived quantity (sensors included)."""
-    assert qpos.shape == (self.model.nq,) and qvel.shape == (self.model.nv,)
+    qpos, qvel = np.asarray(qpos, np.float64), np.asarray(qvel, np.float64)
+    if qpos.shape != (self.model.nq,) or qvel.shape != (self.model.nv,):
+      raise ValueError(f"set_state needs qpos ({self.model.nq},) and qvel ({self.model.nv},), got {qpos.shape} "
+                       f"and {qvel.shape}")
     self.data.qpos[:] = qpos
     self.data.qvel[:] = qvel
-    physics.mj_forward(self.model, self.data)
+    settle(self._batch, self.task, self.observation, self._world, self._carry)
 
   def do_simulation(self, ctrl, n_frames):
-    """Applies ``ctrl`` (nu,) and steps the physics ``n_frames`` times; sensors, cacc and cfrc_ext then
-    describe the new state."""
+    """Applies ``ctrl`` (nu,) and steps the physics ``n_frames`` times, then mj_rnePostConstraint (Gymnasium's
+    ``do_simulation``)."""
     ctrl = np.asarray(ctrl)
     if ctrl.shape != (self.model.nu,):
       raise ValueError(f"action has shape {ctrl.shape}, expected ({self.model.nu},)")
     self.data.ctrl[:] = ctrl
-    self._batch.step_observe(int(n_frames))
+    self._batch.step_rne(int(n_frames))
 
   def _get_obs(self):
-    return self.data.sensordata.astype(self._obs_dtype, copy=True)
+    return observe(self._batch, self.task, self.observation)[0].astype(self._obs_dtype, copy=False)
 
   # ------------------------------------------------------------------ gymnasium API
 
   def reset(self, *, seed=None, options=None):
+    """Starts an episode; ``options``: ``{"qpos": (nq,), "qvel": (nv,)}`` (either or both) sets the start
+    state instead of the task's draw for those parts."""
     super().reset(seed=seed)
     if seed is not None:
       self._world_seed, self._episode = seed_to_uint64(seed), 0
@@ -224,21 +363,30 @@ class MjEnv(gym.Env):
       self._world_seed, self._episode = seed_to_uint64(self.np_random.integers(0, 2**63)), 0
     else:
       self._episode += 1
-    self._batch.reset()
+    b = self._batch
+    b.reset()
     self._warnings_seen[:] = 0
     self._elapsed[:] = 0
-    self.task.reset(self._batch, self._world, Noise(episode_keys([self._world_seed], [self._episode])))
-    self._batch.observe()
-    return self._get_obs(), {k: v[0] for k, v in self.task.reset_info(self._batch).items()}
+    self.task.reset(b, self._world, Noise(episode_keys([self._world_seed], [self._episode])))
+    for key, size in (("qpos", self.model.nq), ("qvel", self.model.nv)):
+      if options and key in options:
+        value = np.asarray(options[key], np.float64)
+        if value.shape != (size,):
+          raise ValueError(f"options['{key}'] must have shape ({size},), got {value.shape}")
+        getattr(b, key)[0] = value
+    settle(b, self.task, self.observation, self._world, self._carry)
+    return self._get_obs(), {k: v[0] for k, v in self.task.reset_info(b).items()}
 
   def step(self, action):
-    action = np.ascontiguousarray(action, dtype=np.float64).reshape(1, self.model.nu)
-    pre = self.task.pre_step(self._batch)
-    self.do_simulation(action[0], self.frame_skip)
-    reward, terminated, info = self.task.post_step(self._batch, action, pre)
+    action = np.ascontiguousarray(action, dtype=np.float64)
+    if action.shape != (self.model.nu,):
+      raise ValueError(f"action has shape {action.shape}, expected ({self.model.nu},)")
+    action = action.reshape(1, self.model.nu)
+    b = self._batch
+    b.ctrl[:] = action
+    reward, terminated, info = advance(b, self.task, self.observation, self.frame_skip, action, self._carry)
     info = {k: v[0] for k, v in info.items()}
-    diverged, _ = end_step(self._batch.warning_number, self._warnings_seen, DIVERGENCE, self._elapsed,
-                           self._stepped, -1)
+    diverged, _ = end_step(b.warning_number, self._warnings_seen, DIVERGENCE, self._elapsed, self._stepped, -1)
     if diverged[0]:
       info["divergence"] = True
     return self._get_obs(), float(reward[0]), bool(terminated[0]), bool(diverged[0]), info
@@ -247,8 +395,6 @@ class MjEnv(gym.Env):
     if self.render_mode is None:
       gym.logger.warn("render() called without a render_mode; pass render_mode='rgb_array' to gym.make")
       return None
-    if not hasattr(physics, "Renderer"):
-      raise NotImplementedError("mjgym's renderer is not available yet (it arrives with the renderer issue)")
     if self._renderer is None:
       self._renderer = physics.Renderer(self.model, height=self.height, width=self.width)
       if self.render_mode == "depth_array":
@@ -265,6 +411,56 @@ class MjEnv(gym.Env):
       self._renderer.close()
       self._renderer = None
 
+
+def advance(b, task, observation, frame_skip, action, carry, mask=None):
+  """One env step of the worlds of ``mask`` (ctrl already set): physics, then the task's (reward, terminated,
+  info), then the forward pass the sensor observation needs. The one sequence both front doors run."""
+  fused = observation == "sensors" and not task.reads_derived
+  if fused:  # the reward reads only qpos/qvel: one call steps and observes
+    b.step_observe(frame_skip, mask)
+  else:
+    b.step_rne(frame_skip, mask)
+  result = task.post_step(b, action, carry)
+  if observation == "sensors" and not fused:
+    b.observe(mask)
+  return result
+
+
+def settle(b, task, observation, worlds, carry, mask=None):
+  """After the state of ``worlds`` (= where ``mask``) was set: forward dynamics (and mj_rnePostConstraint for
+  the sensor observation), then the task's carry. The v5 observation stops at mj_forward, as Gymnasium's
+  ``set_state`` does."""
+  if observation == "sensors":
+    b.observe(mask)
+  else:
+    b.forward(mask)
+  task.start(b, worlds, carry)
+
+
+def observe(b, task, observation):
+  """(W, n) float64 observation of every world."""
+  return task.observe_sensors(b) if observation == "sensors" else task.observe_v5(b)
+
+
+def _camera(model, camera, camera_id, camera_name, config, default):
+  """The renderer's camera: a name or id given, else Gymnasium's free-camera config, else the env's default."""
+  given = [c for c in (camera, camera_id, camera_name) if c is not None]
+  if len(given) > 1:
+    raise ValueError("give at most one of camera, camera_id and camera_name")
+  if given:
+    return given[0]
+  if config:
+    cam = physics.MjvCamera()
+    for key, value in config.items():
+      if not hasattr(cam, key):
+        raise ValueError(f"default_camera_config: unknown camera setting {key!r}")
+      setattr(cam, key, np.array(value, float) if key == "lookat" else value)
+    if "trackbodyid" in config:
+      cam.type = 1
+    return cam
+  if isinstance(default, str) and physics.mj_name2id(model, physics.mjtObj.mjOBJ_CAMERA, default) < 0:
+    return -1
+  return default
 
 def action_space(model):
   """Box of the actuator controls: ctrlrange where limited, unbounded otherwise (float32)."""
@@ -294,6 +490,15 @@ def end_step(number, seen, divergence, elapsed, stepped, max_episode_steps):
       elapsed[w] += 1
     truncated[w] = diverged[w] or (max_episode_steps >= 0 and elapsed[w] >= max_episode_steps)
   return diverged, truncated
+
+
+@njit(cache=True, inline="always")
+def sum_sq(x):
+  """Sum of squares of a 1-d array, in index order."""
+  total = 0.0
+  for v in x:
+    total += v * v
+  return total
 
 
 def show(frame):

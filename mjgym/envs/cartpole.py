@@ -1,15 +1,81 @@
 """MjCartpole-v0 (balance) and MjCartpoleSwingup-v0 on mjgym's physics."""
 
+from typing import NamedTuple
+
 import numpy as np
-from gymnasium.utils import EzPickle
 from numba import njit
 
 from mjgym.envs.base import MjEnv
 from mjgym.envs.base import Task
-from mjgym.envs.base import asset_path
 
 
-class MjCartpoleEnv(MjEnv, EzPickle):
+class BalanceParams(NamedTuple):
+  max_angle: float = 0.2
+  max_position: float = 2.4
+  reset_noise_scale: float = 0.05
+
+
+class BalanceTask(Task):
+  """MjCartpole's reward (+1 per step) and termination, for many worlds at once."""
+
+  Params = BalanceParams
+
+  def post_step(self, b, action, carry):
+    reward, terminated, alive = _balance_step(b.qpos, self.p.max_angle, self.p.max_position)
+    return reward, terminated, {"reward_alive": alive}
+
+
+@njit(cache=True)
+def _balance_step(qpos, max_angle, max_position):
+  """(reward (W,), terminated (W,), reward_alive (W,)) of every world after a step."""
+  nworld = qpos.shape[0]
+  terminated = np.empty(nworld, np.bool_)
+  for w in range(nworld):
+    terminated[w] = abs(qpos[w, 1]) > max_angle or abs(qpos[w, 0]) > max_position
+  return np.ones(nworld), terminated, np.ones(nworld)
+
+
+@njit(cache=True)
+def _tolerance(x, margin):
+  """1 at x = 0, falling smoothly (Gaussian) to 0.1 at |x| = margin."""
+  return np.exp(np.log(0.1) * (x / margin) ** 2)
+
+
+class SwingupParams(NamedTuple):
+  reset_noise_scale: float = 0.05
+
+
+class SwingupTask(Task):
+  """MjCartpoleSwingup's smooth reward and pole-down start, for many worlds at once."""
+
+  Params = SwingupParams
+  info_keys = ("reward_upright", "reward_centered", "reward_small_control", "reward_small_velocity")
+
+  def bind(self, model, dt):
+    super().bind(model, dt)
+    self.init_qpos[1] = np.pi
+
+  def post_step(self, b, action, carry):
+    reward, terms = _swingup_step(b.qpos, b.qvel, action)
+    return reward, np.zeros(len(reward), np.bool_), self.info_dict(terms)
+
+
+@njit(cache=True)
+def _swingup_step(qpos, qvel, action):
+  """(reward (W,), terms (4, W), rows as SwingupTask.info_keys) of every world after a step."""
+  nworld = qpos.shape[0]
+  reward = np.empty(nworld)
+  terms = np.empty((4, nworld))
+  for w in range(nworld):
+    terms[0, w] = (np.cos(qpos[w, 1]) + 1.0) / 2.0
+    terms[1, w] = (1.0 + _tolerance(qpos[w, 0], 2.0)) / 2.0
+    terms[2, w] = (4.0 + _tolerance(action[w, 0], 1.0)) / 5.0
+    terms[3, w] = (1.0 + _tolerance(qvel[w, 1], 5.0)) / 2.0
+    reward[w] = terms[0, w] * terms[1, w] * terms[2, w] * terms[3, w]
+  return reward, terms
+
+
+class MjCartpoleEnv(MjEnv):
   """Keep a pole upright on a cart by pushing the cart along its rail.
 
   ## Description
@@ -55,44 +121,13 @@ class MjCartpoleEnv(MjEnv, EzPickle):
   - v0: initial version.
   """
 
-  def __init__(self, xml_file=None, frame_skip=2, max_angle=0.2, max_position=2.4, reset_noise_scale=0.05,
-               obs_dtype=np.float64, **kwargs):
-    EzPickle.__init__(self, xml_file, frame_skip, max_angle, max_position, reset_noise_scale, obs_dtype, **kwargs)
-    task = BalanceTask(max_angle, max_position, reset_noise_scale)
-    MjEnv.__init__(self, task, xml_file or asset_path("cartpole.xml"), frame_skip, obs_dtype=obs_dtype,
-                   **{"camera": "fixed", **kwargs})
+  task_class = BalanceTask
+  xml = "cartpole.xml"
+  default_frame_skip = 2
+  default_camera = "fixed"
 
 
-class BalanceTask(Task):
-  """MjCartpole's reward (+1 per step) and termination, for many worlds at once."""
-
-  def __init__(self, max_angle, max_position, reset_noise_scale):
-    super().__init__(reset_noise_scale)
-    self.max_angle = max_angle
-    self.max_position = max_position
-
-  def post_step(self, b, action, pre):
-    reward, terminated, alive = _balance_step(b.qpos, float(self.max_angle), float(self.max_position))
-    return reward, terminated, {"reward_alive": alive}
-
-
-@njit(cache=True)
-def _balance_step(qpos, max_angle, max_position):
-  """(reward (W,), terminated (W,), reward_alive (W,)) of every world after a step."""
-  nworld = qpos.shape[0]
-  terminated = np.empty(nworld, np.bool_)
-  for w in range(nworld):
-    terminated[w] = abs(qpos[w, 1]) > max_angle or abs(qpos[w, 0]) > max_position
-  return np.ones(nworld), terminated, np.ones(nworld)
-
-
-@njit(cache=True)
-def _tolerance(x, margin):
-  """1 at x = 0, falling smoothly (Gaussian) to 0.1 at |x| = margin."""
-  return np.exp(np.log(0.1) * (x / margin) ** 2)
-
-
-class MjCartpoleSwingupEnv(MjEnv, EzPickle):
+class MjCartpoleSwingupEnv(MjEnv):
   """Swing the pole up from hanging down and balance it, with the cart near the centre.
 
   ## Description
@@ -134,37 +169,7 @@ class MjCartpoleSwingupEnv(MjEnv, EzPickle):
   - v0: initial version.
   """
 
-  def __init__(self, xml_file=None, frame_skip=2, reset_noise_scale=0.05, obs_dtype=np.float64, **kwargs):
-    EzPickle.__init__(self, xml_file, frame_skip, reset_noise_scale, obs_dtype, **kwargs)
-    MjEnv.__init__(self, SwingupTask(reset_noise_scale), xml_file or asset_path("cartpole.xml"), frame_skip,
-                   obs_dtype=obs_dtype, **{"camera": "fixed", **kwargs})
-
-
-class SwingupTask(Task):
-  """MjCartpoleSwingup's smooth reward and pole-down start, for many worlds at once."""
-
-  def bind(self, model, dt):
-    super().bind(model, dt)
-    self.init_qpos[1] = np.pi
-
-  def post_step(self, b, action, pre):
-    reward, terms = _swingup_step(b.qpos, b.qvel, action)
-    return reward, np.zeros(len(reward), np.bool_), dict(zip(SWINGUP_TERMS, terms))
-
-
-SWINGUP_TERMS = ("reward_upright", "reward_centered", "reward_small_control", "reward_small_velocity")
-
-
-@njit(cache=True)
-def _swingup_step(qpos, qvel, action):
-  """(reward (W,), terms (4, W), rows as SWINGUP_TERMS) of every world after a step."""
-  nworld = qpos.shape[0]
-  reward = np.empty(nworld)
-  terms = np.empty((4, nworld))
-  for w in range(nworld):
-    terms[0, w] = (np.cos(qpos[w, 1]) + 1.0) / 2.0
-    terms[1, w] = (1.0 + _tolerance(qpos[w, 0], 2.0)) / 2.0
-    terms[2, w] = (4.0 + _tolerance(action[w, 0], 1.0)) / 5.0
-    terms[3, w] = (1.0 + _tolerance(qvel[w, 1], 5.0)) / 2.0
-    reward[w] = terms[0, w] * terms[1, w] * terms[2, w] * terms[3, w]
-  return reward, terms
+  task_class = SwingupTask
+  xml = "cartpole.xml"
+  default_frame_skip = 2
+  default_camera = "fixed"

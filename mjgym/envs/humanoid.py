@@ -1,204 +1,199 @@
-"""MjHumanoid-v0: a 3D humanoid learning to run forward, on mjgym's physics."""
+"""MjHumanoid-v0: Gymnasium's Humanoid-v5 on mjgym's physics."""
+
+from typing import NamedTuple
 
 import numpy as np
-from gymnasium.utils import EzPickle
 from numba import njit
 
 from mjgym.envs.base import MjEnv
 from mjgym.envs.base import Task
-from mjgym.envs.base import asset_path
+from mjgym.envs.base import sum_sq
 
 
-class MjHumanoidEnv(MjEnv, EzPickle):
-  """Make a 3D bipedal robot walk forward as fast as possible without falling over.
-
-  ## Description
-  A humanoid with a free-floating torso, a 3-joint abdomen, legs (hip x/z/y, knee) and arms (two shoulder
-  joints, elbow), driven by 17 motors. mjgym's own model, ``mjgym/assets/humanoid.xml``.
-
-  ## Action Space
-  ``Box(-0.4, 0.4, (17,), float32)``: joint torques (× gears 25 to 300 N·m) of abdomen_y, abdomen_z,
-  abdomen_x, right_hip_x/z/y, right_knee, left_hip_x/z/y, left_knee, right_shoulder1/2, right_elbow,
-  left_shoulder1/2, left_elbow.
-
-  ## Observation Space
-  ``Box(-inf, inf, (69,), obs_dtype)``: sensordata.
-
-  | Num   | Sensor               | Quantity                                    | Unit   |
-  |-------|----------------------|---------------------------------------------|--------|
-  | 0-2   | torso_pos            | torso position (z is its height)            | m      |
-  | 3-6   | torso_quat           | torso orientation (w, x, y, z)              |        |
-  | 7-23  | jointpos             | the 17 joint angles                         | rad    |
-  | 24-40 | jointvel             | the 17 joint velocities                     | rad/s  |
-  | 41-43 | torso_linvel         | torso linear velocity (torso frame)         | m/s    |
-  | 44-46 | torso_angvel         | torso angular velocity (torso frame)        | rad/s  |
-  | 47-49 | torso_acc            | accelerometer (torso frame)                 | m/s²   |
-  | 50-51 | right/left_foot_touch| normal contact force on each foot           | N      |
-  | 52-68 | actuatorfrc          | the 17 actuator forces                      | N·m    |
-
-  ## Rewards
-  ``reward = healthy_reward + forward_reward - ctrl_cost - contact_cost``:
-  - forward_reward: ``forward_reward_weight * dx/dt`` of the whole-body centre of mass;
-  - healthy_reward: ``healthy_reward`` per step while healthy;
-  - ctrl_cost: ``ctrl_cost_weight * sum(action²)``;
-  - contact_cost: ``contact_cost_weight * sum(cfrc_ext²)``, clipped to ``contact_cost_range``.
-  ``info`` has ``reward_forward``, ``reward_survive``, ``reward_ctrl`` and ``reward_contact`` (negative), plus
-  ``x_position``, ``y_position``, ``x_velocity`` and ``y_velocity`` of the centre of mass.
-
-  ## Starting State
-  Standing at rest with uniform noise in [-reset_noise_scale, reset_noise_scale] on qpos and qvel (the
-  root quaternion is renormalized).
-
-  ## Episode End
-  - Termination: torso height outside ``healthy_z_range`` (if ``terminate_when_unhealthy``).
-  - Truncation: 1000 steps (registration); or when the physics diverges (``info["divergence"]``).
-
-  ## Arguments
-  | Argument | Default | Meaning |
-  |----------|---------|---------|
-  | xml_file | mjgym's humanoid.xml | MJCF with the same sensors, torso body and free joint |
-  | frame_skip | 5 | physics steps per env step (dt = 0.015 s) |
-  | forward_reward_weight | 1.25 | weight of the centre-of-mass velocity |
-  | ctrl_cost_weight | 0.1 | weight of the control cost |
-  | contact_cost_weight | 5e-7 | weight of the external contact forces |
-  | contact_cost_range | (-inf, 10) | clip range of the contact cost |
-  | healthy_reward | 5.0 | per-step reward while healthy |
-  | terminate_when_unhealthy | True | end the episode when unhealthy |
-  | healthy_z_range | (1.0, 2.0) | torso heights counted as healthy, m |
-  | reset_noise_scale | 1e-2 | initial-state noise |
-  | obs_dtype | float64 | observation dtype |
-  | camera | track | MJCF camera of render() (it follows the robot where the model says so) |
-  | render_mode, width, height | None, 480, 480 | rendering (rgb_array, depth_array, human) |
-
-  ## Version History
-  - v0: initial version.
-  """
-
-  def __init__(self, xml_file=None, frame_skip=5, forward_reward_weight=1.25, ctrl_cost_weight=0.1,
-               contact_cost_weight=5e-7, contact_cost_range=(-np.inf, 10.0), healthy_reward=5.0,
-               terminate_when_unhealthy=True, healthy_z_range=(1.0, 2.0), reset_noise_scale=1e-2,
-               obs_dtype=np.float64, **kwargs):
-    EzPickle.__init__(self, xml_file, frame_skip, forward_reward_weight, ctrl_cost_weight, contact_cost_weight,
-                      contact_cost_range, healthy_reward, terminate_when_unhealthy, healthy_z_range,
-                      reset_noise_scale, obs_dtype, **kwargs)
-    task = HumanoidTask(forward_reward_weight, ctrl_cost_weight, contact_cost_weight, contact_cost_range,
-                        healthy_reward, terminate_when_unhealthy, healthy_z_range, reset_noise_scale)
-    MjEnv.__init__(self, task, xml_file or asset_path("humanoid.xml"), frame_skip, obs_dtype=obs_dtype,
-                   **{"camera": "track", **kwargs})
-
-  @property
-  def is_healthy(self):
-    return bool(self.task.healthy(self._batch)[0])
+class HumanoidParams(NamedTuple):
+  forward_reward_weight: float = 1.25
+  ctrl_cost_weight: float = 0.1
+  contact_cost_weight: float = 5e-7
+  contact_cost_range: tuple = (-np.inf, 10.0)
+  healthy_reward: float = 5.0
+  terminate_when_unhealthy: bool = True
+  healthy_z_range: tuple = (1.0, 2.0)
+  reset_noise_scale: float = 1e-2
+  exclude_current_positions_from_observation: bool = True
+  include_cinert_in_observation: bool = True
+  include_cvel_in_observation: bool = True
+  include_qfrc_actuator_in_observation: bool = True
+  include_cfrc_ext_in_observation: bool = True
 
 
 class HumanoidTask(Task):
-  """MjHumanoid's reward, termination and reset, for many worlds at once."""
+  """Humanoid-v5's reward, termination and reset, for many worlds at once (see MjHumanoidEnv)."""
 
-  def __init__(self, forward_reward_weight, ctrl_cost_weight, contact_cost_weight, contact_cost_range,
-               healthy_reward, terminate_when_unhealthy, healthy_z_range, reset_noise_scale):
-    super().__init__(reset_noise_scale)
-    self.forward_reward_weight = forward_reward_weight
-    self.ctrl_cost_weight = ctrl_cost_weight
-    self.contact_cost_weight = contact_cost_weight
-    self.contact_cost_range = contact_cost_range
-    self.healthy_reward = healthy_reward
-    self.terminate_when_unhealthy = terminate_when_unhealthy
-    self.healthy_z_range = healthy_z_range
+  Params = HumanoidParams
+  info_keys = ("x_position", "y_position", "distance_from_origin", "x_velocity", "y_velocity", "reward_survive",
+               "reward_forward", "reward_ctrl", "reward_contact")
+  skipped_qpos = 2
+  ncarry = 2  # centre of mass (x, y) before the step, as Data held it
+  reads_derived = True
 
-  def bind(self, model, dt):
-    super().bind(model, dt)
-    self.mass_fraction = model.body_mass / model.body_mass.sum()
+  def start(self, b, worlds, carry):
+    carry[worlds] = _mass_center(self.model.body_mass, b.xipos[worlds])
 
-  def _params(self):
-    return np.array([*self.healthy_z_range, *self.contact_cost_range, self.forward_reward_weight,
-                     self.ctrl_cost_weight, self.contact_cost_weight, self.healthy_reward,
-                     self.terminate_when_unhealthy, self.dt], np.float64)
-
-  def com(self, b):
-    """Whole-body centre of mass (W, 3)."""
-    return _com(self.mass_fraction, b.xipos)
-
-  def healthy(self, b):
-    """Per world, whether the torso height is within healthy_z_range, (W,) bool."""
-    return _healthy(b.qpos, self._params())
-
-  def reset(self, b, worlds, noise):
-    super().reset(b, worlds, noise)
-    quat = b.qpos[worlds, 3:7]
-    b.qpos[worlds, 3:7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
-
-  def pre_step(self, b):
-    return self.com(b)
-
-  def post_step(self, b, action, com_before):
-    reward, terminated, info = _post_step(self.mass_fraction, b.qpos, b.xipos, b.cfrc_ext, action, com_before,
-                                          self._params())
-    return reward, terminated, dict(zip(INFO_KEYS, info))
+  def post_step(self, b, action, carry):
+    reward, terminated, info = _step(self.p, self.dt, self.model.body_mass, b.qpos, b.xipos, b.cfrc_ext, b.ctrl,
+                                     carry)
+    return reward, terminated, {**self.info_dict(info), **self.tendon_info(b)}
 
   def reset_info(self, b):
-    com = self.com(b)
-    return {"x_position": com[:, 0].copy(), "y_position": com[:, 1].copy()}
+    return {"x_position": b.qpos[:, 0].copy(), "y_position": b.qpos[:, 1].copy(),
+            "distance_from_origin": np.hypot(b.qpos[:, 0], b.qpos[:, 1]), **self.tendon_info(b)}
 
+  @staticmethod
+  def tendon_info(b):
+    return {"tendon_length": b.ten_length.copy(), "tendon_velocity": b.ten_velocity.copy()}
 
-INFO_KEYS = ("reward_forward", "reward_survive", "reward_ctrl", "reward_contact", "x_position", "y_position",
-             "x_velocity", "y_velocity")
-NINFO = len(INFO_KEYS)
+  def observe_sensors(self, b):
+    end = None if self.p.include_qfrc_actuator_in_observation else self.model.nq + self.model.nv
+    return b.sensordata[:, self.skip:end].copy()
+
+  def observe_v5(self, b):
+    p, w = self.p, b.qpos.shape[0]
+    parts = [b.qpos[:, self.skip:], b.qvel]
+    for include, part in ((p.include_cinert_in_observation, b.cinert[:, 1:]),
+                          (p.include_cvel_in_observation, b.cvel[:, 1:]),
+                          (p.include_qfrc_actuator_in_observation, b.qfrc_actuator[:, 6:]),
+                          (p.include_cfrc_ext_in_observation, b.cfrc_ext[:, 1:])):
+      if include:
+        parts.append(part.reshape(w, -1))
+    return np.concatenate(parts, axis=1)
+
+  def observation_structure(self, v5):
+    p, m = self.p, self.model
+    rest = m.nbody - 1
+    structure = {"skipped_qpos": self.skip, "qpos": m.nq - self.skip, "qvel": m.nv}
+    if v5:
+      structure.update(cinert=10 * rest * p.include_cinert_in_observation,
+                       cvel=6 * rest * p.include_cvel_in_observation)
+    structure["qfrc_actuator"] = (m.nv - 6) * p.include_qfrc_actuator_in_observation
+    if v5:
+      structure["cfrc_ext"] = 6 * rest * p.include_cfrc_ext_in_observation
+    return structure
 
 
 @njit(cache=True)
-def _com(mass_fraction, xipos):
-  """(W, 3) centre of mass: bodies' ``xipos`` (W, nbody, 3) weighted by ``mass_fraction`` (nbody,)."""
-  com = np.zeros((xipos.shape[0], 3))
+def _mass_center(mass, xipos):
+  """(W, 2) x, y of the whole-body centre of mass: ``sum(mass * xipos) / sum(mass)``, as Gymnasium's."""
+  com = np.zeros((xipos.shape[0], 2))
+  total = np.sum(mass)
   for w in range(xipos.shape[0]):
-    for i in range(xipos.shape[1]):
-      for k in range(3):
-        com[w, k] += mass_fraction[i] * xipos[w, i, k]
+    for k in range(2):
+      num = 0.0
+      for i in range(mass.shape[0]):
+        num += mass[i] * xipos[w, i, k]
+      com[w, k] = num / total
   return com
 
 
 @njit(cache=True)
-def _healthy(qpos, params):
-  healthy = np.empty(qpos.shape[0], np.bool_)
-  for w in range(qpos.shape[0]):
-    healthy[w] = params[0] < qpos[w, 2] < params[1]
-  return healthy
-
-
-@njit(cache=True)
-def _post_step(mass_fraction, qpos, xipos, cfrc_ext, action, com_before, params):
-  """(reward (W,), terminated (W,), info (NINFO, W), rows as INFO_KEYS) of every world after a step; params as
-  HumanoidTask._params."""
-  contact_lo, contact_hi = params[2], params[3]
-  forward_weight, ctrl_weight, contact_weight, healthy_reward = params[4], params[5], params[6], params[7]
-  terminate, dt = params[8] != 0.0, params[9]
+def _step(p, dt, mass, qpos, xipos, cfrc_ext, ctrl, carry):
+  """(reward (W,), terminated (W,), info (9, W), rows as HumanoidTask.info_keys); carry: com before -> after."""
   nworld = qpos.shape[0]
-  com_after = _com(mass_fraction, xipos)
-  healthy = _healthy(qpos, params)
+  com = _mass_center(mass, xipos)
   reward = np.empty(nworld)
   terminated = np.empty(nworld, np.bool_)
-  info = np.empty((NINFO, nworld))
+  info = np.empty((9, nworld))
   for w in range(nworld):
-    x_velocity = (com_after[w, 0] - com_before[w, 0]) / dt
-    y_velocity = (com_after[w, 1] - com_before[w, 1]) / dt
-    forward = forward_weight * x_velocity
-    survive = healthy_reward if healthy[w] or not terminate else 0.0
-    sum_sq = 0.0
-    for j in range(action.shape[1]):
-      sum_sq += action[w, j] * action[w, j]
-    ctrl = ctrl_weight * sum_sq
-    sum_sq = 0.0
-    for i in range(cfrc_ext.shape[1]):
-      for k in range(6):
-        sum_sq += cfrc_ext[w, i, k] * cfrc_ext[w, i, k]
-    contact = min(max(contact_weight * sum_sq, contact_lo), contact_hi)
-    reward[w] = forward + survive - ctrl - contact
-    terminated[w] = terminate and not healthy[w]
-    info[0, w] = forward
-    info[1, w] = survive
-    info[2, w] = -ctrl
-    info[3, w] = -contact
-    info[4, w] = com_after[w, 0]
-    info[5, w] = com_after[w, 1]
-    info[6, w] = x_velocity
-    info[7, w] = y_velocity
+    vx, vy = (com[w, 0] - carry[w, 0]) / dt, (com[w, 1] - carry[w, 1]) / dt
+    carry[w, 0], carry[w, 1] = com[w, 0], com[w, 1]
+    healthy = p.healthy_z_range[0] < qpos[w, 2] < p.healthy_z_range[1]
+    survive = p.healthy_reward if healthy or not p.terminate_when_unhealthy else 0.0
+    forward = p.forward_reward_weight * vx
+    ctrl_cost = p.ctrl_cost_weight * sum_sq(ctrl[w])
+    contact = p.contact_cost_weight * sum_sq(cfrc_ext[w].ravel())
+    contact = min(max(contact, p.contact_cost_range[0]), p.contact_cost_range[1])
+    reward[w] = forward + survive - (ctrl_cost + contact)
+    terminated[w] = p.terminate_when_unhealthy and not healthy
+    info[0, w], info[1, w] = qpos[w, 0], qpos[w, 1]
+    info[2, w] = np.sqrt(qpos[w, 0] * qpos[w, 0] + qpos[w, 1] * qpos[w, 1])
+    info[3, w], info[4, w], info[5, w], info[6, w] = vx, vy, survive, forward
+    info[7, w], info[8, w] = -ctrl_cost, -contact
   return reward, terminated, info
+
+
+class MjHumanoidEnv(MjEnv):
+  """Make a 3D bipedal robot walk forward as fast as possible without falling: Gymnasium's Humanoid-v5.
+
+  ## Description
+  A humanoid (torso, abdomen, pelvis, two legs, two arms; 17 hinge motors, a free root) as in Tassa et al. 2012.
+  The model (``mjgym/assets/humanoid.xml``) is Gymnasium v5's ``humanoid.xml`` to the last compiled field
+  (PGS solver, 2 fixed tendons), plus sensors.
+
+  ## Action Space
+  ``Box(-0.4, 0.4, (17,), float32)``: torques (gear 25 to 100, N·m) of the 17 hinge joints, in actuator order.
+
+  ## Observation Space
+  ``Box(-inf, inf, (62,), obs_dtype)`` by default, the model's sensordata:
+
+  | Num   | Observation                                            | Sensors                             |
+  |-------|--------------------------------------------------------|-------------------------------------|
+  | 0     | torso z (m)                                            | root_pos[2]                         |
+  | 1-4   | torso orientation quaternion (w, x, y, z)              | root_quat                           |
+  | 5-21  | the 17 hinge angles (rad)                              | <joint>_pos                         |
+  | 22-24 | torso linear velocity, world frame (m/s)               | root_linvel                         |
+  | 25-27 | torso angular velocity, torso frame (rad/s)            | root_angvel (gyro)                  |
+  | 28-44 | the 17 hinge velocities (rad/s)                        | <joint>_vel                         |
+  | 45-61 | actuator torque at each hinge = qfrc_actuator[6:] (N·m) | <joint>_actfrc (jointactuatorfrc) |
+
+  These are Humanoid-v5's qpos[2:], qvel and qfrc_actuator[6:], in v5's order. v5 also observes ``cinert[1:]``
+  (130), ``cvel[1:]`` (78) and ``cfrc_ext[1:]`` (78), which no sensor gives (348 in all): ``observation="v5"``
+  returns exactly v5's observation, computed from Data as Gymnasium computes it (derived fields as MuJoCo
+  leaves them after mj_step), with the ``include_*`` switches. In the sensor observation
+  ``include_qfrc_actuator_in_observation=False`` drops the last 17 sensors; the other switches are v5's only.
+
+  ## Rewards
+  ``reward = healthy_reward + forward_reward - ctrl_cost - contact_cost``, each term in ``info``:
+  - ``reward_forward``: ``forward_reward_weight *`` x velocity of the centre of mass (xipos weighted by mass);
+  - ``reward_survive``: ``healthy_reward`` while healthy (always, if ``terminate_when_unhealthy=False``);
+  - ``reward_ctrl``: ``-ctrl_cost_weight * sum(ctrl²)``;
+  - ``reward_contact``: ``-clip(contact_cost_weight * sum(cfrc_ext²), *contact_cost_range)``.
+  ``info`` also has ``x_position``, ``y_position``, ``distance_from_origin`` (of qpos), ``x_velocity``,
+  ``y_velocity`` (of the centre of mass), ``tendon_length`` and ``tendon_velocity`` (2 each).
+
+  ## Starting State
+  ``qpos0`` (standing, torso at z = 1.4) at rest, plus uniform noise in [-reset_noise_scale, reset_noise_scale]
+  on every qpos and qvel entry (the root quaternion included, as in v5).
+
+  ## Episode End
+  - Termination (if ``terminate_when_unhealthy``): torso z outside ``healthy_z_range``.
+  - Truncation: 1000 steps; also when the physics diverges (``info["divergence"]``).
+
+  ## Arguments
+  | Argument | Default | Meaning |
+  |----------|---------|---------|
+  | xml_file | mjgym's humanoid.xml | MJCF with the same bodies, joints and sensors |
+  | frame_skip | 5 | physics steps per env step (dt = 0.015 s) |
+  | forward_reward_weight | 1.25 | weight of the forward velocity |
+  | ctrl_cost_weight | 0.1 | weight of the control cost |
+  | contact_cost_weight | 5e-7 | weight of the contact cost |
+  | contact_cost_range | (-inf, 10) | clip of the contact cost |
+  | healthy_reward | 5 | per-step reward while healthy |
+  | terminate_when_unhealthy | True | end the episode when unhealthy |
+  | healthy_z_range | (1, 2) | bounds of the torso z |
+  | reset_noise_scale | 1e-2 | initial-state noise |
+  | exclude_current_positions_from_observation | True | leave torso x, y out |
+  | include_cinert/cvel/qfrc_actuator/cfrc_ext_in_observation | True | parts of the v5 observation |
+  | observation, obs_dtype, render_mode, width, height, camera | see ``MjEnv`` | |
+
+  ## Version History
+  - v0: Gymnasium's Humanoid-v5 model and task (the first v0 used a look-alike model; see CHANGELOG.md).
+  """
+
+  task_class = HumanoidTask
+  xml = "humanoid.xml"
+  default_frame_skip = 5
+  default_camera = "track"
+
+  @property
+  def is_healthy(self):
+    z_lo, z_hi = self.task.p.healthy_z_range
+    return bool(z_lo < self.data.qpos[2] < z_hi)

@@ -26,7 +26,9 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from mjgym import physics
+from mjgym.envs import ENVS
 from mjgym.envs import base
+from mjgym.envs import vector_entry_point
 from mjgym.physics import batch as physics_batch
 
 # Below this many worlds per thread a second thread costs more in wake-up and barrier time than it saves
@@ -137,6 +139,7 @@ class VectorCore:
     self.task = env.task
     self.num_envs = int(num_envs)
     self.frame_skip = env.frame_skip
+    self.observation = env.observation
     self.obs_dtype = env.observation_space.dtype
     self.max_episode_steps = None if max_episode_steps is None else int(max_episode_steps)
     self.set_num_threads(num_threads)
@@ -146,6 +149,7 @@ class VectorCore:
     self.episode = np.zeros(self.num_envs, np.uint64)
     self.elapsed = np.zeros(self.num_envs, np.int64)
     self.warnings_seen = np.zeros_like(self.batch.warning_number)
+    self.carry = np.zeros((self.num_envs, self.task.ncarry))
     self.np_random = None
     self._all = np.ones(self.num_envs, np.bool_)
     self._renderer = None
@@ -219,7 +223,7 @@ class VectorCore:
     with self._threads(len(worlds)):
       b.reset(mask)
       self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])))
-      b.observe(mask)
+      base.settle(b, self.task, self.observation, worlds, self.carry, mask)
     self.warnings_seen[worlds] = 0
     self.elapsed[worlds] = 0
     return self.task.reset_info(b)
@@ -252,17 +256,16 @@ class VectorCore:
     actions = np.ascontiguousarray(actions, dtype=np.float64)
     if actions.shape != (self.num_envs, self.model.nu):
       raise ValueError(f"actions have shape {actions.shape}, expected ({self.num_envs}, {self.model.nu})")
-    pre = self.task.pre_step(b)
     b.ctrl[:] = actions
     nworld = self.num_envs if mask is self._all else int(np.count_nonzero(mask))
     chooser = self.thread_chooser
     with self._threads(nworld, None if chooser is None else chooser.next()) as threads:
       start = time.perf_counter()
-      b.step_observe(self.frame_skip, mask)
+      reward, terminated, info = base.advance(b, self.task, self.observation, self.frame_skip, actions,
+                                              self.carry, mask)
       seconds = time.perf_counter() - start
     if chooser is not None and nworld:
       chooser.record(threads, seconds / nworld)
-    reward, terminated, info = self.task.post_step(b, actions, pre)
     # no copies for the Tasks of mjgym; other dtypes of a custom Task converted
     reward, terminated = np.asarray(reward, np.float64), np.asarray(terminated, np.bool_)
     diverged, truncated = base.end_step(b.warning_number, self.warnings_seen, base.DIVERGENCE, self.elapsed, mask,
@@ -270,8 +273,8 @@ class VectorCore:
     return reward, terminated, truncated, info, diverged
 
   def observe(self):
-    """Observations of every world, (W, nsensordata) in the env's observation dtype (a fresh array)."""
-    return self.batch.sensordata.astype(self.obs_dtype, copy=True)
+    """Observations of every world, (W, n) in the env's observation dtype (a fresh array)."""
+    return base.observe(self.batch, self.task, self.observation).astype(self.obs_dtype, copy=False)
 
   # ---------------------------------------------------------------- per-world views
 
@@ -282,7 +285,8 @@ class VectorCore:
     view = object.__new__(type(env))
     view.__dict__.update(env.__dict__)
     view.__dict__.update(_batch=WorldBatch(self.batch, w), data=self.batch[w], _world_seed=self.world_seed[w],
-                         _episode=int(self.episode[w]), _warnings_seen=self.warnings_seen[w:w + 1])
+                         _episode=int(self.episode[w]), _warnings_seen=self.warnings_seen[w:w + 1],
+                         _carry=self.carry[w:w + 1])
     return view
 
   # ---------------------------------------------------------------- rendering
@@ -531,8 +535,7 @@ def _vector_class(name, entry_point):
   return type(name, (MjVectorEnv,), {"env_class": entry_point, "__doc__": doc, "__module__": __name__})
 
 
-MjHopperVectorEnv = _vector_class("MjHopperVectorEnv", "mjgym.envs.hopper:MjHopperEnv")
-MjCartpoleVectorEnv = _vector_class("MjCartpoleVectorEnv", "mjgym.envs.cartpole:MjCartpoleEnv")
-MjCartpoleSwingupVectorEnv = _vector_class("MjCartpoleSwingupVectorEnv", "mjgym.envs.cartpole:MjCartpoleSwingupEnv")
-MjArmReachVectorEnv = _vector_class("MjArmReachVectorEnv", "mjgym.envs.arm_reach:MjArmReachEnv")
-MjHumanoidVectorEnv = _vector_class("MjHumanoidVectorEnv", "mjgym.envs.humanoid:MjHumanoidEnv")
+# One vector class per registered env (the ``vector_entry_point`` each registration names).
+for _, _entry, _ in ENVS:
+  _name = vector_entry_point(_entry).split(":")[1]
+  globals()[_name] = _vector_class(_name, _entry)

@@ -29,6 +29,7 @@ OP_STEP_OBSERVE = forward.OP_STEP_OBSERVE
 OP_FORWARD = forward.OP_FORWARD
 OP_RESET = forward.OP_RESET
 OP_OBSERVE = forward.OP_OBSERVE
+OP_STEP_RNE = forward.OP_STEP_RNE
 
 
 @njit(cache=True, parallel=True)
@@ -133,6 +134,12 @@ class MjDataBatch:
   def step_observe(self, nstep, mask=None):
     """``nstep`` steps then forward dynamics and mj_rnePostConstraint at the new state (an env step)."""
     self._run(OP_STEP_OBSERVE, mask, nstep)
+
+  def step_rne(self, nstep, mask=None):
+    """``nstep`` steps then mj_rnePostConstraint (Gymnasium's ``do_simulation``): qpos/qvel are the new state;
+    derived fields (xipos, cinert, cvel, cfrc_ext, ...) are those MuJoCo leaves after mj_step, computed at the
+    last step's state before integration."""
+    self._run(OP_STEP_RNE, mask, nstep)
 
   def forward(self, mask=None):
     """mj_forward on every world (or those where ``mask`` is true), in parallel over worlds."""

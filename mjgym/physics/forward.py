@@ -496,6 +496,8 @@ OP_STEP1 = 5         # the state checks and forward dynamics of a step (user sen
 OP_STEP2 = 6         # the integrator part of a step
 OP_POSITION = 7      # the position stage alone (the model's constants at qpos0)
 OP_INERTIA = 8       # kinematics, tendons and the factored mass matrix (the model's invweight0 at qpos0)
+OP_STEP_RNE = 9      # nstep steps, then mj_rnePostConstraint: Gymnasium MujocoEnv's do_simulation (derived
+                     # fields stay those of the last step's pre-integration state, as MuJoCo leaves them)
 
 
 @njit(cache=True, inline="always")
@@ -517,14 +519,14 @@ def apply(m, d, op, nstep, narrow):
     smooth.factor_m(m, d)
   else:
     n, parts = 0, 3
-    if op == OP_STEP or op == OP_STEP_OBSERVE:
+    if op == OP_STEP or op == OP_STEP_OBSERVE or op == OP_STEP_RNE:
       n = nstep
     elif op == OP_STEP1 or op == OP_STEP2:
       n, parts = 1, (1 if op == OP_STEP1 else 2)
     step(m, d, n, narrow, parts)
     if op == OP_FORWARD or op == OP_OBSERVE or op == OP_STEP_OBSERVE:
       forward(m, d, narrow)
-    if op == OP_OBSERVE or op == OP_STEP_OBSERVE:
+    if op == OP_OBSERVE or op == OP_STEP_OBSERVE or op == OP_STEP_RNE:
       smooth.rne_postconstraint(m, d)
 
 
