@@ -81,12 +81,23 @@ def test_observation_dtype_is_the_declared_one(env_id):
     assert obs.dtype == dtype and env.observation_space.contains(obs)
 
 
+# The info entries that sum to the reward (plus a constant), as each env's docstring states.
 _REWARD_TERMS = {
     "MjHopper-v0": ("reward_forward", "reward_ctrl", "reward_survive"),
+    "MjWalker2d-v0": ("reward_forward", "reward_ctrl", "reward_survive"),
+    "MjHalfCheetah-v0": ("reward_forward", "reward_ctrl"),
+    "MjAnt-v0": ("reward_forward", "reward_ctrl", "reward_contact", "reward_survive"),
+    "MjHumanoid-v0": ("reward_forward", "reward_survive", "reward_ctrl", "reward_contact"),
+    "MjHumanoidStandup-v0": ("reward_linup", "reward_quadctrl", "reward_impact"),
+    "MjSwimmer-v0": ("reward_forward", "reward_ctrl"),
+    "MjReacher-v0": ("reward_dist", "reward_ctrl"),
+    "MjPusher-v0": ("reward_dist", "reward_ctrl", "reward_near"),
+    "MjInvertedPendulum-v0": ("reward_survive",),
+    "MjInvertedDoublePendulum-v0": ("reward_survive", "distance_penalty", "velocity_penalty"),
     "MjCartpole-v0": ("reward_alive",),
     "MjArmReach-v0": ("reward_dist", "reward_ctrl"),
-    "MjHumanoid-v0": ("reward_forward", "reward_survive", "reward_ctrl", "reward_contact"),
 }
+_REWARD_CONSTANT = {"MjHumanoidStandup-v0": 1.0}
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -100,7 +111,8 @@ def test_reward_terms_make_the_reward(env_id):
       assert len(terms) == 4 and all(0 <= t <= 1 for t in terms)
       assert reward == pytest.approx(np.prod(terms), abs=1e-12)
     else:
-      assert reward == pytest.approx(sum(info[k] for k in _REWARD_TERMS[env_id]), abs=1e-12)
+      total = sum(info[k] for k in _REWARD_TERMS[env_id]) + _REWARD_CONSTANT.get(env_id, 0.0)
+      assert reward == pytest.approx(total, abs=1e-12)
     if terminated or truncated:
       env.reset()
 
@@ -160,8 +172,8 @@ def test_arm_reach_success_and_target_resampling():
 
 def test_custom_hopper_xml_with_longer_leg(tmp_path):
   xml = (base.ASSETS / "hopper.xml").read_text()
-  longer = xml.replace('fromto="0 0 0 0 0 -0.5" size="0.04"', 'fromto="0 0 0 0 0 -0.6" size="0.04"').replace(
-      '<body name="foot" pos="0 0 -0.5">', '<body name="foot" pos="0 0 -0.6">')
+  longer = xml.replace('fromto="0 0 0.25 0 0 -0.25" size="0.04"', 'fromto="0 0 0.3 0 0 -0.3" size="0.04"').replace(
+      '<body name="foot" pos="0.13 0 -0.35">', '<body name="foot" pos="0.13 0 -0.4">')
   assert longer != xml
   path = tmp_path / "long_hopper.xml"
   path.write_text(longer)

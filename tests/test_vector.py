@@ -365,25 +365,28 @@ def _hopper_terms(m, qpos0, before, after, action, dt):
 
 
 def _humanoid_terms(m, qpos0, before, after, action, dt):
-  """MjHumanoid's documented reward terms: centre-of-mass velocity, survival, control and contact costs."""
+  """MjHumanoid's documented reward terms: centre-of-mass velocity, survival, control and contact costs, read
+  from Data as the step leaves it (observation="v5": no forward pass after the physics)."""
   com_before = np.average(before[2], axis=1, weights=m.body_mass)
   com = np.average(after[2], axis=1, weights=m.body_mass)
   velocity = (com - com_before) / dt
-  healthy = (1.0 < after[0][:, 2]) & (after[0][:, 2] < 2.0)
+  qpos = after[0]
+  healthy = (1.0 < qpos[:, 2]) & (qpos[:, 2] < 2.0)
   contact = np.minimum(5e-7 * (after[3]**2).sum(axis=(1, 2)), 10.0)
   return {"reward_forward": 1.25 * velocity[:, 0], "reward_survive": np.where(healthy, 5.0, 0.0),
-          "reward_ctrl": -0.1 * (action**2).sum(axis=1), "reward_contact": -contact, "x_position": com[:, 0],
-          "y_position": com[:, 1], "x_velocity": velocity[:, 0], "y_velocity": velocity[:, 1]}, ~healthy
+          "reward_ctrl": -0.1 * (action**2).sum(axis=1), "reward_contact": -contact, "x_position": qpos[:, 0],
+          "y_position": qpos[:, 1], "distance_from_origin": np.hypot(qpos[:, 0], qpos[:, 1]),
+          "x_velocity": velocity[:, 0], "y_velocity": velocity[:, 1]}, ~healthy
 
 
-@pytest.mark.parametrize("env_id,terms,scale", [("MjHopper-v0", _hopper_terms, 1.0),
-                                                ("MjHumanoid-v0", _humanoid_terms, 0.4)])
-def test_task_kernels_follow_the_documented_formulas(env_id, terms, scale):
+@pytest.mark.parametrize("env_id,terms,scale,observation", [("MjHopper-v0", _hopper_terms, 1.0, "sensors"),
+                                                            ("MjHumanoid-v0", _humanoid_terms, 0.4, "v5")])
+def test_task_kernels_follow_the_documented_formulas(env_id, terms, scale, observation):
   """Rewards, every info term and terminations of all worlds against the env docstring's formulas evaluated
   in numpy on the batch's states before and after each step (until the first world falls)."""
   _loads(env_id)
   n = 16
-  envs = gym.make_vec(env_id, num_envs=n, autoreset_mode=AutoresetMode.DISABLED)
+  envs = gym.make_vec(env_id, num_envs=n, autoreset_mode=AutoresetMode.DISABLED, observation=observation)
   envs.reset(seed=0)
   b, m = envs.batch, envs.model
   qpos0 = m.qpos0.copy()
