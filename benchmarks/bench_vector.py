@@ -1,8 +1,8 @@
 """Vector env throughput: mjgym's batched worlds vs Gymnasium's Sync/AsyncVectorEnv (and EnvPool if installed).
 
 Prints env-steps/s at several world counts and thread counts (fixed, and "auto": the default num_threads=None,
-one thread or all per step, whichever ran faster lately) for MjHopper-v0 / MjHumanoid-v0 next to
-Hopper-v5 / Humanoid-v5 on MuJoCo, all in one run; then the same with one core kept busy by another process;
+one thread or all per step, whichever ran faster lately) for each mjgym v5 task (MjHopper-v0, ...) next to its
+Gymnasium v5 env on MuJoCo (Hopper-v5, ...) and EnvPool's, all on the same physical model, in one run; then the same with one core kept busy by another process;
 then end-to-end SB3 PPO steps/s (learner and env in one process) through mjgym's VecEnv vs SubprocVecEnv.
 
   python benchmarks/bench_vector.py                 # everything (several minutes)
@@ -11,7 +11,7 @@ then end-to-end SB3 PPO steps/s (learner and env in one process) through mjgym's
   python benchmarks/bench_vector.py --envs humanoid --worlds 64 --threads 1 2 --skip-busy --skip-ppo
 
 Every runner steps the same kind of actions: uniform over the env's action space (Hopper [-1, 1], Humanoid
-[-0.4, 0.4]), so episodes end (and worlds reset) about as often everywhere.
+[-0.4, 0.4], ...), so episodes end (and worlds reset) about as often everywhere. EnvPool: pip install -e ".[bench]".
 
 No asserts on time: the machine is shared and the numbers are noisy; read them side by side.
 """
@@ -27,9 +27,11 @@ import numpy as np
 
 import mjgym  # noqa: F401  (registers the environments)
 from mjgym import physics
+from mjgym.envs import GYMNASIUM_V5
 from mjgym.envs.vector import default_num_threads
 
-PAIRS = {"hopper": ("MjHopper-v0", "Hopper-v5"), "humanoid": ("MjHumanoid-v0", "Humanoid-v5")}
+# every Gymnasium v5 task: short name -> (mjgym id, Gymnasium id, also EnvPool's)
+PAIRS = {v5[:-3].lower(): (ours, v5) for ours, v5 in GYMNASIUM_V5.items()}
 
 
 def _spin(stop):
@@ -138,7 +140,7 @@ def _cpu(cpu):
 
 def _print_row(row):
   env_id, n, runner, rate, cpu = row
-  print(f"  {env_id:14s} {n:5d} {runner:24s} {rate:12,.0f} {_cpu(cpu):>10s}", flush=True)
+  print(f"  {env_id:28s} {n:5d} {runner:24s} {rate:12,.0f} {_cpu(cpu):>10s}", flush=True)
 
 
 def print_table(title, rows):

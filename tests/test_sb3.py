@@ -50,6 +50,24 @@ def test_matches_dummy_vec_env_bitwise(env_id, limit, scale):
   assert terminated > 0 and truncated > 0
 
 
+@pytest.mark.parametrize("env_id", [env_id for env_id, _, _ in mjgym.envs.ENVS])
+def test_every_env_matches_dummy_vec_env(env_id):
+  """Every registered env through mjgym.sb3 equals SB3's DummyVecEnv of single envs, bitwise, over truncations."""
+  n, limit = 3, 7
+  ours = sb3.make_vec_env(env_id, n_envs=n, seed=1, monitor=False, max_episode_steps=limit)
+  ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=limit) for _ in range(n)])
+  ref.seed(1)
+  assert np.array_equal(ours.reset(), ref.reset())
+  space = ours.action_space
+  rng = np.random.default_rng(0)
+  for _ in range(16):
+    actions = rng.uniform(space.low, space.high, (n,) + space.shape).astype(np.float32)
+    obs_a, rew_a, done_a, info_a = ours.step(actions)
+    obs_b, rew_b, done_b, info_b = ref.step(actions)
+    assert np.array_equal(obs_a, obs_b) and np.array_equal(rew_a, rew_b) and np.array_equal(done_a, done_b)
+    _assert_infos_equal(info_a, info_b)
+
+
 def test_terminal_observation_at_truncation():
   venv = sb3.make_vec_env("MjCartpole-v0", n_envs=3, seed=0, monitor=False, max_episode_steps=5)
   venv.reset()
