@@ -66,6 +66,9 @@ def test_trajectory_matches_mujoco(integrator):
     assert worst <= 1e-8, f"{integrator}: step {k}: qpos error {worst:.2e}"
   np.testing.assert_allclose(d.time, mjd.time, rtol=0, atol=1e-12)
   oracle.assert_close(d.act, mjd.act, 1e-8, "act")
+  # what a step leaves in qacc (RK4: the stages' weighted mean) and keeps for the next warm start
+  oracle.assert_close(d.qacc, mjd.qacc, 1e-6, "qacc after the step")
+  oracle.assert_close(d.qacc_warmstart, mjd.qacc_warmstart, 1e-6, "qacc_warmstart")
   # The trajectory must really move, or the comparison proves nothing.
   assert np.abs(mjd.qpos - mjm.qpos0).max() > 0.1
 

@@ -285,6 +285,9 @@ def rungekutta4(m, d, narrow):
   d.qvel[:] = d.rk_qvel
   d.act[:] = d.rk_act
   _advance(m, d, dX[2 * nv:], dX[nv:2 * nv], dX[:nv])
+  # MuJoCo 4 leaves the acceleration the step integrated (the stages' weighted mean) in qacc; the warm start
+  # (saved by _advance) stays the last stage's
+  d.qacc[:] = dX[nv:2 * nv]
 
 
 @njit(cache=True)

@@ -510,14 +510,7 @@ def _primal_island(m, d, newton, isl):
   """Newton or CG iterations on island isl (all rows and dofs when isl < 0), from the current qacc."""
   nv = m.nv
   qacc = d.qacc
-  if isl < 0:
-    scale = _mean_scale(m)
-  else:
-    inertia = 0.0
-    for k in range(nv):
-      if d.dof_island[k] == isl:
-        inertia += d.qM[m.dof_Madr[k]]
-    scale = 1.0 / inertia
+  scale = _scale(m, d, isl)
   tolerance = m.opt_tolerance[0]
   grad = d.solver_vec[_GRAD]
   mgrad = d.solver_vec[_MGRAD]
@@ -771,13 +764,20 @@ def _dual_state(d, ne, nf, nefc, rows):
 
 
 @njit(cache=True)
-def _mean_scale(m):
-  """1 / (mean inertia · nv): the scale of costs and gradients in the stopping tests."""
-  return 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
+def _scale(m, d, isl):
+  """The scale of costs and gradients in the stopping tests: 1 / (mean inertia · nv) for the whole problem
+  (isl < 0), and for island isl 1 / (sum of its dofs' diagonal of M at the current state), as MuJoCo 4."""
+  if isl < 0:
+    return 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
+  inertia = 0.0
+  for k in range(m.nv):
+    if d.dof_island[k] == isl:
+      inertia += d.qM[m.dof_Madr[k]]
+  return 1.0 / inertia
 
 
 @njit(cache=True)
-def _dual_start(m, d, ne, nf, nefc, rows, sub_r):
+def _dual_start(m, d, ne, nf, nefc, rows, sub_r, island):
   """Start of a dual sweep over the listed rows: solver_efc[0][c] = 1 / AR diagonal (without R, floored at
   MINVAL, when sub_r), efc_state of the current forces; returns the cost scale."""
   arinv = d.solver_efc[0]
@@ -786,7 +786,7 @@ def _dual_start(m, d, ne, nf, nefc, rows, sub_r):
     diag = _ar_row(m, d, i)[i]
     arinv[c] = 1.0 / (max(MINVAL, diag - d.efc_R[i]) if sub_r else diag)
   _dual_state(d, ne, nf, nefc, rows)
-  return _mean_scale(m)
+  return _scale(m, d, island if d.nisland[0] > 0 else -1)
 
 
 @njit(cache=True)
@@ -945,7 +945,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
   dvec = d.solver_block[5]
   athis = d.solver_mat[0]
   ac = d.solver_mat[1]
-  scale = _dual_start(m, d, ne, nf, nefc, rows, False)
+  scale = _dual_start(m, d, ne, nf, nefc, rows, False, island)
   for c in range(nefc):
     prev[c] = force[rows[c]]
   nblocks = 0
@@ -1065,7 +1065,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
   bc = d.solver_block[4]
   dvec = d.solver_block[5]
   ac = d.solver_mat[1]
-  scale = _dual_start(m, d, ne, nf, nefc, rows, True)
+  scale = _dual_start(m, d, ne, nf, nefc, rows, True, island)
   start = d.solver_niter[island] if island < NISLAND else 0
   it = 0
   while it < m.opt_noslip_iterations[0]:
