@@ -68,8 +68,6 @@ HUMANOID = oracle.gym_asset("humanoid")
 @pytest.mark.parametrize("solver", [0, 1], ids=["PGS", "CG"])
 def test_iterates_match_mujoco(solver, iterations, warmstart, cone):
   """Gymnasium's humanoid fallen on the floor: forces after 1, 2, 10 iterations and at convergence."""
-  if solver == 1 and cone == 1 and iterations == 100:
-    pytest.skip("CG's elliptic line search still ends on other points than MuJoCo's (issue 15, item 6)")
   _compare(_forward_both(HUMANOID, 250, solver=solver, iterations=iterations, cone=cone, warmstart=warmstart))
 
 
