@@ -126,3 +126,37 @@ def test_every_v5_task_is_registered():
     assert gym.spec(env_id).max_episode_steps == gym.spec(v5).max_episode_steps
     assert gym.spec(env_id).reward_threshold == gym.spec(v5).reward_threshold
     assert gym.make(env_id).unwrapped.frame_skip == gym.make(v5).unwrapped.frame_skip
+
+
+def test_gymnasium_mujoco_env_arguments_are_taken():
+  """What Gymnasium's MujocoEnv takes besides the task's arguments: camera settings, visual options, max_geom."""
+  env = gym.make("MjHopper-v0", render_mode="rgb_array", width=64, height=48, max_geom=10,
+                 default_camera_config={"trackbodyid": 1, "distance": 3.0, "elevation": -20.0},
+                 visual_options={mujoco.mjtVisFlag.mjVIS_CONTACTPOINT: True})
+  env.reset(seed=0)
+  frame = env.render()
+  assert frame.shape == (48, 64, 3) and frame.std() > 0
+  u = env.unwrapped
+  assert u.camera.trackbodyid == 1 and u.camera.distance == 3.0
+  assert u.scene_option.flags[int(mujoco.mjtVisFlag.mjVIS_CONTACTPOINT)] == 1
+  named = gym.make("MjHopper-v0", render_mode="rgb_array", camera_name="track").unwrapped
+  assert named.camera == "track"
+  with pytest.raises(ValueError):
+    gym.make("MjHopper-v0", camera_id=0, camera_name="track")
+  with pytest.raises(TypeError, match="healthy_z_rnage"):
+    gym.make("MjHopper-v0", healthy_z_rnage=(0.5, 2.0))
+
+
+def test_state_start_and_set_state():
+  """reset(options={"qpos", "qvel"}) starts from the given state; set_state moves there; both as v5's set_state."""
+  env = gym.make("MjWalker2d-v0").unwrapped
+  qpos = env.init_qpos + 0.01
+  qvel = np.linspace(-0.1, 0.1, env.model.nv)
+  obs, _ = env.reset(seed=0, options={"qpos": qpos, "qvel": qvel})
+  np.testing.assert_array_equal(env.data.qpos, qpos)
+  np.testing.assert_array_equal(obs, np.concatenate([qpos[1:], qvel]))
+  env.set_state(qpos - 0.02, -qvel)
+  np.testing.assert_array_equal(env.state_vector(), np.concatenate([qpos - 0.02, -qvel]))
+  assert env.dt == env.model.opt.timestep * env.frame_skip == 0.008
+  with pytest.raises(ValueError):
+    env.reset(options={"qpos": qpos[:3]})

@@ -251,6 +251,9 @@ class MjEnv(gym.Env, EzPickle):
       ``camera_name`` (Gymnasium's names) are accepted too.
     default_camera_config: Gymnasium's free-camera settings (distance, azimuth, elevation, lookat,
       trackbodyid), used when no camera is named.
+    visual_options: Gymnasium's ``{mjtVisFlag: bool}`` switches of what render() draws (contact points, ...).
+    max_geom: Gymnasium's size of the renderer's geom buffer; accepted for compatibility (mjgym's ray caster
+      has no such buffer, so no scene is ever cut short).
   """
 
   metadata = {"render_modes": ["human", "rgb_array", "depth_array"], "render_fps": None}
@@ -271,11 +274,11 @@ class MjEnv(gym.Env, EzPickle):
 
   def __init__(self, *, xml_file=None, frame_skip=None, observation="sensors", obs_dtype=np.float64,
                render_mode=None, width=480, height=480, camera=None, camera_id=None, camera_name=None,
-               default_camera_config=None, **params):
+               default_camera_config=None, visual_options=None, max_geom=1000, **params):
     EzPickle.__init__(self, xml_file=xml_file, frame_skip=frame_skip, observation=observation,
                       obs_dtype=obs_dtype, render_mode=render_mode, width=width, height=height, camera=camera,
                       camera_id=camera_id, camera_name=camera_name, default_camera_config=default_camera_config,
-                      **params)
+                      visual_options=visual_options, max_geom=max_geom, **params)
     frame_skip = self.default_frame_skip if frame_skip is None else frame_skip
     if frame_skip < 1:
       raise ValueError(f"frame_skip must be >= 1, got {frame_skip}")
@@ -296,6 +299,7 @@ class MjEnv(gym.Env, EzPickle):
     self.render_mode = render_mode
     self.width, self.height = width, height
     self.camera = _camera(self.model, camera, camera_id, camera_name, default_camera_config, self.default_camera)
+    self.scene_option = _scene_option(visual_options)
     self._renderer = None
     self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
     self._obs_dtype = np.dtype(obs_dtype)
@@ -399,7 +403,7 @@ class MjEnv(gym.Env, EzPickle):
       self._renderer = physics.Renderer(self.model, height=self.height, width=self.width)
       if self.render_mode == "depth_array":
         self._renderer.enable_depth_rendering()
-    self._renderer.update_scene(self.data, camera=self.camera)
+    self._renderer.update_scene(self.data, camera=self.camera, scene_option=self.scene_option)
     frame = self._renderer.render()
     if self.render_mode == "human":
       show(frame)
@@ -440,6 +444,18 @@ def settle(b, task, observation, worlds, carry, mask=None):
 def observe(b, task, observation):
   """(W, n) float64 observation of every world."""
   return task.observe_sensors(b) if observation == "sensors" else task.observe_v5(b)
+
+
+def _scene_option(visual_options):
+  """An MjvOption with Gymnasium's ``visual_options`` ({mjtVisFlag: bool}) applied, or None for the defaults."""
+  if not visual_options:
+    return None
+  option = physics.MjvOption()
+  for flag, on in visual_options.items():
+    if not 0 <= int(flag) < len(option.flags):
+      raise ValueError(f"visual_options: {flag!r} is not an mjtVisFlag (0 to {len(option.flags) - 1})")
+    option.flags[int(flag)] = bool(on)
+  return option
 
 
 def _camera(model, camera, camera_id, camera_name, config, default):

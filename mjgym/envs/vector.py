@@ -304,11 +304,11 @@ class VectorCore:
       if mode == "depth_array":
         self._renderer.enable_depth_rendering()
     r = self._renderer
-    if worlds is None and hasattr(r, "render_batch"):
+    if worlds is None and hasattr(r, "render_batch") and env.scene_option is None:
       return list(r.render_batch(self.batch, camera=env.camera))
     frames = []
     for w in range(self.num_envs) if worlds is None else worlds:
-      r.update_scene(self.batch[w], camera=env.camera)
+      r.update_scene(self.batch[w], camera=env.camera, scene_option=env.scene_option)
       frames.append(r.render())
     return frames
 
