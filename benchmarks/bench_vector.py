@@ -21,17 +21,9 @@ import multiprocessing
 import os
 import time
 
-import gymnasium as gym
 import numba
-import numpy as np
 
-import mjgym  # noqa: F401  (registers the environments)
-from mjgym import physics
-from mjgym.envs import GYMNASIUM_V5
-from mjgym.envs.vector import default_num_threads
-
-# every Gymnasium v5 task: short name -> (mjgym id, Gymnasium id, also EnvPool's)
-PAIRS = {v5[:-3].lower(): (ours, v5) for ours, v5 in GYMNASIUM_V5.items()}
+from mjgym.bench import PAIRS, print_row, print_table, throughput_table  # the measuring code (`mjgym bench`)
 
 
 def _spin(stop):
@@ -40,114 +32,6 @@ def _spin(stop):
   while not stop.is_set():
     for _ in range(100_000):
       x += 1
-
-
-def _rate(step, nworld, seconds, actions):
-  """(env-steps/s, CPU µs of this process per env-step) of ``step(actions[k])`` over about ``seconds`` (after a
-  warm-up step). The CPU time counts every thread of the process (EnvPool's workers too, not the processes of
-  an AsyncVectorEnv): on a shared machine it moves far less with the load than the rate does."""
-  step(actions[0])
-  n, t0, cpu0 = 0, time.perf_counter(), time.process_time()
-  while True:
-    step(actions[n % len(actions)])
-    n += 1
-    dt = time.perf_counter() - t0
-    if dt >= seconds:
-      return nworld * n / dt, (time.process_time() - cpu0) / (nworld * n) * 1e6
-
-
-def _actions(space, nworld):
-  """8 batches of actions (nworld, *shape) float32, uniform over the (bounded) single-env action ``space``."""
-  rng = np.random.default_rng(0)
-  return [rng.uniform(space.low, space.high, (nworld,) + space.shape).astype(np.float32) for _ in range(8)]
-
-
-def bench_mjgym(env_id, nworld, threads, seconds):
-  envs = gym.make_vec(env_id, num_envs=nworld, num_threads=threads)
-  envs.reset(seed=0)
-  rate = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
-  envs.close()
-  return rate
-
-
-def bench_gymnasium(env_id, nworld, mode, seconds):
-  envs = gym.make_vec(env_id, num_envs=nworld, vectorization_mode=mode)
-  envs.reset(seed=0)
-  rate, cpu = _rate(envs.step, nworld, seconds, _actions(envs.single_action_space, nworld))
-  envs.close()
-  return rate, (cpu if mode == "sync" else None)
-
-
-def bench_envpool(env_id, nworld, threads, seconds):
-  import envpool  # pylint: disable=import-outside-toplevel
-  envs = envpool.make_gymnasium(env_id, num_envs=nworld, num_threads=threads)
-  envs.reset()
-  rate = _rate(envs.step, nworld, seconds, _actions(envs.action_space, nworld))
-  envs.close()
-  return rate
-
-
-def _envpool_available():
-  try:
-    import envpool  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-    return True
-  except Exception:  # pylint: disable=broad-except
-    return False
-
-
-def _loads(env_id):
-  try:
-    gym.make(env_id).close()
-    return True
-  except physics.MJCFError as e:  # pylint: disable=no-member
-    print(f"  ({env_id} skipped: {e})")
-    return False
-
-
-def throughput_table(pairs, worlds, threads, seconds, gym_worlds, async_worlds):
-  rows = []
-  envpool_ok = _envpool_available()
-  for ours, theirs in pairs:
-    if _loads(ours):
-      for n in worlds:
-        for t in list(threads) + [None]:
-          t = None if t is None else min(t, numba.config.NUMBA_NUM_THREADS)
-          name = f"mjgym {t} thr" if t is not None else f"mjgym auto (<= {default_num_threads(n)} thr)"
-          rows.append((ours, n, name, *bench_mjgym(ours, n, t, seconds)))
-          _print_row(rows[-1])
-    for n in worlds:
-      runs = []
-      if n in gym_worlds:
-        runs.append(("gym Sync", lambda n=n: bench_gymnasium(theirs, n, "sync", seconds)))
-      if n in async_worlds:
-        runs.append(("gym Async", lambda n=n: bench_gymnasium(theirs, n, "async", seconds)))
-      if envpool_ok:
-        for t in threads:
-          runs.append((f"EnvPool {t} thr", lambda n=n, t=t: bench_envpool(theirs, n, t, seconds)))
-      for name, run in runs:
-        try:
-          rows.append((theirs, n, name, *run()))
-        except Exception as e:  # pylint: disable=broad-except
-          print(f"  {theirs} {n} {name} failed: {e!r}")
-          continue
-        _print_row(rows[-1])
-  return rows
-
-
-def _cpu(cpu):
-  return "–" if cpu is None else f"{cpu:,.1f}"
-
-
-def _print_row(row):
-  env_id, n, runner, rate, cpu = row
-  print(f"  {env_id:28s} {n:5d} {runner:24s} {rate:12,.0f} {_cpu(cpu):>10s}", flush=True)
-
-
-def print_table(title, rows):
-  print(f"\n{title} (load average now: {', '.join(f'{x:.2f}' for x in os.getloadavg())})\n")
-  print("| env | worlds | runner | env-steps/s | CPU µs / env-step |\n|---|---:|---|---:|---:|")
-  for env_id, n, runner, rate, cpu in rows:
-    print(f"| {env_id} | {n} | {runner} | {rate:,.0f} | {_cpu(cpu)} |")
 
 
 def ppo_rate(make_env, steps, n_envs):
@@ -173,11 +57,11 @@ def ppo_table(steps, n_envs, subproc_envs):
   # CPU time left out: SubprocVecEnv's envs run in other processes
   rows = [("MjHopper-v0", n_envs, "mjgym.sb3 VecEnv",
            ppo_rate(lambda: sb3.make_vec_env("MjHopper-v0", n_envs=n_envs, seed=0), steps, n_envs), None)]
-  _print_row(rows[-1])
+  print_row(rows[-1])
   rows.append(("Hopper-v5", subproc_envs, "SB3 SubprocVecEnv",
                ppo_rate(lambda: make_vec_env("Hopper-v5", n_envs=subproc_envs, seed=0, vec_env_cls=SubprocVecEnv),
                         steps, subproc_envs), None))
-  _print_row(rows[-1])
+  print_row(rows[-1])
   return rows
 
 
