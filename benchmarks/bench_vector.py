@@ -13,7 +13,8 @@ then end-to-end SB3 PPO steps/s (learner and env in one process) through mjgym's
 Every runner steps the same kind of actions: uniform over the env's action space (Hopper [-1, 1], Humanoid
 [-0.4, 0.4], ...), so episodes end (and worlds reset) about as often everywhere. EnvPool: pip install -e ".[bench]".
 
-No asserts on time: the machine is shared and the numbers are noisy; read them side by side.
+No asserts on time: the machine is shared and the numbers are noisy; read them side by side. The measuring code
+is mjgym.bench's, which `mjgym bench` runs for one world count beside mjgym's single env.
 """
 
 import argparse

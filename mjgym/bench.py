@@ -179,8 +179,20 @@ def print_table(title, rows, file=None):
 # the command
 
 
+class UsageError(SystemExit):
+  """Bad input to ``mjgym bench``: a SystemExit whose ``str`` is the one-line message and whose exit status is 2
+  (like argparse's). Python prints a SystemExit's message only when its code is not an int (and then exits 1),
+  so ``_fail`` prints the message itself before raising."""
+
+  def __init__(self, message):
+    super().__init__(message)
+    self.code = 2
+
+
 def _fail(message):
-  raise SystemExit(f"mjgym bench: {message}")
+  message = f"mjgym bench: {message}"
+  print(message, file=sys.stderr, flush=True)
+  raise UsageError(message)
 
 
 def _key(name):
@@ -209,8 +221,14 @@ def _check_png(path):
   folder = os.path.dirname(os.path.abspath(path))
   if not os.path.isdir(folder):
     _fail(f"cannot write --png {path!r}: no folder {folder!r}")
-  if not os.access(folder, os.W_OK | os.X_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-    _fail(f"cannot write --png {path!r}: permission denied")
+  existed = os.path.exists(path)
+  try:
+    with open(path, "ab"):
+      pass
+  except OSError as e:
+    _fail(f"cannot write --png {path!r}: {e.strerror or e}")
+  if not existed:
+    os.remove(path)
   try:
     import matplotlib  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
   except ImportError:
@@ -262,7 +280,7 @@ def measure(env_ids, worlds, threads, seconds, file=None):
       if worlds <= MAX_ASYNC_WORLDS:
         runs.append((theirs, "Gymnasium Async", worlds, lambda: bench_gymnasium(theirs, worlds, "async", seconds)))
       if envpool_ok:
-        for t in threads:
+        for t in dict.fromkeys(min(t, worlds) for t in threads):  # EnvPool wants no more threads than envs
           runs.append((theirs, f"EnvPool {t} thr", worlds, lambda t=t: bench_envpool(theirs, worlds, t, seconds)))
     else:
       print(f"  ({ours}: no Gymnasium counterpart, mjgym only)", file=file, flush=True)

@@ -39,7 +39,7 @@ def test_quick_table_has_every_runner(quick_run):
   expected += [("MjInvertedPendulum-v0", f"mjgym vector {t} thr", 4) for t in threads]
   expected += [("InvertedPendulum-v5", "Gymnasium Sync", 4), ("InvertedPendulum-v5", "Gymnasium Async", 4)]
   if bench.envpool_available():
-    expected += [("InvertedPendulum-v5", f"EnvPool {t} thr", 4) for t in threads]
+    expected += [("InvertedPendulum-v5", f"EnvPool {t} thr", 4) for t in sorted({min(t, 4) for t in threads})]
   assert "| env | runner | worlds | env-steps/s | vs Gymnasium Sync |" in out
   rows = {}
   for line in out.splitlines()[2:]:
@@ -71,20 +71,24 @@ def test_png_is_a_chart(quick_run):
 def test_bad_input_is_one_line(argv, message, capsys):
   with pytest.raises(SystemExit) as exc:
     bench.run(_args(argv))
-  text = str(exc.value.code)
+  text = str(exc.value)
+  assert exc.value.code == 2
   assert text.startswith("mjgym bench: ") and message in text and "\n" not in text
-  assert capsys.readouterr().out == ""  # failed before measuring anything
+  captured = capsys.readouterr()
+  assert captured.out == ""  # failed before measuring anything
+  assert captured.err == text + "\n"  # the one line the user sees
 
 
-def test_unwritable_png_folder(tmp_path):
+def test_unwritable_png(tmp_path):
   folder = tmp_path / "ro"
   folder.mkdir()
   folder.chmod(0o500)
   try:
-    if os.access(folder, os.W_OK):
-      pytest.skip("running as root: permissions are not enforced")
-    with pytest.raises(SystemExit, match="mjgym bench: cannot write --png .*permission denied"):
-      bench.run(_args(["hopper", "--png", str(folder / "x.png")]))
+    # root ignores the folder's permissions: then a file /proc refuses to create
+    path = folder / "x.png" if not os.access(folder, os.W_OK) else "/proc/mjgym-bench-test.png"
+    with pytest.raises(SystemExit, match=r"^mjgym bench: cannot write --png .+: \w") as exc:
+      bench.run(_args(["hopper", "--png", str(path)]))
+    assert exc.value.code == 2 and not os.path.exists(path)
   finally:
     folder.chmod(0o700)
 
@@ -96,3 +100,12 @@ def test_env_names_resolve():
   assert bench.resolve_env("InvertedDoublePendulum-v5") == "MjInvertedDoublePendulum-v0"
   assert bench.resolve_env("cartpoleswingup") == "MjCartpoleSwingup-v0"
   assert _args([]).envs == list(bench.DEFAULT_ENVS)
+
+
+def test_own_task_has_mjgym_rows_only(capsys):
+  assert bench.run(_args(["cartpole", "--worlds", "4", "--seconds", "0.05", "--threads", "1"])) == 0
+  captured = capsys.readouterr()
+  assert captured.out.splitlines()[2:] == [
+      line for line in captured.out.splitlines()[2:] if line.startswith("| MjCartpole-v0 | mjgym ")]
+  assert len(captured.out.splitlines()) == 4 and captured.out.count("| – |") == 2
+  assert "no Gymnasium counterpart" in captured.err
