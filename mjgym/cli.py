@@ -1,5 +1,8 @@
 """The ``mjgym`` command.
 
+``mjgym train ENV_ID``: trains a policy with stable-baselines3 on mjgym's batched VecEnv (tuned hyperparameters,
+progress, evaluations, learning curve, checkpoints, video); ``mjgym eval RUN_DIR`` and ``mjgym record`` read
+the run back (see ``mjgym.train``).
 ``mjgym simulate MODEL``: compiles an MJCF model (a path, or the name of one of Gymnasium's MuJoCo models such
 as ``hopper``), simulates it under random controls and prints what happened.
 ``mjgym compile``: compiles the engine into mjgym's cache ahead of time, in parallel (Dockerfiles, cluster images).
@@ -86,6 +89,14 @@ def main(argv=None):
   comp.add_argument("targets", nargs="*", help="what to compile (default: all but render)")
   comp.add_argument("--jobs", "-j", type=int, default=None, help="processes at once (default: usable cores)")
   comp.set_defaults(func=compile_engine)
+  from mjgym import train  # light: its heavy imports happen inside the commands
+  train.add_train_arguments(sub.add_parser("train", help="train a policy (stable-baselines3) on an mjgym env",
+                                           description=train.__doc__.strip().splitlines()[0]))
+  train.add_eval_arguments(sub.add_parser("eval", help="evaluate a trained run: mean ± std return"))
+  train.add_record_arguments(sub.add_parser("record", help="video of a trained run's policy, or of random actions"))
+  from mjgym import bench  # light, as train
+  bench.add_arguments(sub.add_parser("bench", help="env-steps/s of mjgym's envs beside Gymnasium's (and EnvPool's)",
+                                     description=bench.__doc__.strip().splitlines()[0])).set_defaults(func=bench.run)
   args = parser.parse_args(argv)
   return args.func(args)
 

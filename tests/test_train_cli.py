@@ -1,0 +1,97 @@
+"""``mjgym train``, ``eval`` and ``record`` with tiny budgets: the files a run writes, reading them back, resuming,
+and one-line errors for bad input."""
+
+import json
+
+import imageio
+import imageio.v3 as iio
+import numpy as np
+import pytest
+
+pytest.importorskip("stable_baselines3")
+from mjgym import cli  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def _run(*argv):
+  return cli.main([str(a) for a in argv])
+
+
+@pytest.fixture(scope="module")
+def cartpole_run(tmp_path_factory):
+  run = tmp_path_factory.mktemp("runs") / "cartpole"
+  assert _run("train", "MjCartpole-v0", "--steps", 2048, "--n-envs", 8, "--eval-every", 1024, "--eval-episodes", 2,
+              "--checkpoint-every", 1024, "--out", run) == 0
+  return run
+
+
+def test_train_writes_the_run(cartpole_run):
+  run = cartpole_run
+  for name in ("model.zip", "config.json", "progress.csv", "evaluations.csv", "curve.png", "video.mp4",
+               "monitor.csv"):
+    assert (run / name).exists(), name
+  config = json.loads((run / "config.json").read_text())
+  assert config["env_id"] == "MjCartpole-v0" and config["algo"] == "ppo" and config["n_envs"] == 8
+  assert config["hyperparams_file"].endswith("ppo.yml")
+  evals = (run / "evaluations.csv").read_text().splitlines()
+  assert evals[0].startswith("timesteps,mean_return") and len(evals) >= 3  # two periodic + the final one
+  curve = iio.imread(run / "curve.png")
+  assert curve.ndim == 3 and curve.std() > 0
+  assert len(list((run / "checkpoints").glob("model_*_steps.zip"))) >= 1
+  reader = imageio.get_reader(run / "video.mp4", "ffmpeg")
+  assert reader.count_frames() > 10 and np.std(reader.get_data(5)) > 1
+
+
+def test_eval_and_record_read_the_run(cartpole_run, tmp_path, capsys):
+  assert _run("eval", cartpole_run, "--episodes", 2) == 0
+  out = capsys.readouterr().out
+  assert "return" in out and "±" in out
+  video = tmp_path / "policy.gif"
+  assert _run("record", cartpole_run, "--out", video) == 0
+  assert iio.imread(video).shape[0] > 10
+
+
+def test_resume_continues_from_the_last_checkpoint(cartpole_run):
+  before = sorted(int(p.stem.split("_")[1]) for p in (cartpole_run / "checkpoints").glob("model_*_steps.zip"))
+  assert _run("train", "MjCartpole-v0", "--steps", 4096, "--n-envs", 8, "--eval-every", 4096, "--eval-episodes", 1,
+              "--checkpoint-every", 1024, "--out", cartpole_run, "--resume", "--no-video") == 0
+  config = json.loads((cartpole_run / "config.json").read_text())
+  assert config["resumed_from"].endswith(f"model_{before[-1]}_steps.zip")
+  after = sorted(int(p.stem.split("_")[1]) for p in (cartpole_run / "checkpoints").glob("model_*_steps.zip"))
+  assert after[-1] > before[-1]
+
+
+def test_normalized_run_saves_and_loads_its_statistics(tmp_path, capsys):
+  run = tmp_path / "hopper"
+  assert _run("train", "MjHopper-v0", "--steps", 256, "--n-envs", 4, "--eval-episodes", 1, "--out", run,
+              "--no-video") == 0
+  assert (run / "vecnormalize.pkl").exists()
+  assert _run("eval", run, "--episodes", 1) == 0
+  assert "MjHopper-v0" in capsys.readouterr().out
+
+
+def test_record_random_actions(tmp_path):
+  out = tmp_path / "random.gif"
+  assert _run("record", "MjInvertedPendulum-v0", "--random", "--out", out) == 0
+  assert np.asarray(iio.imread(out)).shape[0] >= 2
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("train", "MjNoSuchEnv-v0"), "unknown env id 'MjNoSuchEnv-v0'"),
+    (("train", "MjCartpole-v0", "--algo", "dqn"), "unknown algorithm 'dqn'"),
+    (("eval", "/nonexistent/run"), "is not a finished training run"),
+    (("record", "MjCartpole-v0"), "pass --random"),
+])
+def test_bad_input_is_one_line(argv, message):
+  with pytest.raises(SystemExit) as e:
+    _run(*argv)
+  text = str(e.value.code)
+  assert message in text and "\n" not in text
+
+
+def test_unwritable_output_directory(tmp_path):
+  """An output path under a regular file cannot be created, whoever runs the test (root included)."""
+  blocker = tmp_path / "a_file"
+  blocker.write_text("")
+  with pytest.raises(SystemExit, match="cannot write") as e:
+    _run("train", "MjCartpole-v0", "--steps", 64, "--out", blocker / "run")
+  assert "\n" not in str(e.value.code)
