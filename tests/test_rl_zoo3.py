@@ -14,8 +14,26 @@ import yaml
 import mjgym
 from mjgym import hyperparams
 
-rl_zoo3 = pytest.importorskip("rl_zoo3")
-from rl_zoo3.exp_manager import ExperimentManager  # noqa: E402  pylint: disable=wrong-import-position
+
+def _import_rl_zoo3():
+  """rl_zoo3, imported without its global patch of Gymnasium's TimeLimit (rl_zoo3.gym_patches replaces the class
+  on import, which would change every other test's envs in this process); its subprocesses keep the patch."""
+  import gymnasium.envs.registration as registration  # pylint: disable=import-outside-toplevel
+  import gymnasium.wrappers as wrappers  # pylint: disable=import-outside-toplevel
+  import gymnasium.wrappers.common as common  # pylint: disable=import-outside-toplevel
+  modules = (wrappers, common, registration)
+  saved = [m.__dict__.get("TimeLimit") for m in modules]
+  try:
+    return pytest.importorskip("rl_zoo3"), pytest.importorskip("rl_zoo3.exp_manager").ExperimentManager
+  finally:
+    for module, value in zip(modules, saved):
+      if value is None:
+        module.__dict__.pop("TimeLimit", None)
+      else:
+        module.TimeLimit = value
+
+
+rl_zoo3, ExperimentManager = _import_rl_zoo3()
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 ENV_IDS = [env_id for env_id, _, _ in mjgym.envs.ENVS]
