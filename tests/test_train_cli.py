@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("stable_baselines3")
+event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 from mjgym import cli  # noqa: E402  pylint: disable=wrong-import-position
 
 
@@ -37,8 +38,7 @@ def test_train_writes_the_run(cartpole_run):
   curve = iio.imread(run / "curve.png")
   assert curve.ndim == 3 and curve.std() > 0
   assert len(list((run / "checkpoints").glob("model_*_steps.zip"))) >= 1
-  from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # pylint: disable=import-outside-toplevel
-  events = EventAccumulator(str(next(run.glob("events.out.tfevents.*"))))  # TensorBoard's log beside the CSV
+  events = event_accumulator.EventAccumulator(str(next(run.glob("events.out.tfevents.*"))))  # TensorBoard's log beside the CSV
   events.Reload()
   assert "rollout/ep_rew_mean" in events.Tags()["scalars"]
   reader = imageio.get_reader(run / "video.mp4", "ffmpeg")
