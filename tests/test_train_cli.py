@@ -38,7 +38,8 @@ def test_train_writes_the_run(cartpole_run):
   curve = iio.imread(run / "curve.png")
   assert curve.ndim == 3 and curve.std() > 0
   assert len(list((run / "checkpoints").glob("model_*_steps.zip"))) >= 1
-  events = event_accumulator.EventAccumulator(str(next(run.glob("events.out.tfevents.*"))))  # TensorBoard's log beside the CSV
+  # TensorBoard's log beside the CSV
+  events = event_accumulator.EventAccumulator(str(next(run.glob("events.out.tfevents.*"))))
   events.Reload()
   assert "rollout/ep_rew_mean" in events.Tags()["scalars"]
   reader = imageio.get_reader(run / "video.mp4", "ffmpeg")

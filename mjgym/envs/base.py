@@ -12,9 +12,10 @@ batch of one world, and the vector environments run the very same Task code over
 vector env equals the single env bitwise for the same seed and actions.
 
 A step is Gymnasium's ``MujocoEnv`` step: ``frame_skip`` calls of mj_step then mj_rnePostConstraint; the reward
-reads Data as MuJoCo leaves it then (qpos/qvel new; derived fields such as xpos and cfrc_ext are those of the
-last physics step's forward pass: its start state under Euler, its fourth stage under RK4), as in Gymnasium v5. Then, for the sensor observation, forward dynamics
-at the new state fill ``sensordata`` (and leave every derived field consistent with qpos/qvel).
+reads Data as MuJoCo leaves it then (qpos/qvel new; derived fields such as xpos and cfrc_ext are those of the last
+physics step's forward pass: its start state under Euler, its fourth stage under RK4), as in Gymnasium v5. Then,
+for the sensor observation, forward dynamics at the new state fill ``sensordata`` (and leave every derived field
+consistent with qpos/qvel).
 
 Reset noise comes from a counter-based generator (SplitMix64 over ``(world seed, episode number, draw)``),
 computed for all resetting worlds at once; the single env derives its world seed from ``reset(seed=...)``.

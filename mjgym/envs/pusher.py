@@ -86,8 +86,8 @@ class MjPusherEnv(MjEnv):
   | 17-19 | origin of the object body                 | object_pos              | m     |
   | 20-22 | origin of the goal body                   | goal_pos                | m     |
 
-  Pusher-v5 (its get_body_com is xpos) reads the three positions from Data as MuJoCo leaves it after mj_step (one physics step
-  stale); our sensors read the new state. ``observation="v5"`` returns exactly v5's numbers.
+  Pusher-v5 (its get_body_com is xpos) reads the three positions from Data as MuJoCo leaves it after mj_step
+  (one physics step stale); our sensors read the new state. ``observation="v5"`` returns exactly v5's numbers.
 
   ## Rewards
   ``reward = reward_dist + reward_ctrl + reward_near``, each in ``info``:

@@ -88,8 +88,8 @@ class MjReacherEnv(MjEnv):
 
   ## Rewards
   ``reward = reward_dist + reward_ctrl``, both in ``info``:
-  - ``reward_dist``: ``-reward_dist_weight * |fingertip - target|`` (body frames' origins (xpos), as Data holds it after the
-    step, as in v5);
+  - ``reward_dist``: ``-reward_dist_weight * |fingertip - target|`` (body frames' origins xpos, as Data holds
+    them after the step, as in v5);
   - ``reward_ctrl``: ``-reward_control_weight * sum(action²)``.
 
   ## Starting State
