@@ -2,8 +2,9 @@
 
 Prints env-steps/s at several world counts and thread counts (fixed, and "auto": the default num_threads=None,
 one thread or all per step, whichever ran faster lately) for each mjgym v5 task (MjHopper-v0, ...) next to its
-Gymnasium v5 env on MuJoCo (Hopper-v5, ...) and EnvPool's, all on the same physical model, in one run; then the same with one core kept busy by another process;
-then end-to-end SB3 PPO steps/s (learner and env in one process) through mjgym's VecEnv vs SubprocVecEnv.
+Gymnasium v5 env on MuJoCo (Hopper-v5, ...) and EnvPool's, all on the same physical model, in one run; then the
+same with one core kept busy by another process; then end-to-end SB3 PPO steps/s (learner and env in one process)
+through mjgym's VecEnv vs SubprocVecEnv. The measuring code is mjgym.bench's (``mjgym bench`` runs it too).
 
   python benchmarks/bench_vector.py                 # everything (several minutes)
   python benchmarks/bench_vector.py --quick         # fewer world counts, shorter runs
