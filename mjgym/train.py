@@ -43,9 +43,9 @@ def _schedule(value):
 
 
 def sb3_arguments(hyperparams, env_id):
-  """(algorithm kwargs, n_envs, n_timesteps, normalize kwargs or None) from an rl-zoo3 hyperparameter entry."""
+  """(algorithm kwargs, n_envs, n_timesteps, normalize kwargs or None, (noise_type, noise_std)) from an rl-zoo3
+  hyperparameter entry."""
   import torch  # pylint: disable=import-outside-toplevel
-  from stable_baselines3.common import noise  # pylint: disable=import-outside-toplevel
   h = dict(hyperparams)
   n_envs = int(h.pop("n_envs", 1))
   n_timesteps = int(float(h.pop("n_timesteps", 1e6)))
@@ -65,17 +65,19 @@ def sb3_arguments(hyperparams, env_id):
       h[key] = _schedule(h[key])
   if isinstance(h.get("train_freq"), list):
     h["train_freq"] = tuple(h["train_freq"])
-  return h, n_envs, n_timesteps, normalize, (noise_type, noise_std, noise)
+  return h, n_envs, n_timesteps, normalize, (noise_type, noise_std)
 
 
 def _action_noise(spec, nu):
-  noise_type, std, module = spec
+  """SB3's action noise for rl-zoo3's noise_type / noise_std, or None."""
+  from stable_baselines3.common import noise  # pylint: disable=import-outside-toplevel
+  noise_type, std = spec
   if noise_type is None:
     return None
   if noise_type == "normal":
-    return module.NormalActionNoise(np.zeros(nu), std * np.ones(nu))
+    return noise.NormalActionNoise(np.zeros(nu), std * np.ones(nu))
   if noise_type == "ornstein-uhlenbeck":
-    return module.OrnsteinUhlenbeckActionNoise(np.zeros(nu), std * np.ones(nu))
+    return noise.OrnsteinUhlenbeckActionNoise(np.zeros(nu), std * np.ones(nu))
   raise UserError(f"mjgym train: unknown noise_type {noise_type!r}")
 
 

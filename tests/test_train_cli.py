@@ -100,3 +100,14 @@ def test_unwritable_output_directory(tmp_path):
   with pytest.raises(SystemExit, match="cannot write") as e:
     _run("train", "MjCartpole-v0", "--steps", 64, "--out", blocker / "run")
   assert "\n" not in str(e.value.code)
+
+
+@pytest.mark.parametrize("algo", ["sac", "td3", "a2c"])
+def test_other_algorithms_train_from_their_files(algo, tmp_path):
+  """Each algorithm's entry (action noise for TD3, schedules, policy_kwargs) builds and runs a few steps."""
+  run = tmp_path / algo
+  assert _run("train", "MjInvertedPendulum-v0", "--algo", algo, "--steps", 200, "--n-envs", 2, "--eval-episodes", 1,
+              "--out", run, "--no-video") == 0
+  config = json.loads((run / "config.json").read_text())
+  assert config["algo"] == algo and config["hyperparams_file"].endswith(f"{algo}.yml")
+  assert (run / "model.zip").exists()
