@@ -38,6 +38,8 @@ class MjVecEnv(VecEnv):
     env = vector.load_env_class(env_class)(render_mode=render_mode, **(env_kwargs or {}))
     self._core = vector.VectorCore(env, n_envs, max_episode_steps, num_threads)
     self._actions = None
+    self._needs_reset = True
+    self._closed = False
     super().__init__(n_envs, env.observation_space, env.action_space)
     self.metadata = dict(env.metadata, **self.metadata)
 
@@ -71,23 +73,30 @@ class MjVecEnv(VecEnv):
     self.reset_infos = _world_infos(info, self.num_envs)
     self._reset_seeds()
     self._reset_options()
+    self._needs_reset = False
     return core.observe()
 
   def step_async(self, actions):
     self._actions = actions
 
   def step_wait(self):
+    if self._closed:
+      raise gym.error.ClosedEnvironmentError("MjVecEnv: step() after close()")
+    if self._needs_reset:
+      raise gym.error.ResetNeeded("MjVecEnv: call reset() before step()")
     core = self._core
-    actions = np.asarray(self._actions).reshape(self.num_envs, -1)
-    reward, terminated, truncated, info, diverged = core.step(actions)
+    actions = self._actions
+    if self.model.nu == 1 and np.ndim(actions) == 1:  # (n_envs,) for one actuator is unambiguous
+      actions = np.reshape(actions, (self.num_envs, 1))
+    obs, reward, terminated, truncated, info, events = core.step(actions)
     done = terminated | truncated
     columns = {k: list(v) for k, v in info.items()}
     # Python bools, as DummyVecEnv's ``truncated and not terminated``
     columns["TimeLimit.truncated"] = (truncated & ~terminated).tolist()
     infos = _rows(columns, self.num_envs)
-    obs = core.observe()
-    for w in np.flatnonzero(diverged):
-      infos[w]["divergence"] = True
+    for key, flag in events.items():
+      for w in np.flatnonzero(flag):
+        infos[w][key] = True
     if done.any():
       ended = np.flatnonzero(done)
       for w in ended:
@@ -99,6 +108,7 @@ class MjVecEnv(VecEnv):
     return obs, reward.astype(np.float32), done, infos
 
   def close(self):
+    self._closed = True
     self._core.close()
 
   def get_images(self):

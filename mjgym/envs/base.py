@@ -37,6 +37,7 @@ from numba import njit
 
 from mjgym import physics
 from mjgym.physics import batch as physics_batch
+from mjgym.physics.types import MAXVAL
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 
@@ -316,6 +317,8 @@ class MjEnv(gym.Env, EzPickle):
     self._warnings_seen = np.zeros_like(self._batch.warning_number)
     self._elapsed = np.zeros(1, np.int64)  # end_step's episode counter; the TimeLimit wrapper truncates
     self._stepped = np.ones(1, np.bool_)
+    self._needs_reset = True
+    self._closed = False
 
   @property
   def dt(self):
@@ -353,9 +356,6 @@ class MjEnv(gym.Env, EzPickle):
     self.data.ctrl[:] = ctrl
     self._batch.step_rne(int(n_frames))
 
-  def _get_obs(self):
-    return observe(self._batch, self.task, self.observation)[0].astype(self._obs_dtype, copy=False)
-
   # ------------------------------------------------------------------ gymnasium API
 
   def reset(self, *, seed=None, options=None):
@@ -380,21 +380,30 @@ class MjEnv(gym.Env, EzPickle):
           raise ValueError(f"options['{key}'] must have shape ({size},), got {value.shape}")
         getattr(b, key)[0] = value
     settle(b, self.task, self.observation, self._world, self._carry)
-    return self._get_obs(), {k: v[0] for k, v in self.task.reset_info(b).items()}
+    self._needs_reset = False
+    obs = observe(b, self.task, self.observation)
+    scrub(obs, np.zeros(1), self._stepped)  # a broken state is reported by the step that follows
+    return obs[0].astype(self._obs_dtype, copy=False), {k: v[0] for k, v in self.task.reset_info(b).items()}
 
   def step(self, action):
-    action = np.ascontiguousarray(action, dtype=np.float64)
-    if action.shape != (self.model.nu,):
-      raise ValueError(f"action has shape {action.shape}, expected ({self.model.nu},)")
+    if self._closed:
+      raise gym.error.ClosedEnvironmentError(f"{type(self).__name__}: step() after close()")
+    if self._needs_reset:
+      raise gym.error.ResetNeeded(f"{type(self).__name__}: call reset() before step()")
+    action, bad_action = checked_actions(action, (self.model.nu,), "action")
     action = action.reshape(1, self.model.nu)
     b = self._batch
     b.ctrl[:] = action
     reward, terminated, info = advance(b, self.task, self.observation, self.frame_skip, action, self._carry)
     info = {k: v[0] for k, v in info.items()}
+    obs = observe(b, self.task, self.observation)
+    nonfinite = scrub(obs, reward, self._stepped)
     diverged, _ = end_step(b.warning_number, self._warnings_seen, DIVERGENCE, self._elapsed, self._stepped, -1)
-    if diverged[0]:
-      info["divergence"] = True
-    return self._get_obs(), float(reward[0]), bool(terminated[0]), bool(diverged[0]), info
+    for key, flag in (("divergence", diverged), ("bad_action", bad_action), ("nonfinite", nonfinite)):
+      if flag[0]:
+        info[key] = True
+    truncated = bool(diverged[0] or nonfinite[0])
+    return obs[0].astype(self._obs_dtype, copy=False), float(reward[0]), bool(terminated[0]), truncated, info
 
   def render(self):
     if self.render_mode is None:
@@ -412,6 +421,7 @@ class MjEnv(gym.Env, EzPickle):
     return frame
 
   def close(self):
+    self._closed = True
     if self._renderer is not None:
       self._renderer.close()
       self._renderer = None
@@ -445,6 +455,59 @@ def settle(b, task, observation, worlds, carry, mask=None):
 def observe(b, task, observation):
   """(W, n) float64 observation of every world."""
   return task.observe_sensors(b) if observation == "sensors" else task.observe_v5(b)
+
+
+def checked_actions(actions, shape, what):
+  """(actions as a C-contiguous float64 array, bad (W,) bool) after checking dtype and ``shape``.
+
+  The env layer's rule for bad actions, the same in every front end: a row (a world's action) with an entry that
+  is NaN, infinite or beyond MuJoCo's mjMAXVAL (1e10) is replaced by zeros (in a copy; the caller's array is left
+  alone) and flagged, so the world steps with zero control as MuJoCo's BADCTRL handling does, its reward's
+  control cost is that of zero control, and its info has ``bad_action=True``. A shape or dtype that is not the
+  expected one is an error naming the expected shape.
+  """
+  a = np.asarray(actions)
+  if a.dtype.kind not in "biuf":
+    raise TypeError(f"{what} must be real numbers of shape {shape}, got dtype {a.dtype}")
+  if a.shape != shape:
+    raise ValueError(f"{what} has shape {a.shape}, expected {shape}")
+  a = np.ascontiguousarray(a, dtype=np.float64)
+  bad = _bad_rows(a.reshape(-1, shape[-1]))
+  if bad.any():
+    a = a.copy()
+    a.reshape(-1, shape[-1])[bad] = 0.0
+  return a, bad
+
+
+@njit(cache=True)
+def _bad_rows(actions):
+  """(W,) bool: the rows of ``actions`` (W, nu) with an entry that is NaN or beyond +-MAXVAL."""
+  bad = np.zeros(actions.shape[0], np.bool_)
+  for w in range(actions.shape[0]):
+    for x in actions[w]:
+      if not -MAXVAL <= x <= MAXVAL:
+        bad[w] = True
+  return bad
+
+
+@njit(cache=True)
+def scrub(obs, reward, mask):
+  """The guard before anything reaches an agent: in the worlds where ``mask`` (W,) is true, a row of ``obs``
+  (W, n) float64 with a non-finite entry and a non-finite ``reward`` (W,) are set to zero in place. Returns
+  (W,) bool of the worlds scrubbed (the env truncates them and says ``nonfinite=True`` in info)."""
+  nonfinite = np.zeros(obs.shape[0], np.bool_)
+  for w in range(obs.shape[0]):
+    if not mask[w]:
+      continue
+    if not np.isfinite(reward[w]):
+      reward[w] = 0.0
+      nonfinite[w] = True
+    for x in obs[w]:
+      if not np.isfinite(x):
+        obs[w, :] = 0.0
+        nonfinite[w] = True
+        break
+  return nonfinite
 
 
 def _scene_option(visual_options):

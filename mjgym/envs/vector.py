@@ -248,14 +248,16 @@ class VectorCore:
   def step(self, actions, mask=None):
     """One env step of the worlds where ``mask`` is true (all by default) with ``actions`` (W, nu).
 
-    Returns (reward (W,) float64, terminated (W,), truncated (W,), info {name: (W,)}, diverged (W,)), all
-    fresh arrays; the entries of unstepped worlds are meaningless.
+    Returns (obs (W, n), reward (W,) float64, terminated (W,), truncated (W,), info {name: (W,)}, events), all
+    fresh arrays; the entries of unstepped worlds are meaningless. ``events`` holds, among ``"divergence"`` (the
+    engine reset the world), ``"bad_action"`` (a NaN, infinite or huge action, run as zero control: see
+    ``base.checked_actions``) and ``"nonfinite"`` (the observation or reward was not finite and was zeroed), the
+    (W,) masks of those that happened to a stepped world this step. Divergence and non-finite worlds are
+    truncated.
     """
     mask = self._all if mask is None else mask
     b = self.batch
-    actions = np.ascontiguousarray(actions, dtype=np.float64)
-    if actions.shape != (self.num_envs, self.model.nu):
-      raise ValueError(f"actions have shape {actions.shape}, expected ({self.num_envs}, {self.model.nu})")
+    actions, bad_action = base.checked_actions(actions, (self.num_envs, self.model.nu), "actions")
     b.ctrl[:] = actions
     nworld = self.num_envs if mask is self._all else int(np.count_nonzero(mask))
     chooser = self.thread_chooser
@@ -268,13 +270,23 @@ class VectorCore:
       chooser.record(threads, seconds / nworld)
     # no copies for the Tasks of mjgym; other dtypes of a custom Task converted
     reward, terminated = np.asarray(reward, np.float64), np.asarray(terminated, np.bool_)
+    obs = base.observe(b, self.task, self.observation)
+    nonfinite = base.scrub(obs, reward, mask)
     diverged, truncated = base.end_step(b.warning_number, self.warnings_seen, base.DIVERGENCE, self.elapsed, mask,
                                         -1 if self.max_episode_steps is None else self.max_episode_steps)
-    return reward, terminated, truncated, info, diverged
+    truncated |= nonfinite
+    events = {}
+    for key, flag in (("divergence", diverged), ("bad_action", bad_action & mask), ("nonfinite", nonfinite)):
+      if flag.any():
+        events[key] = flag
+    return obs.astype(self.obs_dtype, copy=False), reward, terminated, truncated, info, events
 
   def observe(self):
-    """Observations of every world, (W, n) in the env's observation dtype (a fresh array)."""
-    return base.observe(self.batch, self.task, self.observation).astype(self.obs_dtype, copy=False)
+    """Observations of every world, (W, n) in the env's observation dtype (a fresh array), rows that are not
+    finite zeroed (``base.scrub``; a broken state is reported by the step that follows)."""
+    obs = base.observe(self.batch, self.task, self.observation)
+    base.scrub(obs, np.zeros(self.num_envs), self._all)
+    return obs.astype(self.obs_dtype, copy=False)
 
   # ---------------------------------------------------------------- per-world views
 
@@ -317,6 +329,16 @@ class VectorCore:
       self._renderer.close()
       self._renderer = None
     self.env.close()
+
+
+def _with_events(infos, events, mask=None):
+  """``infos`` with each of ``events`` ({name: (W,) bool}, see ``VectorCore.step``) added as a masked key (its
+  worlds set it to True), limited to ``mask`` when given."""
+  for key, flag in events.items():
+    flag = flag if mask is None else flag & mask
+    if flag.any():
+      infos = masked_info({key: flag}, flag, infos)
+  return infos
 
 
 def masked_info(info, mask, out=None):
@@ -469,6 +491,8 @@ class MjVectorEnv(VectorEnv):
 
   def step(self, actions):
     """One step of every world, with the autoreset mode's handling of the worlds whose episode ended."""
+    if self.closed:
+      raise gym.error.ClosedEnvironmentError(f"{type(self).__name__}: step() after close()")
     if self._needs_reset:
       raise gym.error.ResetNeeded("call reset() before step()")
     core = self._core
@@ -477,42 +501,36 @@ class MjVectorEnv(VectorEnv):
       resetting = self._autoreset
       any_resetting = resetting.any()
       stepping = ~resetting if any_resetting else core._all  # pylint: disable=protected-access
-      reward, terminated, truncated, info, diverged = core.step(actions, stepping)
-      infos = masked_info(info, stepping)
-      if diverged.any():
-        infos = masked_info({"divergence": diverged}, diverged & stepping, infos)
+      obs, reward, terminated, truncated, info, events = core.step(actions, stepping)
+      infos = _with_events(masked_info(info, stepping), events)
       if any_resetting:
         infos = masked_info(core.reset(resetting), resetting, infos)
+        obs[resetting] = core.observe()[resetting]
         reward[resetting] = 0.0
         terminated[resetting] = False
         truncated[resetting] = False
-      obs = core.observe()
       self._autoreset = terminated | truncated
     elif mode == AutoresetMode.SAME_STEP:
-      reward, terminated, truncated, info, diverged = core.step(actions)
+      obs, reward, terminated, truncated, info, events = core.step(actions)
       done = terminated | truncated
-      obs = core.observe()
       if done.any():
-        final_info = masked_info(info, done)
-        final_info = masked_info({"divergence": diverged}, diverged, final_info)
+        final_info = _with_events(masked_info(info, done), events, done)
         final_obs = np.full(self.num_envs, None, dtype=object)
         final_obs[done] = np.fromiter(obs[done], dtype=object, count=int(done.sum()))  # one row per object
         infos = {"final_obs": final_obs, "_final_obs": done.copy(), "final_info": final_info,
                  "_final_info": done.copy()}
-        infos = masked_info(info, ~done, infos)
+        infos = _with_events(masked_info(info, ~done, infos), events, ~done)
         infos = masked_info(core.reset(done), done, infos)
         obs[done] = core.observe()[done]
       else:
-        infos = masked_info(info, core._all)  # pylint: disable=protected-access
+        infos = _with_events(masked_info(info, core._all), events)  # pylint: disable=protected-access
     elif mode == AutoresetMode.DISABLED:
       if self._ended.any():
         raise gym.error.ResetNeeded(
             f"worlds {np.flatnonzero(self._ended).tolist()} ended their episode; with AutoresetMode.DISABLED "
             "reset them with reset(options={'reset_mask': mask}) before stepping")
-      reward, terminated, truncated, info, diverged = core.step(actions)
-      infos = masked_info(info, core._all)  # pylint: disable=protected-access
-      infos = masked_info({"divergence": diverged}, diverged, infos)
-      obs = core.observe()
+      obs, reward, terminated, truncated, info, events = core.step(actions)
+      infos = _with_events(masked_info(info, core._all), events)  # pylint: disable=protected-access
       self._ended = terminated | truncated
     else:
       raise ValueError(f"unexpected autoreset mode {mode}")

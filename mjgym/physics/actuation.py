@@ -9,7 +9,9 @@ from mjgym.physics.types import BiasType
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import DynType
 from mjgym.physics.types import GainType
+from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import MINVAL
+from mjgym.physics.types import Warning
 
 # numba cannot apply & to IntFlag members; plain ints are compile-time constants.
 _DSBL_CLAMPCTRL = int(DisableBit.CLAMPCTRL)
@@ -41,6 +43,16 @@ def _ctrl(m, d, i):
   if m.actuator_ctrllimited[i] and (m.opt_disableflags[0] & _DSBL_CLAMPCTRL) == 0:
     c = min(max(c, m.actuator_ctrlrange[i, 0]), m.actuator_ctrlrange[i, 1])
   return c
+
+
+@njit(cache=True)
+def _bad_ctrl(m, d):
+  """Index of the first actuator whose clamped control is NaN or beyond MAXVAL, else -1 (mju_isBad)."""
+  for i in range(m.nu):
+    c = _ctrl(m, d, i)
+    if not -MAXVAL <= c <= MAXVAL:
+      return i
+  return -1
 
 
 @njit(cache=True)
@@ -78,8 +90,14 @@ def fwd_actuation(m, d):
     d.actuator_force[:] = 0.0
     return
 
+  # As MuJoCo: one bad control (after clamping) raises BADCTRL and every actuator runs on zero control this
+  # evaluation; d.ctrl itself is left as the user set it.
+  bad = _bad_ctrl(m, d)
+  if bad >= 0:
+    d.warning_number[Warning.BADCTRL] += 1
+    d.warning_lastinfo[Warning.BADCTRL] = bad
   for i in range(m.nu):
-    ctrl = _ctrl(m, d, i)
+    ctrl = 0.0 if bad >= 0 else _ctrl(m, d, i)
     dyntype = m.actuator_dyntype[i]
     if dyntype != DynType.NONE:
       k = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
@@ -107,7 +125,7 @@ def fwd_actuation(m, d):
       bias = biasprm[0] + biasprm[1] * length + biasprm[2] * velocity
     elif biastype == BiasType.MUSCLE:
       bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm)
-    force = gain * _input(m, d, i, _ctrl(m, d, i)) + bias
+    force = gain * _input(m, d, i, 0.0 if bad >= 0 else _ctrl(m, d, i)) + bias
     if m.actuator_forcelimited[i]:
       force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
     d.actuator_force[i] = force
