@@ -12,13 +12,13 @@ SB3 PPO end to end).
 
 import argparse
 import os
-import re
 import sys
 import time
 
 import gymnasium as gym
 import numpy as np
 
+from mjgym import usage
 from mjgym.envs import ENVS, GYMNASIUM_V5  # no numba, no engine: those load at the first gym.make
 
 DEFAULT_ENVS = ("MjHopper-v0", "MjHumanoid-v0")
@@ -179,39 +179,13 @@ def print_table(title, rows, file=None):
 # the command
 
 
-class UsageError(SystemExit):
-  """Bad input to ``mjgym bench``: a SystemExit whose ``str`` is the one-line message and whose exit status is 2
-  (like argparse's). Python prints a SystemExit's message only when its code is not an int (and then exits 1),
-  so ``_fail`` prints the message itself before raising."""
-
-  def __init__(self, message):
-    super().__init__(message)
-    self.code = 2
-
-
 def _fail(message):
-  message = f"mjgym bench: {message}"
-  print(message, file=sys.stderr, flush=True)
-  raise UsageError(message)
-
-
-def _key(name):
-  """"MjHalfCheetah-v0", "HalfCheetah-v5", "half_cheetah", "halfcheetah" -> "halfcheetah"."""
-  key = re.sub(r"-v\d+$", "", name.strip().lower())
-  key = re.sub(r"[^a-z0-9]", "", key)
-  return key[2:] if key.startswith("mj") else key
+  usage.fail("mjgym bench", message)
 
 
 def resolve_env(name):
-  """mjgym's env id for an id of ours, a Gymnasium v5 id or a short name (``hopper``); SystemExit if unknown."""
-  ids = [env_id for env_id, _, _ in ENVS]
-  if name in ids:
-    return name
-  by_key = {_key(env_id): env_id for env_id in ids}
-  if _key(name) in by_key:
-    return by_key[_key(name)]
-  _fail(f"unknown env {name!r} (known: {', '.join(ids)}, or short names such as hopper)")
-  return None
+  """mjgym's env id for an id of ours, a Gymnasium v5 id or a short name (``hopper``); UsageError if unknown."""
+  return usage.resolve_env(name, "mjgym bench")
 
 
 def _check_png(path):

@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from mjgym import usage
+
 
 def _model_path(name):
   path = pathlib.Path(name)
@@ -26,7 +28,8 @@ def _model_path(name):
   if candidate.exists():
     return candidate
   known = sorted(p.name[:-4] for p in gym_assets.iterdir() if p.name.endswith(".xml"))
-  raise SystemExit(f"mjgym: no model file {name!r} and no Gymnasium model of that name (known: {', '.join(known)})")
+  return usage.fail("mjgym simulate", f"no model file {name!r} and no Gymnasium model of that name "
+                    f"(known: {', '.join(known)})")
 
 
 def simulate(args):
@@ -68,7 +71,7 @@ def compile_engine(args):
   try:
     prewarm.run(args.targets or prewarm.DEFAULT_TARGETS, jobs=args.jobs)
   except (RuntimeError, ValueError) as e:
-    raise SystemExit(f"mjgym compile: {e}") from None
+    usage.fail("mjgym compile", str(e))
   return 0
 
 

@@ -21,11 +21,9 @@ import time
 
 import numpy as np
 
+from mjgym import usage
+
 ALGOS = ("ppo", "sac", "td3", "a2c")
-
-
-class UserError(SystemExit):
-  """A problem with the command's input: one line, no traceback."""
 
 
 def _algo_class(name):
@@ -55,8 +53,8 @@ def sb3_arguments(hyperparams, env_id):
   normalize = {} if normalize is True else (normalize or None)
   for key in ("env_wrapper", "frame_stack", "callback", "vec_env_wrapper"):
     if key in h:
-      raise UserError(f"mjgym train: hyperparameter {key!r} of {env_id} is not supported by mjgym train; "
-                      "use rl-zoo3 for it")
+      usage.fail("mjgym train", f"hyperparameter {key!r} of {env_id} is not supported by mjgym train; "
+                 "use rl-zoo3 for it")
   if isinstance(h.get("policy_kwargs"), str):
     h["policy_kwargs"] = eval(h["policy_kwargs"], {"dict": dict, "nn": torch.nn})  # pylint: disable=eval-used
   noise_type, noise_std = h.pop("noise_type", None), float(h.pop("noise_std", 0.0))
@@ -78,17 +76,7 @@ def _action_noise(spec, nu):
     return noise.NormalActionNoise(np.zeros(nu), std * np.ones(nu))
   if noise_type == "ornstein-uhlenbeck":
     return noise.OrnsteinUhlenbeckActionNoise(np.zeros(nu), std * np.ones(nu))
-  raise UserError(f"mjgym train: unknown noise_type {noise_type!r}")
-
-
-def _check_env(env_id):
-  import gymnasium as gym  # pylint: disable=import-outside-toplevel
-  import mjgym  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
-  try:
-    gym.spec(env_id)
-  except gym.error.Error:
-    known = ", ".join(e for e, _, _ in mjgym.envs.ENVS)
-    raise UserError(f"mjgym: unknown env id {env_id!r} (known: {known})") from None
+  usage.fail("mjgym train", f"unknown noise_type {noise_type!r}")
 
 
 def _writable_dir(path):
@@ -99,7 +87,7 @@ def _writable_dir(path):
     probe.write_text("")
     probe.unlink()
   except OSError as e:
-    raise UserError(f"mjgym: cannot write to {path}: {e.strerror}") from None
+    usage.fail("mjgym", f"cannot write to {path}: {e.strerror}")
   return path
 
 
@@ -234,13 +222,13 @@ def _last_checkpoint(run_dir):
 def train(args):
   """``mjgym train``: see the module docstring."""
   from mjgym import hyperparams  # pylint: disable=import-outside-toplevel
-  _check_env(args.env_id)
+  args.env_id = usage.resolve_env(args.env_id, "mjgym train")
   if args.algo not in ALGOS:
-    raise UserError(f"mjgym train: unknown algorithm {args.algo!r} (known: {', '.join(ALGOS)})")
+    usage.fail("mjgym train", f"unknown algorithm {args.algo!r} (known: {', '.join(ALGOS)})")
   try:
     entry = hyperparams.load(args.algo, args.env_id)
   except ValueError as e:
-    raise UserError(f"mjgym train: {e}") from None
+    usage.fail("mjgym train", f"{e}")
   run_dir = _writable_dir(args.out or pathlib.Path("runs") / f"{args.env_id}_{args.algo}_{args.seed}")
   algo_kwargs, n_envs, n_timesteps, normalize, noise = sb3_arguments(entry, args.env_id)
   n_envs = args.n_envs or n_envs
@@ -253,7 +241,7 @@ def train(args):
   eval_env = sb3.make_vec_env(args.env_id, n_envs=1, seed=args.seed + 10_000)
   resume = _last_checkpoint(run_dir) if args.resume else None
   if args.resume and resume is None:
-    raise UserError(f"mjgym train: --resume: no checkpoint in {run_dir / 'checkpoints'}")
+    usage.fail("mjgym train", f"--resume: no checkpoint in {run_dir / 'checkpoints'}")
   if normalize is not None:
     stats = resume.parent / resume.name.replace("model_", "vecnormalize_").replace(".zip", ".pkl") if resume else None
     venv = VecNormalize.load(str(stats), venv) if stats and stats.exists() else VecNormalize(venv, **normalize)
@@ -303,11 +291,11 @@ def train(args):
   return 0
 
 
-def load_run(run_dir, n_envs=1, render_mode=None, seed=0):
+def load_run(run_dir, n_envs=1, render_mode=None, seed=0, command="mjgym eval"):
   """(model, env) of a run directory: the final model and a VecEnv with its VecNormalize statistics."""
   run_dir = pathlib.Path(run_dir)
   if not (run_dir / "config.json").exists() or not (run_dir / "model.zip").exists():
-    raise UserError(f"mjgym: {run_dir} is not a finished training run (no config.json / model.zip)")
+    usage.fail(command, f"{run_dir} is not a finished training run (no config.json / model.zip)")
   from stable_baselines3.common.vec_env import VecNormalize  # pylint: disable=import-outside-toplevel
   from mjgym import sb3  # pylint: disable=import-outside-toplevel
   config = json.loads((run_dir / "config.json").read_text())
@@ -335,7 +323,7 @@ def record_policy(run_dir, path, episodes=1, seed=0):
   """Writes a video of a run's deterministic policy; returns the path."""
   import gymnasium as gym  # pylint: disable=import-outside-toplevel
   from mjgym import video  # pylint: disable=import-outside-toplevel
-  model, venv, config = load_run(run_dir, seed=seed)
+  model, venv, config = load_run(run_dir, seed=seed, command="mjgym record")
   env = gym.make(config["env_id"], render_mode="rgb_array")
 
   def policy(obs):
@@ -357,12 +345,12 @@ def record(args):
   _writable_dir(out.parent if str(out.parent) else ".")
   if pathlib.Path(args.target).is_dir():
     if args.random:
-      raise UserError("mjgym record: --random takes an env id, not a run directory")
+      usage.fail("mjgym record", "--random takes an env id, not a run directory")
     path = record_policy(args.target, out, episodes=args.episodes, seed=args.seed)
   else:
-    _check_env(args.target)
+    args.target = usage.resolve_env(args.target, "mjgym record")
     if not args.random:
-      raise UserError(f"mjgym record: {args.target} is an env id: pass --random, or give a run directory")
+      usage.fail("mjgym record", f"{args.target} is an env id: pass --random, or give a run directory")
     env = gym.make(args.target, render_mode="rgb_array")
     video.record(env, None, str(out), episodes=args.episodes, seed=args.seed)
     env.close()

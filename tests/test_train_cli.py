@@ -81,16 +81,18 @@ def test_record_random_actions(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (("train", "MjNoSuchEnv-v0"), "unknown env id 'MjNoSuchEnv-v0'"),
+    (("train", "MjNoSuchEnv-v0"), "mjgym train: unknown env 'MjNoSuchEnv-v0'"),
     (("train", "MjCartpole-v0", "--algo", "dqn"), "unknown algorithm 'dqn'"),
     (("eval", "/nonexistent/run"), "is not a finished training run"),
     (("record", "MjCartpole-v0"), "pass --random"),
 ])
-def test_bad_input_is_one_line(argv, message):
+def test_bad_input_is_one_line(argv, message, capsys):
   with pytest.raises(SystemExit) as e:
     _run(*argv)
-  text = str(e.value.code)
+  text = str(e.value)
+  assert e.value.code == 2  # as argparse's own usage errors
   assert message in text and "\n" not in text
+  assert capsys.readouterr().err.endswith(text + "\n")  # the one line the user sees
 
 
 def test_unwritable_output_directory(tmp_path):
@@ -99,7 +101,7 @@ def test_unwritable_output_directory(tmp_path):
   blocker.write_text("")
   with pytest.raises(SystemExit, match="cannot write") as e:
     _run("train", "MjCartpole-v0", "--steps", 64, "--out", blocker / "run")
-  assert "\n" not in str(e.value.code)
+  assert e.value.code == 2 and "\n" not in str(e.value)
 
 
 @pytest.mark.parametrize("algo", ["sac", "td3", "a2c"])
