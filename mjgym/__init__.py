@@ -5,6 +5,17 @@ The engine is ``mjgym.physics`` (``from mjgym import physics as mujoco``); the e
 ``gym.make("MjHopper-v0")`` after ``import mjgym``, or ``gym.make("mjgym:MjHopper-v0")`` without it.
 """
 
+import os
+
+from mjgym._cpus import usable_cpus
+
 __version__ = "0.1.0"
 
-from mjgym import envs  # noqa: E402,F401  (registers the environments with Gymnasium)
+# numba starts one worker thread per machine core unless told otherwise; in each of many Ray env runners (or
+# other workers) on one node that is a pool far larger than the CPUs the worker was given. Size it from what this
+# process may use, before numba is imported (a value the user set wins; if numba was already imported, the
+# vector envs still use at most ``usable_cpus()`` threads).
+os.environ.setdefault("NUMBA_NUM_THREADS", str(usable_cpus()))
+
+# registers the environments with Gymnasium
+from mjgym import envs  # noqa: E402,F401  pylint: disable=wrong-import-position

@@ -13,7 +13,6 @@ microsecond each; reusing buffers would save nothing measurable and break code t
 """
 
 import contextlib
-import os
 import time
 
 import gymnasium as gym
@@ -26,6 +25,7 @@ from gymnasium.vector import VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from mjgym import physics
+from mjgym._cpus import usable_cpus
 from mjgym.envs import ENVS
 from mjgym.envs import base
 from mjgym.envs import vector_entry_point
@@ -37,11 +37,9 @@ MIN_WORLDS_PER_THREAD = 8
 
 
 def available_cpus():
-  """CPUs this process may run on (its affinity mask), at least 1."""
-  try:
-    return max(1, len(os.sched_getaffinity(0)))
-  except AttributeError:  # not Linux
-    return max(1, os.cpu_count() or 1)
+  """CPUs this process may use: its affinity mask, capped by OMP_NUM_THREADS where set (as Ray sets it for each
+  worker), at least 1."""
+  return usable_cpus()
 
 
 def default_num_threads(num_envs):
