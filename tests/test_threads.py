@@ -13,7 +13,8 @@ _PROBE = ("import mjgym, numba, gymnasium as gym; "
 
 
 def _probe(env=None, cpus=None):
-  environ = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS")}
+  environ = {k: v for k, v in os.environ.items()
+             if k not in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "MJGYM_AUTO_NUMBA_NUM_THREADS")}
   environ.update(env or {})
   preexec = (lambda: os.sched_setaffinity(0, cpus)) if cpus is not None else None
   out = subprocess.run([sys.executable, "-c", _PROBE], env=environ, preexec_fn=preexec, capture_output=True,
@@ -36,3 +37,8 @@ def test_numba_pool_follows_cpu_affinity():
 
 def test_a_numba_num_threads_the_user_set_wins():
   assert _probe({"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "2"})[0] == 2
+
+
+def test_a_child_recomputes_what_mjgym_set_in_its_parent():
+  """Ray's workers inherit the driver's environment: mjgym's own choice there must not pin the worker's pool."""
+  assert _probe({"NUMBA_NUM_THREADS": "2", "MJGYM_AUTO_NUMBA_NUM_THREADS": "2", "OMP_NUM_THREADS": "1"})[0] == 1
