@@ -75,8 +75,8 @@ def mj_rnePostConstraint(m, d):
 
 def mj_contactForce(m, d, id, result):  # pylint: disable=redefined-builtin
   """Writes contact ``id``'s force and torque in its contact frame (normal first) into ``result`` (6,)."""
-  if not 0 <= id < int(d.ncon[0]):
-    raise IndexError(f"contact {id} out of range [0, {int(d.ncon[0])})")
+  if not 0 <= id < d.ncon:
+    raise IndexError(f"contact {id} out of range [0, {d.ncon})")
   if not isinstance(result, np.ndarray) or result.shape != (6,) or result.dtype != np.float64:
     raise ValueError("result must be a float64 array of shape (6,)")
   constraint.contact_force(m._struct, d._struct, int(id), result)

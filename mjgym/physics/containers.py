@@ -55,6 +55,11 @@ _JOINT_NQ = {types.JointType.FREE: 7, types.JointType.BALL: 4, types.JointType.S
              types.JointType.HINGE: 1}
 
 
+# Data fields that the bindings show as Python numbers (``d.ncon``, ``d.nefc``, ``d.time``...): one-element arrays
+# here, so that compiled code writes them in place; Python reads convert.
+DATA_SCALARS = frozenset(name for name, _, shape in types.DATA_ROWS if shape == (1,))
+
+
 def data_sizes(m):
   """Sizes that shape MjData's arrays: the model sizes plus those derived from them."""
   sizes = {name: getattr(m, name) for name in types.MODEL_SIZES}
@@ -203,6 +208,20 @@ class MjModel:
         raise ValueError(f"{len(names[objtype])} names given for {count} objects of type {objtype.name}")
     return cls(fields, names, source)
 
+  # Copies follow the bindings: copy.copy and copy.deepcopy of a model are both a full copy (mj_copyModel).
+  def __copy__(self):
+    return self.__deepcopy__({})
+
+  def __deepcopy__(self, memo):
+    fields = {n: v if isinstance(v, int) else v.copy() for n, v in self._fields.items()}
+    copied = MjModel(fields, {t: list(ns) for t, ns in self._names.items()}, self.source)
+    memo[id(self)] = copied
+    return copied
+
+  def __reduce__(self):
+    # the arrays and names travel; the compiled struct is rebuilt over the unpickled arrays
+    return MjModel, (self._fields, self._names, self.source)
+
   @staticmethod
   def from_xml_path(filename, assets=None):
     """Compiles an MJCF file into a model."""
@@ -216,6 +235,8 @@ class MjModel:
     return mjcf.load_string(xml, assets=assets)
 
   def __getattr__(self, name):
+    if name.startswith("_"):
+      raise AttributeError(name)
     try:
       return self._fields[name]
     except KeyError:
@@ -272,6 +293,20 @@ class MjData:
     d._attach(m, arrays)
     return d
 
+  # Copies follow the bindings: copy.copy gives new Data bound to the same model, copy.deepcopy copies the model
+  # too (unless memo already holds its copy), and a pickle carries the model along.
+  def __copy__(self):
+    return MjData.over_arrays(self.model, _copy_arrays(self._fields))
+
+  def __deepcopy__(self, memo):
+    import copy  # pylint: disable=import-outside-toplevel
+    copied = MjData.over_arrays(copy.deepcopy(self.model, memo), _copy_arrays(self._fields))
+    memo[id(self)] = copied
+    return copied
+
+  def __reduce__(self):
+    return MjData.over_arrays, (self.model, self._fields)
+
   def _attach(self, m, arrays):
     object.__setattr__(self, "model", m)
     object.__setattr__(self, "_fields", arrays)
@@ -280,14 +315,6 @@ class MjData:
   @property
   def _model(self):
     return self.model
-
-  @property
-  def time(self):
-    return float(self._fields["time"][0])
-
-  @time.setter
-  def time(self, value):
-    self._fields["time"][0] = value
 
   @property
   def contact(self):
@@ -300,15 +327,18 @@ class MjData:
     return _WarningStats(self._fields["warning_number"], self._fields["warning_lastinfo"])
 
   def __getattr__(self, name):
+    if name.startswith("_"):
+      # not a field; also keeps copy/pickle of a half-built object from recursing through _fields
+      raise AttributeError(name)
     try:
-      return self._fields[name]
+      value = self._fields[name]
     except KeyError:
       raise AttributeError(f"MjData has no attribute '{name}'") from None
+    if name in DATA_SCALARS:
+      return value[0].item()
+    return value
 
   def __setattr__(self, name, value):
-    if name == "time":
-      self._fields["time"][0] = value
-      return
     if name not in self._fields:
       raise AttributeError(f"MjData has no attribute '{name}'")
     self._fields[name][...] = value
@@ -372,6 +402,11 @@ class _WarningStats:
 
   def __repr__(self):
     return f"<warnings number={self.number.tolist()} lastinfo={self.lastinfo.tolist()}>"
+
+
+def _copy_arrays(fields):
+  """Contiguous copies of every Data array (the struct requires C order)."""
+  return {name: np.ascontiguousarray(arr).copy() for name, arr in fields.items()}
 
 
 def allocate_data_arrays(m, nworld=None):
