@@ -4,8 +4,12 @@ import numpy as np
 
 from mjgym.physics import constraint
 from mjgym.physics import forward
+from mjgym.physics import query
 from mjgym.physics import smooth
+from mjgym.physics import state
+from mjgym.physics import support
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType
 from mjgym.physics.types import Stage
@@ -100,3 +104,129 @@ def mj_id2name(m, type, id):  # pylint: disable=redefined-builtin
   if not 0 <= id < len(names):
     return None
   return names[id] or None
+
+
+# ----------------------------------------------------------------------------------------- Jacobians ----
+
+
+def _jac_array(m, arr, name):
+  """The (3, nv) output the bindings accept (float64, C-contiguous, writeable), or scratch for None."""
+  if arr is None:
+    return np.empty((3, m.nv))
+  if not isinstance(arr, np.ndarray) or arr.dtype != np.float64:
+    raise TypeError(f"{name} must be a float64 numpy array or None")
+  if arr.shape != (3, m.nv) or not arr.flags.c_contiguous or not arr.flags.writeable:
+    raise ValueError(f"{name} must be a writeable C-contiguous array of shape (3, {m.nv}), got {arr.shape}")
+  return arr
+
+
+def _index(i, count, what):
+  i = int(i)
+  if not 0 <= i < count:
+    raise IndexError(f"{what} id {i} out of range [0, {count})")
+  return i
+
+
+def mj_jac(m, d, jacp, jacr, point, body):
+  """Translational and rotational Jacobians (3, nv) of world ``point`` moving with ``body``; either may be None."""
+  body = _index(body, m.nbody, "body")
+  point = np.ascontiguousarray(point, dtype=np.float64).reshape(3)
+  support.jac(m._struct, d._struct, _jac_array(m, jacp, "jacp"), _jac_array(m, jacr, "jacr"), point, body)
+
+
+def mj_jacBody(m, d, jacp, jacr, body):  # pylint: disable=invalid-name
+  """Jacobians of the frame origin of ``body``."""
+  body = _index(body, m.nbody, "body")
+  mj_jac(m, d, jacp, jacr, d.xpos[body], body)
+
+
+def mj_jacBodyCom(m, d, jacp, jacr, body):  # pylint: disable=invalid-name
+  """Jacobians of the centre of mass of ``body``."""
+  body = _index(body, m.nbody, "body")
+  mj_jac(m, d, jacp, jacr, d.xipos[body], body)
+
+
+def mj_jacSite(m, d, jacp, jacr, site):  # pylint: disable=invalid-name
+  """Jacobians of ``site``."""
+  site = _index(site, m.nsite, "site")
+  mj_jac(m, d, jacp, jacr, d.site_xpos[site], m.site_bodyid[site])
+
+
+def mj_jacGeom(m, d, jacp, jacr, geom):  # pylint: disable=invalid-name
+  """Jacobians of the centre of ``geom``."""
+  geom = _index(geom, m.ngeom, "geom")
+  mj_jac(m, d, jacp, jacr, d.geom_xpos[geom], m.geom_bodyid[geom])
+
+
+# ---------------------------------------------------------------------------------------------- rays ----
+
+
+def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=None):
+  """Distance along ``vec`` (in units of its length) from ``pnt`` to the nearest geom, -1 if none.
+
+  As the bindings: ``geomgroup`` (6,) uint8 masks groups (None: all), ``flg_static`` includes geoms welded to
+  the world, ``bodyexclude`` skips one body (-1: none); ``geomid`` (1,) int32 receives the geom hit (-1 if
+  none). Invisible geoms (alpha 0, their own or their material's) are never hit. ``normal`` is not supported.
+  """
+  if normal is not None:
+    raise NotImplementedError("mj_ray: the surface normal output is not supported; pass normal=None")
+  pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
+  vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
+  if np.linalg.norm(vec) < MINVAL:
+    raise ValueError("mj_ray: vector length is too small")
+  use_group = geomgroup is not None
+  group = np.ascontiguousarray(geomgroup if use_group else np.zeros(query.NGROUP), dtype=np.uint8).reshape(-1)
+  if group.shape != (query.NGROUP,):
+    raise ValueError(f"geomgroup must have {query.NGROUP} entries")
+  dist, hit = query.ray_select(m._struct, d._struct, pnt, vec, group, use_group, bool(flg_static),
+                               int(bodyexclude))
+  if geomid is not None:
+    geomid[0] = hit
+  return float(dist)
+
+
+# ------------------------------------------------------------------------------------ data and state ----
+
+
+def mj_copyData(dest, m, src):  # pylint: disable=invalid-name
+  """Copies every field of ``src`` into ``dest`` (both Data of model ``m``), in place."""
+  for name, arr in dest._fields.items():
+    if arr.shape != src._fields[name].shape:
+      raise ValueError(f"mj_copyData: Data of different models ({name} {arr.shape} vs {src._fields[name].shape})")
+  for name, arr in dest._fields.items():
+    arr[...] = src._fields[name]
+  return dest
+
+
+def mj_setConst(m, d):  # pylint: disable=invalid-name
+  """Recomputes the model's constants that depend on qpos0 and the inertias, after the model was edited.
+
+  body_subtreemass, dof/body/tendon invweight0, connect and weld anchors, tendon_length0, actuator_length0 and
+  actuator_acc0, as MuJoCo's mj_setConst. As in MuJoCo 4.0.0, the statistics (``m.stat``) keep their compiled
+  values. ``d`` is not touched (a scratch Data is used).
+  """
+  del d
+  from mjgym.physics.mjcf import setconst  # pylint: disable=import-outside-toplevel
+  subtree = m.body_mass.copy()
+  for b in range(m.nbody - 1, 0, -1):
+    subtree[m.body_parentid[b]] += subtree[b]
+  m.body_subtreemass[:] = subtree
+  meaninertia = m.stat_meaninertia.copy()
+  constraint.set_const(m)
+  setconst.set_const(m)
+  m.stat_meaninertia[:] = meaninertia
+
+
+def mj_stateSize(m, sig):  # pylint: disable=invalid-name
+  """Length of the state vector of signature ``sig`` (an or of mjtState bits)."""
+  return state.state_size(m, sig)
+
+
+def mj_getState(m, d, state_vector, sig):  # pylint: disable=invalid-name
+  """Writes the state elements of ``sig`` (in bit order) into ``state_vector`` (float64, mj_stateSize long)."""
+  state.get_state(m, d, state_vector, sig)
+
+
+def mj_setState(m, d, state_vector, sig):  # pylint: disable=invalid-name
+  """Sets the state elements of ``sig`` of ``d`` from ``state_vector``."""
+  state.set_state(m, d, state_vector, sig)
