@@ -9,6 +9,7 @@ import numpy as np
 
 from mjgym.physics import _structs
 from mjgym.physics import types
+from mjgym.physics.statistic import MjStatistic
 from mjgym.physics.types import ObjType
 
 _NUMPY_DTYPE = {"int": np.int32, "float": np.float64, "u8": np.uint8}
@@ -105,6 +106,46 @@ class MjOption:
     return "<MjOption\n" + "\n".join(f"  {n}: {getattr(self, n)!r}" for n in names) + "\n>"
 
 
+class _VisualSection:
+  """One section of ``m.vis`` (``m.vis.global_``, ``.headlight``, ``.map``, ``.rgba``, ``.quality``): its compiled
+  fields ``vis_<section>_<name>``, scalars as numbers, vectors as arrays."""
+
+  __slots__ = ("_m", "_prefix")
+
+  def __init__(self, m, section):
+    object.__setattr__(self, "_m", m)
+    object.__setattr__(self, "_prefix", f"vis_{section}_")
+
+  def _array(self, name):
+    try:
+      return self._m._fields[self._prefix + name]
+    except KeyError:
+      have = sorted(n[len(self._prefix):] for n in self._m._fields if n.startswith(self._prefix))
+      raise AttributeError(f"'{name}' is not compiled here; this section has {have}") from None
+
+  def __getattr__(self, name):
+    arr = self._array(name)
+    return arr[0].item() if arr.shape == (1,) else arr
+
+  def __setattr__(self, name, value):
+    self._array(name)[:] = value
+
+
+class MjVisual:
+  """``m.vis`` as in the bindings, for the <visual> settings the compiler keeps: ``global_`` (fovy, azimuth,
+  elevation), ``headlight`` (ambient, diffuse, specular, active), ``map`` (znear, zfar, haze, shadowclip),
+  ``rgba`` (haze) and ``quality`` (offsamples, shadowsize). ``scale`` and the other sections are not compiled."""
+
+  _SECTIONS = {"global_": "global", "headlight": "headlight", "map": "map", "rgba": "rgba", "quality": "quality"}
+
+  def __init__(self, m):
+    for attr, section in self._SECTIONS.items():
+      setattr(self, attr, _VisualSection(m, section))
+
+  def __getattr__(self, name):
+    raise AttributeError(f"m.vis.{name} is not compiled by this engine; available: {sorted(self._SECTIONS)}")
+
+
 class _ObjectView:
   """``m.body("torso")`` / ``d.joint("hip")``: the fields of one object, as views into the arrays."""
 
@@ -163,6 +204,8 @@ class MjModel:
     object.__setattr__(self, "_name2id", {t: {n: i for i, n in enumerate(ns) if n} for t, ns in names.items()})
     object.__setattr__(self, "source", source)
     object.__setattr__(self, "opt", MjOption(self))
+    object.__setattr__(self, "stat", MjStatistic(self))
+    object.__setattr__(self, "vis", MjVisual(self))
     object.__setattr__(self, "_struct", self.new_struct())
     self._update_tier()
 

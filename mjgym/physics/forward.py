@@ -28,6 +28,7 @@ from mjgym.physics import _structs
 from mjgym.physics import actuation
 from mjgym.physics.collision import driver
 from mjgym.physics import constraint
+from mjgym.physics import energy
 from mjgym.physics import math
 from mjgym.physics import passive
 from mjgym.physics import sensor
@@ -35,6 +36,7 @@ from mjgym.physics import smooth
 from mjgym.physics import solver
 from mjgym.physics import support
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import EnableBit
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import JointType
 from mjgym.physics.types import MAXVAL
@@ -50,6 +52,7 @@ _DSBL_AUTORESET = int(DisableBit.AUTORESET)
 _DSBL_EULERDAMP = int(DisableBit.EULERDAMP)
 _DSBL_DAMPER = int(DisableBit.DAMPER)
 _DSBL_ACTUATION = int(DisableBit.ACTUATION)
+_ENBL_ENERGY = int(EnableBit.ENERGY)
 
 
 @njit(cache=True, inline="always")
@@ -172,9 +175,18 @@ def _forward(m, d, sensors, narrow):
   fwd_position(m, d, narrow)
   if sensors:
     sensor.sensor_pos(m, d)
+  # energy even in RK4's inner evaluations, as mj_forwardSkip
+  energy_on = (m.opt_enableflags[0] & _ENBL_ENERGY) != 0
+  if energy_on:
+    energy.energy_pos(m, d)
+  else:
+    d.energy[0] = 0.0
+    d.energy[1] = 0.0
   fwd_velocity(m, d)
   if sensors:
     sensor.sensor_vel(m, d)
+  if energy_on:
+    energy.energy_vel(m, d)
   actuation.fwd_actuation(m, d)
   fwd_acceleration(m, d)
   fwd_constraint(m, d)
