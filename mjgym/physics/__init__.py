@@ -41,8 +41,10 @@ from mjgym.physics.api import mj_ray
 from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
+from mjgym.physics.api import mj_saveModel
 from mjgym.physics.api import mj_setConst
 from mjgym.physics.api import mj_setState
+from mjgym.physics.api import mj_sizeModel
 from mjgym.physics.api import mj_stateSize
 from mjgym.physics.api import mj_step
 from mjgym.physics.api import set_mjcb_sensor

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from mjgym.physics import binary
 from mjgym.physics import constraint
 from mjgym.physics import forward
 from mjgym.physics import query
@@ -230,3 +231,17 @@ def mj_getState(m, d, state_vector, sig):  # pylint: disable=invalid-name
 def mj_setState(m, d, state_vector, sig):  # pylint: disable=invalid-name
   """Sets the state elements of ``sig`` of ``d`` from ``state_vector``."""
   state.set_state(m, d, state_vector, sig)
+
+
+# ------------------------------------------------------------------------------------ model files ----
+
+
+def mj_saveModel(m, filename=None, buffer=None):  # pylint: disable=invalid-name
+  """Saves ``m`` in mjgym's binary format to ``filename`` and/or into ``buffer`` (uint8, mj_sizeModel bytes);
+  ``MjModel.from_binary_path`` loads it. Not MuJoCo's MJB format."""
+  binary.save(m, filename, buffer)
+
+
+def mj_sizeModel(m):  # pylint: disable=invalid-name
+  """Bytes of ``m``'s binary file."""
+  return binary.size_of(m)

@@ -272,6 +272,15 @@ class MjModel:
     return mjcf.load_path(filename, assets=assets)
 
   @staticmethod
+  def from_binary_path(filename, assets=None):
+    """Loads a model saved by ``mj_saveModel`` (mjgym's own binary format), without the MJCF compiler;
+    ``assets`` may map the file name to its bytes."""
+    from mjgym.physics import binary  # pylint: disable=import-outside-toplevel
+    if assets and filename in assets:
+      return binary.from_bytes(assets[filename], str(filename))
+    return binary.load(filename)
+
+  @staticmethod
   def from_xml_string(xml, assets=None):
     """Compiles an MJCF string into a model; ``assets`` maps file names to bytes for includes and meshes."""
     from mjgym.physics import mjcf
