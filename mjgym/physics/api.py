@@ -10,6 +10,7 @@ from mjgym.physics import smooth
 from mjgym.physics import state
 from mjgym.physics import support
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType
@@ -30,6 +31,71 @@ def set_mjcb_sensor(callback):
   _sensor_callback[0] = callback
 
 
+_control_callback = [None]
+_passive_callback = [None]
+
+
+def set_mjcb_control(callback):
+  """Registers ``callback(m, d)`` that sets the controls (None to remove it), called where MuJoCo calls
+  mjcb_control: in every forward pass after the velocity stage, before actuation (not with actuation disabled).
+
+  With a control or passive callback, mj_step and mj_forward run the pipeline in compiled parts with the callbacks
+  between them (Python per step); without, they stay one compiled call. Batched stepping (MjDataBatch, the
+  vector envs) does not call them, and the RK4 integrator is refused while one is set (MuJoCo calls them in
+  each of its four inner evaluations).
+  """
+  _control_callback[0] = callback
+
+
+def set_mjcb_passive(callback):
+  """Registers ``callback(m, d)`` that adds custom passive forces to ``d.qfrc_passive`` (None to remove it),
+  called where MuJoCo calls mjcb_passive: at the end of the passive forces (skipped, as they are, when both springs
+  and dampers are disabled). See set_mjcb_control for how the pipeline runs with callbacks."""
+  _passive_callback[0] = callback
+
+
+def get_mjcb_control():  # pylint: disable=invalid-name
+  return _control_callback[0]
+
+
+def get_mjcb_passive():  # pylint: disable=invalid-name
+  return _passive_callback[0]
+
+
+def _has_callbacks():
+  return _control_callback[0] is not None or _passive_callback[0] is not None
+
+
+def _forward_with_callbacks(m, d):
+  """mj_forward's stages in compiled parts, with the passive and control callbacks at MuJoCo's points."""
+  part = forward.part_entry(m)
+  part(m._struct, d._struct, forward.PART_POSITION)
+  flags = m.opt.disableflags
+  if _passive_callback[0] is not None and not (flags & DisableBit.SPRING and flags & DisableBit.DAMPER):
+    _passive_callback[0](m, d)
+  part(m._struct, d._struct, forward.PART_VELOCITY_END)
+  if _control_callback[0] is not None and not flags & DisableBit.ACTUATION:
+    _control_callback[0](m, d)
+  part(m._struct, d._struct, forward.PART_ACCELERATION)
+
+
+def _step_with_callbacks(m, d, nstep, stages):
+  if m.opt.integrator == IntegratorType.RK4:
+    raise NotImplementedError("mjcb_control / mjcb_passive with the RK4 integrator: MuJoCo calls them in each of "
+                              "RK4's inner evaluations, which run compiled here; use Euler or implicit(fast)")
+  part = forward.part_entry(m)
+  run = forward.entry(m)
+  for _ in range(int(nstep)):
+    part(m._struct, d._struct, forward.PART_CHECK_STATE)
+    for _ in range(2):
+      _forward_with_callbacks(m, d)
+      # a bad qacc resets the world (unless autoreset is off), which is then forwarded once more
+      if not part(m._struct, d._struct, forward.PART_CHECK_ACC):
+        break
+    _user_sensors(m, d, stages)
+    run(m._struct, d._struct, forward.OP_STEP2, 0)
+
+
 def _user_stages(m):
   if _sensor_callback[0] is None or m.nsensor == 0 or m.opt.disableflags & DisableBit.SENSOR:
     return ()
@@ -45,6 +111,9 @@ def _user_sensors(m, d, stages):
 def mj_step(m, d, nstep=1):
   """Advances the simulation ``nstep`` times (forward dynamics, then the model's integrator)."""
   stages = _user_stages(m)
+  if _has_callbacks():
+    _step_with_callbacks(m, d, nstep, stages)
+    return
   run = forward.entry(m)
   if not stages:
     run(m._struct, d._struct, forward.OP_STEP, int(nstep))
@@ -57,7 +126,10 @@ def mj_step(m, d, nstep=1):
 
 def mj_forward(m, d):
   """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
-  forward.entry(m)(m._struct, d._struct, forward.OP_FORWARD, 0)
+  if _has_callbacks():
+    _forward_with_callbacks(m, d)
+  else:
+    forward.entry(m)(m._struct, d._struct, forward.OP_FORWARD, 0)
   _user_sensors(m, d, _user_stages(m))
 
 
