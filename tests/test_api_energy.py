@@ -105,6 +105,22 @@ def test_energy_disabled_is_zero_and_gravity_spring_flags_apply():
     oracle.assert_close(d.energy, mjd.energy, 1e-12, f"energy with {flag}")
 
 
+def test_energy_functions_run_without_the_flag():
+  mjm, m = _pair(ASSETS / "humanoid.xml")
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  oracle.random_state(mjm, mjd, np.random.default_rng(4))
+  oracle.copy_state(mjd, d)
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  np.testing.assert_array_equal(d.energy, [0.0, 0.0])
+  mujoco.mj_energyPos(mjm, mjd)
+  mujoco.mj_energyVel(mjm, mjd)
+  physics.mj_energyPos(m, d)
+  physics.mj_energyVel(m, d)
+  assert mjd.energy[0] != 0 and mjd.energy[1] != 0
+  oracle.assert_close(d.energy, mjd.energy, 1e-12, "energy")
+
+
 STAT_MODELS = [ASSETS / f for f in ("humanoid.xml", "ant.xml", "hopper.xml", "pusher.xml", "reacher.xml",
                                     "swimmer.xml", "cartpole.xml", "half_cheetah.xml")]
 STAT_MODELS += [oracle.gym_asset(name) for name in ("walker2d", "inverted_double_pendulum", "humanoidstandup")]

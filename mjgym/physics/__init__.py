@@ -27,6 +27,8 @@ from mjgym.physics.containers import MjOption
 from mjgym.physics.mjcf import MJCFError
 from mjgym.physics.api import mj_contactForce
 from mjgym.physics.api import mj_copyData
+from mjgym.physics.api import mj_energyPos
+from mjgym.physics.api import mj_energyVel
 from mjgym.physics.api import mj_forward
 from mjgym.physics.api import mj_fullM
 from mjgym.physics.api import mj_getState

@@ -4,6 +4,7 @@ import numpy as np
 
 from mjgym.physics import binary
 from mjgym.physics import constraint
+from mjgym.physics import energy
 from mjgym.physics import forward
 from mjgym.physics import query
 from mjgym.physics import smooth
@@ -177,6 +178,16 @@ def mj_id2name(m, type, id):  # pylint: disable=redefined-builtin
   if not 0 <= id < len(names):
     return None
   return names[id] or None
+
+
+def mj_energyPos(m, d):  # pylint: disable=invalid-name
+  """d.energy[0]: potential energy of the current positions (needs the position stage), whatever the flags."""
+  energy.energy_pos(m._struct, d._struct)
+
+
+def mj_energyVel(m, d):  # pylint: disable=invalid-name
+  """d.energy[1]: kinetic energy of the current velocities (needs qM from the position stage)."""
+  energy.energy_vel(m._struct, d._struct)
 
 
 # ----------------------------------------------------------------------------------------- Jacobians ----
