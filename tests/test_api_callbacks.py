@@ -111,3 +111,42 @@ def test_rk4_is_refused_with_callbacks():
     physics.mj_step(m, physics.MjData(m))
   physics.set_mjcb_control(None)
   physics.mj_step(m, physics.MjData(m))
+
+
+@pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICITFAST"])
+def test_step1_step2_match_mujoco(integrator):
+  """Controls set between mj_step1 and mj_step2 (and by a control callback in step1); RK4 integrates with Euler."""
+  path = str(ASSETS / "inverted_double_pendulum.xml")
+  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, f"mjINT_{integrator}"))
+  m.opt.integrator = int(getattr(physics.mjtIntegrator, f"mjINT_{integrator}"))
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  mjd.qvel[:] = d.qvel[:] = 0.3
+  for k in range(150):
+    if k == 75:
+      for lib in (physics, mujoco):
+        lib.set_mjcb_control(_control)
+    mujoco.mj_step1(mjm, mjd)
+    physics.mj_step1(m, d)
+    oracle.assert_close(d.qfrc_bias, mjd.qfrc_bias, 1e-8, f"step {k}: qfrc_bias after step1")
+    if k < 75:
+      mjd.ctrl[:] = d.ctrl[:] = np.sin(0.1 * k)
+    mujoco.mj_step2(mjm, mjd)
+    physics.mj_step2(m, d)
+    oracle.assert_close(d.qpos, mjd.qpos, 1e-8, f"step {k}: qpos")
+    oracle.assert_close(d.qvel, mjd.qvel, 1e-8, f"step {k}: qvel")
+
+
+def test_step1_step2_is_a_step():
+  m = physics.MjModel.from_xml_path(ASSETS / "hopper.xml")
+  m.opt.integrator = int(physics.mjtIntegrator.mjINT_EULER)
+  ds = [physics.MjData(m) for _ in range(2)]
+  for d in ds:
+    d.qvel[:] = 0.4
+    d.ctrl[:] = 0.5
+  physics.mj_step(m, ds[0], 60)
+  for _ in range(60):
+    physics.mj_step1(m, ds[1])
+    physics.mj_step2(m, ds[1])
+  for name in ("qpos", "qvel", "qacc", "sensordata", "qfrc_constraint", "qacc_warmstart", "time"):
+    np.testing.assert_array_equal(getattr(ds[1], name), getattr(ds[0], name), err_msg=name)

@@ -49,6 +49,8 @@ from mjgym.physics.api import mj_setState
 from mjgym.physics.api import mj_sizeModel
 from mjgym.physics.api import mj_stateSize
 from mjgym.physics.api import mj_step
+from mjgym.physics.api import mj_step1
+from mjgym.physics.api import mj_step2
 from mjgym.physics.api import get_mjcb_control
 from mjgym.physics.api import get_mjcb_passive
 from mjgym.physics.api import set_mjcb_control

@@ -125,6 +125,34 @@ def mj_step(m, d, nstep=1):
     run(m._struct, d._struct, forward.OP_STEP2, 0)
 
 
+def mj_step1(m, d):
+  """The first half of a step split for setting controls in between (MuJoCo's mj_step1): state checks, position
+  and velocity stages with their sensors and energy, then the control callback."""
+  part = forward.part_entry(m)
+  part(m._struct, d._struct, forward.PART_CHECK_STATE)
+  stages = _user_stages(m)
+  part(m._struct, d._struct, forward.PART_POSITION)
+  _user_sensors(m, d, [s for s in stages if s == Stage.POS])
+  flags = m.opt.disableflags
+  if _passive_callback[0] is not None and not (flags & DisableBit.SPRING and flags & DisableBit.DAMPER):
+    _passive_callback[0](m, d)
+  part(m._struct, d._struct, forward.PART_VELOCITY_END)
+  _user_sensors(m, d, [s for s in stages if s == Stage.VEL])
+  if _control_callback[0] is not None:
+    _control_callback[0](m, d)
+
+
+def mj_step2(m, d):
+  """The second half (MuJoCo's mj_step2): actuation, accelerations, constraints, acceleration sensors, the qacc
+  check, then the integrator: implicit or implicitfast as set, otherwise Euler (RK4 too, as in MuJoCo)."""
+  part = forward.part_entry(m)
+  part(m._struct, d._struct, forward.PART_ACCELERATION)
+  _user_sensors(m, d, [s for s in _user_stages(m) if s == Stage.ACC])
+  if part(m._struct, d._struct, forward.PART_CHECK_ACC) and not m.opt.disableflags & DisableBit.AUTORESET:
+    mj_forward(m, d)
+  part(m._struct, d._struct, forward.PART_INTEGRATE)
+
+
 def mj_forward(m, d):
   """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
   if _has_callbacks():

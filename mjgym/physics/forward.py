@@ -592,6 +592,7 @@ PART_POSITION = 1      # position stage, its sensors, potential energy, velocity
 PART_VELOCITY_END = 2  # the rest of the velocity stage, its sensors, kinetic energy
 PART_ACCELERATION = 3  # actuation, accelerations, constraint solve, acceleration sensors
 PART_CHECK_ACC = 4     # the qacc check; returns 1 if it failed (the world was reset: forward again)
+PART_INTEGRATE = 5     # mj_step2's integrator: implicit / implicitfast, else Euler (RK4 too, as MuJoCo)
 
 
 @njit(cache=True, inline="always")
@@ -609,6 +610,12 @@ def _apply_part(m, d, part, narrow):
   elif part == PART_CHECK_ACC:
     if _check(m, d, d.qacc, Warning.BADQACC):
       return 1
+  elif part == PART_INTEGRATE:
+    integrator = m.opt_integrator[0]
+    if integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+      implicit(m, d)
+    else:
+      euler(m, d)
   return 0
 
 
