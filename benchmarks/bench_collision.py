@@ -59,7 +59,7 @@ def _both(xml, reps, settle=0):
   ours = _time(lambda: _collide(ms, ds), reps)
   kernel = _time(lambda: _collide_n(ms, ds, reps), 1) / reps
   theirs = _time(lambda: mujoco.mj_collision(mjm, mjd), reps)
-  return ours, kernel, theirs, int(d.ncon[0]), int(mjd.ncon)
+  return ours, kernel, theirs, int(d.ncon), int(mjd.ncon)
 
 
 def _pile(n, rng):

@@ -46,7 +46,7 @@ def main(nstep=2000):
       mjd = mujoco.MjData(mjm)
       ours = _run(physics.mj_step, m, d, nstep)
       theirs = _run(mujoco.mj_step, mjm, mjd, nstep)
-      print(f"{name:10s} {label:7s} {ours * 1e6:9.1f} {theirs * 1e6:9.1f} {ours / theirs:6.1f} {int(d.nefc[0]):5d} "
+      print(f"{name:10s} {label:7s} {ours * 1e6:9.1f} {theirs * 1e6:9.1f} {ours / theirs:6.1f} {int(d.nefc):5d} "
             f"{int(d.solver_niter[0]):5d}", flush=True)
 
 

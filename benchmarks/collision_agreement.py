@@ -33,7 +33,7 @@ def _agree(xml, sample, poses, tol, assets=None, keep=None):
     d.qpos[:] = q
     mujoco.mj_forward(mjm, mjd)
     physics.mj_forward(m, d)
-    n = int(d.ncon[0])
+    n = int(d.ncon)
     if (mjd.ncon == 0 and n == 0) or (keep is not None and not keep(mjd)):
       continue
     total += 1

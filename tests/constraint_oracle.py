@@ -26,7 +26,7 @@ def copy_contacts(mjd, d):
   """d.contact_* = MuJoCo's contacts (the test's stand-in for our collision stage)."""
   n = mjd.ncon
   assert n <= d.contact_dist.shape[0], "raise nconmax for this test"
-  d.ncon[0] = n
+  d.ncon = n
   for name in _CONTACT_FIELDS:
     src = getattr(mjd.contact, name)
     getattr(d, "contact_" + name)[:n] = np.reshape(src, getattr(d, "contact_" + name)[:n].shape)
@@ -96,8 +96,8 @@ def load_state(mjm, mjd, d, state):
 def efc_compare(m, d, mjd):
   """Max relative differences of the efc quantities and qacc (dict name -> error)."""
   n = mjd.nefc
-  out = {"nefc": abs(int(d.nefc[0]) - n)}
-  if d.nefc[0] != n:
+  out = {"nefc": abs(int(d.nefc) - n)}
+  if d.nefc != n:
     return out
   for name, ours, theirs in (("efc_type", d.efc_type[:n], mjd.efc_type), ("efc_id", d.efc_id[:n], mjd.efc_id),
                              ("efc_J", d.efc_J[:n], mjd.efc_J.reshape(n, m.nv)),

@@ -147,13 +147,13 @@ def compare(model, steps=500, seed=0, noise=0.01, solver=None, integrator=None):
     if not err_qvel <= worst_qvel:
       worst_qvel, at_qvel = err_qvel, t + 1
     ncon_max = max(ncon_max, mjd.ncon)
-    ncon = int(d.ncon[0])
+    ncon = int(d.ncon)
     if ncon != mjd.ncon:
       ncon_off += 1
     elif (_geom_pairs(d.contact_geom1, d.contact_geom2, ncon)
           != _geom_pairs(mjd.contact.geom1, mjd.contact.geom2, ncon)):
       order_off += 1
-    nefc_off += int(d.nefc[0]) != mjd.nefc
+    nefc_off += int(d.nefc) != mjd.nefc
   # MuJoCo's own divergence resets: at such a step ours is compared with a state MuJoCo restarted from qpos0.
   resets = sum(int(mjd.warning[int(w)].number) for w in _UNSTABLE)
 

@@ -67,14 +67,14 @@ def _geom_pairs(geom1, geom2):
 
 def _same_in_order(mjd, d, msg=""):
   """MuJoCo's contact count, and each contact's pos and dist within 1e-8 in MuJoCo's order."""
-  assert d.ncon[0] == mjd.ncon, msg
+  assert d.ncon == mjd.ncon, msg
   np.testing.assert_allclose(d.contact.pos[:mjd.ncon], mjd.contact.pos, atol=1e-8, err_msg=msg)
   np.testing.assert_allclose(d.contact.dist[:mjd.ncon], mjd.contact.dist, atol=1e-8, err_msg=msg)
 
 
 def _match(mjd, d, tol, fields=True):
   """Same contacts as MuJoCo (as a set, matched by pair and position); returns the largest error."""
-  n = int(d.ncon[0])
+  n = int(d.ncon)
   assert _pairs(mjd.contact.geom1, mjd.contact.geom2) == _pairs(d.contact.geom1, d.contact.geom2)
   worst = 0.0
   used = set()
@@ -111,8 +111,8 @@ def test_gym_rollout_contacts(name):
     mujoco.mj_forward(mjm, mjd)
     d.qpos[:] = mjd.qpos
     physics.mj_forward(m, d)
-    assert d.ncon[0] == mjd.ncon
-    assert (_geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]])
+    assert d.ncon == mjd.ncon
+    assert (_geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon])
             == _geom_pairs(mjd.contact.geom1, mjd.contact.geom2))
     _match(mjd, d, 1e-8)
     total += mjd.ncon
@@ -203,10 +203,10 @@ def test_pair_random_poses(t1, t2):
     _forward_at(mjm, mjd, m, d, q)
     hits += mjd.ncon > 0
     if exact:
-      assert d.ncon[0] == mjd.ncon
+      assert d.ncon == mjd.ncon
       _match(mjd, d, 1e-8)
       continue
-    assert (d.ncon[0] > 0) == (mjd.ncon > 0)
+    assert (d.ncon > 0) == (mjd.ncon > 0)
     if not mjd.ncon:
       continue
     i = int(np.argmin(mjd.contact.dist))
@@ -215,7 +215,7 @@ def test_pair_random_poses(t1, t2):
       # MuJoCo's balls on the capsule's segment (see test_capsule_box_rules): exact with an end in the box, the segment
       # crossing it, or the first ball beyond a face; otherwise (an edge or corner, ~98.5% agree) the deepest contact.
       if _segment_end_in_box(mjd) or _segment_enters_box(mjd) or _box_witness_sides(mjd, i) == 1:
-        assert d.ncon[0] == mjd.ncon
+        assert d.ncon == mjd.ncon
         _match(mjd, d, 1e-8)
         all_exact += 1
       assert abs(d.contact.dist[j] - mjd.contact.dist[i]) < 1e-8
@@ -228,7 +228,7 @@ def test_pair_random_poses(t1, t2):
       face, edge = _box_box_axes(mjd)
       edge_wins += edge > face
       face_kept += edge > face and mjd.ncon > 1
-      assert d.ncon[0] == mjd.ncon
+      assert d.ncon == mjd.ncon
       _match(mjd, d, 1e-8)
     # Deepest contact to 1e-4, its normal to 1e-3.
     assert abs(d.contact.dist[j] - mjd.contact.dist[i]) < 1e-4
@@ -301,12 +301,12 @@ def test_capsule_box_rules(r, half, size, margin):
     q = np.r_[0.0, 0.0, 0.0, quat, rng.uniform(-1, 1, 3) * spread, 1.0, 0.0, 0.0, 0.0]
     _forward_at(mjm, mjd, m, d, q)
     if mjd.ncon == 0:
-      assert d.ncon[0] == 0
+      assert d.ncon == 0
       continue
     case = _capsule_box_case(mjd, r, half, np.array(size))
     seen[case] = seen.get(case, 0) + 1
     if case == "other":
-      assert d.ncon[0] >= 1
+      assert d.ncon >= 1
       err = max(abs(d.contact.dist[0] - mjd.contact.dist[0]), np.abs(d.contact.pos[0] - mjd.contact.pos[0]).max(),
                 np.abs(d.contact.frame[0, :3] - mjd.contact.frame[0, :3]).max())
       assert err < 1e-8
@@ -405,8 +405,8 @@ def _filter_xml(option="", floor="", gp="", gc="", gq="", contact=""):
 def test_filters(kwargs):
   """Each filtering and mixing rule gives MuJoCo's contacts, in MuJoCo's order, and their parameters."""
   mjd, d = _forward_both(_filter_xml(**kwargs))
-  assert d.ncon[0] == mjd.ncon
-  assert (_geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]])
+  assert d.ncon == mjd.ncon
+  assert (_geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon])
           == _geom_pairs(mjd.contact.geom1, mjd.contact.geom2))
   if mjd.ncon:
     _match(mjd, d, 1e-4)
@@ -431,13 +431,13 @@ def test_overflow_keeps_first_and_warns():
   d = physics.MjData(m)
   assert m.nconmax == 3
   physics.mj_forward(m, d)
-  assert d.ncon[0] == 3
+  assert d.ncon == 3
   assert d.warning_number[Warning.CONTACTFULL] >= 1
   assert np.all(d.contact.dist < 0)
   big = physics.MjModel.from_xml_string(xml.replace('<size nconmax="3"/>', ""))
   db = physics.MjData(big)
   physics.mj_forward(big, db)
-  assert db.ncon[0] == 8
+  assert db.ncon == 8
   np.testing.assert_array_equal(db.contact.dist[:3], d.contact.dist)
 
 
@@ -452,7 +452,7 @@ def test_contact_order_spheres_on_plane():
     <body pos="2 0 0.09"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"""
   mjd, d = _forward_both(xml)
   assert _geom_pairs(mjd.contact.geom1, mjd.contact.geom2) == [(0, 1), (0, 2), (0, 3)]
-  assert _geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]]) == [(0, 1), (0, 2), (0, 3)]
+  assert _geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon]) == [(0, 1), (0, 2), (0, 3)]
 
 
 def test_bodies_without_dofs_do_not_collide():
@@ -464,7 +464,7 @@ def test_bodies_without_dofs_do_not_collide():
     <body pos="0.25 0 0.05"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"""
   mjd, d = _forward_both(xml)
   assert _geom_pairs(mjd.contact.geom1, mjd.contact.geom2) == [(0, 3), (2, 3)]
-  assert _geom_pairs(d.contact.geom1[:d.ncon[0]], d.contact.geom2[:d.ncon[0]]) == [(0, 3), (2, 3)]
+  assert _geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon]) == [(0, 3), (2, 3)]
 
 
 def _orders_differ(mjm, pairs):
@@ -501,7 +501,7 @@ def test_contact_order_along_rollout(midphase):
       d.qvel[:] = mjd.qvel
       physics.mj_forward(m, d)
       n = mjd.ncon
-      assert d.ncon[0] == n, t
+      assert d.ncon == n, t
       pairs = _geom_pairs(mjd.contact.geom1, mjd.contact.geom2)
       assert _geom_pairs(d.contact.geom1[:n], d.contact.geom2[:n]) == pairs, t
       for i, (g1, g2) in enumerate(pairs):
@@ -511,7 +511,7 @@ def test_contact_order_along_rollout(midphase):
         assert err < (1e-9 if closed else 1e-4), (t, i, err)
       for f in ("dim", "friction", "solref", "solreffriction", "solimp", "includemargin", "exclude"):
         np.testing.assert_allclose(getattr(d.contact, f)[:n], getattr(mjd.contact, f), atol=1e-12, err_msg=f)
-      assert d.nefc[0] == mjd.nefc, t
+      assert d.nefc == mjd.nefc, t
       np.testing.assert_array_equal(d.efc_type[:mjd.nefc], mjd.efc_type)
       np.testing.assert_array_equal(d.efc_id[:mjd.nefc], mjd.efc_id)
       # What the pile is there to show, each at one state at least.
@@ -548,7 +548,7 @@ def test_midphase_box_test_near_planes(midphase):
     reach = np.abs(mjd.geom_xmat[2].reshape(3, 3)[0]) @ mjm.geom_size[2]
     mjd.qpos[0] = -0.6 + reach - rng.uniform(0, 2e-6)
     _forward_at(mjm, mjd, m, d, mjd.qpos.copy())
-    assert d.ncon[0] == mjd.ncon
+    assert d.ncon == mjd.ncon
     _same_in_order(mjd, d)
     touching += mjd.ncon > 0
     dropped += mjd.ncon == 0
@@ -582,7 +582,7 @@ def test_mesh_random_poses(t1):
   for _ in range(40):
     q = _random_qpos(rng, t1, 0.15)
     _forward_at(mjm, mjd, m, d, q)
-    assert (d.ncon[0] > 0) == (mjd.ncon > 0)
+    assert (d.ncon > 0) == (mjd.ncon > 0)
     if not mjd.ncon:
       continue
     hits += 1
@@ -591,9 +591,9 @@ def test_mesh_random_poses(t1):
     if t1 == "plane":
       # The deepest hull vertex and the other corners within margin of the hull triangle there that faces the plane
       # most: the same contacts, in the same order.
-      assert d.ncon[0] == mjd.ncon
+      assert d.ncon == mjd.ncon
       _match(mjd, d, 1e-8)
-      np.testing.assert_allclose(d.contact.pos[:d.ncon[0]], mjd.contact.pos, atol=1e-8)
+      np.testing.assert_allclose(d.contact.pos[:d.ncon], mjd.contact.pos, atol=1e-8)
       multi += mjd.ncon > 1
       continue
     assert abs(d.contact.dist[j] - mjd.contact.dist[i]) < 1e-4
@@ -716,7 +716,7 @@ def test_multiccd_random_poses(t1, t2):
   for _ in range(300):
     q = _random_qpos(rng, t1, 0.2)
     _forward_at(mjm, mjd, m, d, q)
-    n = int(d.ncon[0])
+    n = int(d.ncon)
     if mjd.ncon == 0 and n == 0:
       continue
     posed += 1
@@ -752,7 +752,7 @@ def test_multiccd_box_shaped_mesh(tilt):
                 np.cos(a / 2), np.sin(a / 2), 0, 0])
   mjd, d = _forward_both(xml, q, assets=assets)
   assert mjd.ncon == (4 if tilt < 5 else 2)
-  assert d.ncon[0] == mjd.ncon
+  assert d.ncon == mjd.ncon
   _match(mjd, d, 1e-9)
 
 
@@ -772,7 +772,7 @@ def test_multiccd_box_on_cylinder_cap(tilt):
                 np.cos(a / 2), np.sin(a / 2), 0, 0])
   mjd, d = _forward_both(xml, q)
   assert mjd.ncon == (4 if tilt < 4 else 2)
-  assert d.ncon[0] == mjd.ncon
+  assert d.ncon == mjd.ncon
   _match(mjd, d, 1e-9)
 
 
@@ -787,7 +787,7 @@ def test_multiccd_cylinder_cap_on_box_face(tilt):
   q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.06 + 0.05 * np.cos(a) - 0.004, np.cos(a / 2), np.sin(a / 2), 0, 0])
   mjd, d = _forward_both(xml, q)
   assert mjd.ncon == (4 if tilt < 5 else 1)
-  assert d.ncon[0] == mjd.ncon
+  assert d.ncon == mjd.ncon
   if tilt > 5:
     _match(mjd, d, 1e-6)
     return
@@ -811,7 +811,7 @@ def test_multiccd_overflow_warns():
   d = physics.MjData(m)
   d.qpos[:] = [0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.075, 1, 0, 0, 0]
   physics.mj_forward(m, d)
-  assert d.ncon[0] == 2
+  assert d.ncon == 2
   assert d.warning_number[Warning.CONTACTFULL] >= 1
   # The mesh keeps single-precision vertices, as MuJoCo does.
   np.testing.assert_allclose(d.contact.dist[:2], -0.005, atol=1e-8)
@@ -828,7 +828,7 @@ def test_multiccd_disabled(t1, t2):
   for _ in range(60):
     q = _random_qpos(rng, t1, 0.2)
     _forward_at(mjm, mjd, m, d, q)
-    assert d.ncon[0] == mjd.ncon <= 1
+    assert d.ncon == mjd.ncon <= 1
     hits += mjd.ncon
   assert hits > 20
 
@@ -844,10 +844,10 @@ def test_multiccd_needs_nativeccd():
   for _ in range(300):
     q = _random_qpos(rng, "box", 0.2)
     _forward_at(mjm, mjd, m, d, q)
-    assert d.ncon[0] <= 1
-    if mjd.ncon or d.ncon[0]:
+    assert d.ncon <= 1
+    if mjd.ncon or d.ncon:
       posed += 1
-      same += d.ncon[0] == mjd.ncon
+      same += d.ncon == mjd.ncon
   assert posed > 100 and same >= 0.98 * posed, (same, posed)
 
 
@@ -881,7 +881,7 @@ def test_ccd_iterations_bound_the_convex_collider():
     m = physics.MjModel.from_xml_string(base.format(it=it, tol=tol))
     d = physics.MjData(m)
     physics.mj_forward(m, d)
-    assert d.ncon[0] == 1
+    assert d.ncon == 1
     depths[it] = d.contact.dist[0]
   assert abs(depths[2000] - mjd.contact.dist[0]) < 1e-6
   assert abs(depths[3] - mjd.contact.dist[0]) > 1e-5

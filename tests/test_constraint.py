@@ -34,7 +34,7 @@ def _check_states(mjm, m, states, rtol, tolerance=None, fields=("efc_force", "qa
     co.load_state(mjm, mjd, d, state)
     co.forward_given_contacts(m, d, mjd)
     err = co.efc_compare(m, d, mjd)
-    assert err["nefc"] == 0, f"nefc {d.nefc[0]} != {mjd.nefc}"
+    assert err["nefc"] == 0, f"nefc {d.nefc} != {mjd.nefc}"
     assert np.array_equal(d.efc_type[:mjd.nefc], mjd.efc_type)
     assert np.array_equal(d.efc_id[:mjd.nefc], mjd.efc_id)
     nrows += mjd.nefc
@@ -148,13 +148,13 @@ def test_disable_flags_and_inactive_equality():
   mjm, m = _load("equality.xml")
   d = physics.MjData(m)
   physics.mj_forward(m, d)
-  assert d.ne[0] == 3 + 6 + 6 + 6 + 3
+  assert d.ne == 3 + 6 + 6 + 6 + 3
   d.eq_active[1] = 0
   physics.mj_forward(m, d)
-  assert d.ne[0] == 3 + 6 + 6 + 3
+  assert d.ne == 3 + 6 + 6 + 3
   m.opt.disableflags = int(physics.mjtDisableBit.EQUALITY)
   physics.mj_forward(m, d)
-  assert d.nefc[0] == 0
+  assert d.nefc == 0
   np.testing.assert_array_equal(d.qacc, d.qacc_smooth)
 
 
@@ -169,7 +169,7 @@ def test_njmax_overflow_warns_and_stays_defined():
   d.qpos[1] = 0.5  # slider too
   physics.mj_step(m, d, 5)
   assert d.warning.number[physics.mjtWarning.CNSTRFULL] > 0
-  assert d.nefc[0] <= 2 and np.all(np.isfinite(d.qacc))
+  assert d.nefc <= 2 and np.all(np.isfinite(d.qacc))
   del mjm
 
 
@@ -209,14 +209,14 @@ def test_weld_and_connect_frames_at_qpos0_match_mujoco():
   mjd, d = mujoco.MjData(mjm), physics.MjData(m)
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
-  assert d.nefc[0] == mjd.nefc and d.ne[0] == mjd.ne
-  oracle.assert_close(d.efc_pos[:d.nefc[0]], mjd.efc_pos, 1e-12, "efc_pos at qpos0")
+  assert d.nefc == mjd.nefc and d.ne == mjd.ne
+  oracle.assert_close(d.efc_pos[:d.nefc], mjd.efc_pos, 1e-12, "efc_pos at qpos0")
   # rows of the constraints whose frames come from qpos0: body connects, and body welds flagged in eq_data[11]
   from_qpos0 = [e for e in range(mjm.neq) if mjm.eq_objtype[e] == mujoco.mjtObj.mjOBJ_BODY
                 and (mjm.eq_type[e] == mujoco.mjtEq.mjEQ_CONNECT or mjm.eq_data[e, 11])]
   assert len(from_qpos0) == 5
-  rows = np.isin(d.efc_id[:d.ne[0]], from_qpos0)
-  assert np.max(np.abs(d.efc_pos[:d.ne[0]][rows])) <= 1e-15
+  rows = np.isin(d.efc_id[:d.ne], from_qpos0)
+  assert np.max(np.abs(d.efc_pos[:d.ne][rows])) <= 1e-15
   for nstep in (100, 400):
     mujoco.mj_step(mjm, mjd, nstep)
     physics.mj_step(m, d, nstep)
@@ -243,8 +243,8 @@ def test_simple_bodies_weigh_constraints_by_mass():
     physics.mj_step(m, d, nstep)
     mujoco.mj_forward(mjm, mjd)
     physics.mj_forward(m, d)
-    assert d.nefc[0] == mjd.nefc
-    ours = _contact_rows(d, d.ncon[0], d.contact_pos, d.contact_geom1, d.contact_geom2, d.contact_efc_address,
+    assert d.nefc == mjd.nefc
+    ours = _contact_rows(d, d.ncon, d.contact_pos, d.contact_geom1, d.contact_geom2, d.contact_efc_address,
                          d.contact_dim)
     theirs = _contact_rows(mjd, mjd.ncon, mjd.contact.pos, mjd.contact.geom1, mjd.contact.geom2,
                            mjd.contact.efc_address, mjd.contact.dim)

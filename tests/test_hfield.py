@@ -92,7 +92,7 @@ def _contacts_at_random_poses(mjm, mjd, m, d, gtype, count):
     mjd.qpos[:] = d.qpos[:] = _random_pose(rng)
     mujoco.mj_forward(mjm, mjd)
     physics.mj_forward(m, d)
-    n = int(d.ncon[0])
+    n = int(d.ncon)
     assert n == mjd.ncon
     yield n
 
@@ -213,7 +213,7 @@ def test_contacts_per_pair_are_capped():
   mjd.qpos[:] = d.qpos[:] = [0.1, 0.2, 0.0, 1, 0, 0, 0]
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
-  assert mjd.ncon == d.ncon[0] == physics.types.MAXCONPAIR
+  assert mjd.ncon == d.ncon == physics.types.MAXCONPAIR
   np.testing.assert_allclose(d.contact.pos[:50], mjd.contact.pos, atol=1e-9)
   np.testing.assert_allclose(d.contact.dist[:50], mjd.contact.dist, atol=1e-9)
 
@@ -227,7 +227,7 @@ def test_plane_and_hfield_pairs_make_no_contacts():
   mjm, mjd, m, d = _both(xml)
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
-  assert mjd.ncon == 0 and d.ncon[0] == 0
+  assert mjd.ncon == 0 and d.ncon == 0
 
 
 def test_drop_on_terrain():
@@ -255,7 +255,7 @@ def test_drop_on_terrain():
     mujoco.mj_step(mjm, mjd)
     mujoco.mj_step(libccd, libccd_d)
     physics.mj_step(m, d)
-    n = int(d.ncon[0])
+    n = int(d.ncon)
     ball = int(np.count_nonzero(d.contact.geom2[:n] == 1))
     assert ball == np.count_nonzero(mjd.contact.geom2 == 1), step
     ball_contacts += ball

@@ -280,7 +280,7 @@ def test_contact_points_are_drawn_when_enabled():
   m, d = _decor()
   d.qpos[2] = 0.099  # the block rests 1 mm into the floor: four corner contacts
   physics.mj_forward(m, d)
-  assert d.ncon[0] == 4
+  assert d.ncon == 4
   h, w = 240, 320
   with physics.Renderer(m, h, w) as r:
     r.enable_segmentation_rendering()
@@ -318,7 +318,7 @@ def test_contact_force_arrows_follow_the_contact_forces():
   gxpos, gxmat = np.zeros((n, 3)), np.zeros((n, 9))
   scene.fill_frame(d, gsize, gbox, gvis, gxpos, gxmat)
   result = np.zeros(6)
-  for k in range(d.ncon[0]):
+  for k in range(d.ncon):
     physics.mj_contactForce(m, d, k, result)
     arrow = np.asarray(d.contact.frame[k]).reshape(3, 3).T @ result[:3] * 0.005 / m.body_mass[1]
     row = scene.force0 + k
@@ -326,7 +326,7 @@ def test_contact_force_arrows_follow_the_contact_forces():
     assert gvis[row] == 1 and np.linalg.norm(arrow) > 1e-3
     np.testing.assert_allclose(gxpos[row] - gsize[row, 1] * axis, d.contact.pos[k], atol=1e-12)
     np.testing.assert_allclose(gxpos[row] + gsize[row, 1] * axis, d.contact.pos[k] + arrow, atol=1e-12)
-  assert not gvis[scene.force0 + d.ncon[0]:].any()
+  assert not gvis[scene.force0 + d.ncon:].any()
 
 
 def test_batched_rendering_draws_each_worlds_tendons():

@@ -248,9 +248,9 @@ def test_constraint_force_sensors_match_mujoco():
     oracle.copy_state(mjd, d)
     mujoco.mj_forward(mjm, mjd)
     physics.mj_forward(m, d)
-    np.testing.assert_array_equal(d.efc_type[:d.nefc[0]], mjd.efc_type, f"state {k}: efc_type")
-    np.testing.assert_array_equal(d.efc_id[:d.nefc[0]], mjd.efc_id, f"state {k}: efc_id")
-    oracle.assert_close(d.efc_force[:d.nefc[0]], mjd.efc_force, RTOL, f"state {k}: efc_force")
+    np.testing.assert_array_equal(d.efc_type[:d.nefc], mjd.efc_type, f"state {k}: efc_type")
+    np.testing.assert_array_equal(d.efc_id[:d.nefc], mjd.efc_id, f"state {k}: efc_id")
+    oracle.assert_close(d.efc_force[:d.nefc], mjd.efc_force, RTOL, f"state {k}: efc_force")
     oracle.assert_close(d.qacc, mjd.qacc, RTOL, f"state {k}: qacc")
     oracle.assert_close(d.sensordata, mjd.sensordata, RTOL, f"state {k}: sensordata")
     for ctype, cid in zip(mjd.efc_type, mjd.efc_id):
@@ -272,7 +272,7 @@ def test_limit_force_sensors_read_the_solver():
     for i in range(m.nsensor):
       if m.sensor_type[i] in (physics.mjtSensor.JOINTLIMITFRC, physics.mjtSensor.TENDONLIMITFRC):
         kind = 3 if m.sensor_type[i] == physics.mjtSensor.JOINTLIMITFRC else 4
-        rows = [r for r in range(d.nefc[0]) if d.efc_type[r] == kind and d.efc_id[r] == m.sensor_objid[i]]
+        rows = [r for r in range(d.nefc) if d.efc_type[r] == kind and d.efc_id[r] == m.sensor_objid[i]]
         expected = d.efc_force[rows[0]] if rows else 0.0
         assert d.sensordata[m.sensor_adr[i]] == expected
         nonzero += bool(rows)
@@ -412,7 +412,7 @@ def test_adhesion_with_contacts_matches_mujoco():
     d.ctrl[:] = ctrl
     mujoco.mj_step(mjm, mjd)
     physics.mj_step(m, d)
-    assert d.ncon[0] == mjd.ncon, f"step {k}: ncon"
+    assert d.ncon == mjd.ncon, f"step {k}: ncon"
     oracle.assert_close(d.actuator_moment, dense_moment(mjm, mjd), 1e-8, f"step {k}: actuator_moment")
     oracle.assert_close(d.actuator_force, mjd.actuator_force, 1e-8, f"step {k}: actuator_force")
     oracle.assert_close(d.qfrc_actuator, mjd.qfrc_actuator, 1e-8, f"step {k}: qfrc_actuator")

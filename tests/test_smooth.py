@@ -245,11 +245,11 @@ def test_sphere_on_plane_contacts_and_frames_are_mujocos():
     mujoco.mj_forward(mjm, mjd)
     # our own rollout: the contact set is MuJoCo's at every step
     physics.mj_forward(m, d)
-    assert d.nefc[0] == mjd.nefc, f"step {step}: nefc {d.nefc[0]} != {mjd.nefc}"
+    assert d.nefc == mjd.nefc, f"step {step}: nefc {d.nefc} != {mjd.nefc}"
     # MuJoCo's state: our frames are bitwise its frames
     oracle.copy_state(mjd, lockstep)
     physics.mj_forward(m, lockstep)
-    assert lockstep.nefc[0] == mjd.nefc
+    assert lockstep.nefc == mjd.nefc
     for field in ("xpos", "xquat", "xmat", "xipos", "ximat", "geom_xpos", "geom_xmat"):
       np.testing.assert_array_equal(getattr(lockstep, field), getattr(mjd, field), err_msg=f"step {step}: {field}")
     touching += int(np.count_nonzero(mjd.contact.dist[:mjd.ncon] > -1e-15))

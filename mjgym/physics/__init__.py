@@ -26,15 +26,37 @@ from mjgym.physics.containers import MjModel
 from mjgym.physics.containers import MjOption
 from mjgym.physics.mjcf import MJCFError
 from mjgym.physics.api import mj_contactForce
+from mjgym.physics.api import mj_copyData
+from mjgym.physics.api import mj_energyPos
+from mjgym.physics.api import mj_energyVel
 from mjgym.physics.api import mj_forward
 from mjgym.physics.api import mj_fullM
+from mjgym.physics.api import mj_getState
 from mjgym.physics.api import mj_id2name
+from mjgym.physics.api import mj_jac
+from mjgym.physics.api import mj_jacBody
+from mjgym.physics.api import mj_jacBodyCom
+from mjgym.physics.api import mj_jacGeom
+from mjgym.physics.api import mj_jacSite
 from mjgym.physics.api import mj_name2id
+from mjgym.physics.api import mj_ray
 from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
+from mjgym.physics.api import mj_saveModel
+from mjgym.physics.api import mj_setConst
+from mjgym.physics.api import mj_setState
+from mjgym.physics.api import mj_sizeModel
+from mjgym.physics.api import mj_stateSize
 from mjgym.physics.api import mj_step
+from mjgym.physics.api import mj_step1
+from mjgym.physics.api import mj_step2
+from mjgym.physics.api import get_mjcb_control
+from mjgym.physics.api import get_mjcb_passive
+from mjgym.physics.api import set_mjcb_control
+from mjgym.physics.api import set_mjcb_passive
 from mjgym.physics.api import set_mjcb_sensor
+from mjgym.physics import state as _state
 from mjgym.physics import types as _types
 
 mjtBias = _types.bindings_enum("mjtBias", "mjBIAS_", _types.BiasType)
@@ -51,6 +73,7 @@ mjtJoint = _types.bindings_enum("mjtJoint", "mjJNT_", _types.JointType)
 mjtObj = _types.bindings_enum("mjtObj", "mjOBJ_", _types.ObjType)
 mjtSensor = _types.bindings_enum("mjtSensor", "mjSENS_", _types.SensorType)
 mjtSolver = _types.bindings_enum("mjtSolver", "mjSOL_", _types.SolverType)
+mjtState = _state.bindings_enum()
 mjtStage = _types.bindings_enum("mjtStage", "mjSTAGE_", _types.Stage)
 mjtDataType = _types.bindings_enum("mjtDataType", "mjDATATYPE_", _types.DataType)
 mjtTrn = _types.bindings_enum("mjtTrn", "mjTRN_", _types.TrnType)

@@ -2,10 +2,17 @@
 
 import numpy as np
 
+from mjgym.physics import binary
 from mjgym.physics import constraint
+from mjgym.physics import energy
 from mjgym.physics import forward
+from mjgym.physics import query
 from mjgym.physics import smooth
+from mjgym.physics import state
+from mjgym.physics import support
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import IntegratorType
+from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType
 from mjgym.physics.types import Stage
@@ -25,6 +32,71 @@ def set_mjcb_sensor(callback):
   _sensor_callback[0] = callback
 
 
+_control_callback = [None]
+_passive_callback = [None]
+
+
+def set_mjcb_control(callback):
+  """Registers ``callback(m, d)`` that sets the controls (None to remove it), called where MuJoCo calls
+  mjcb_control: in every forward pass after the velocity stage, before actuation (not with actuation disabled).
+
+  With a control or passive callback, mj_step and mj_forward run the pipeline in compiled parts with the callbacks
+  between them (Python per step); without, they stay one compiled call. Batched stepping (MjDataBatch, the
+  vector envs) does not call them, and the RK4 integrator is refused while one is set (MuJoCo calls them in
+  each of its four inner evaluations).
+  """
+  _control_callback[0] = callback
+
+
+def set_mjcb_passive(callback):
+  """Registers ``callback(m, d)`` that adds custom passive forces to ``d.qfrc_passive`` (None to remove it),
+  called where MuJoCo calls mjcb_passive: at the end of the passive forces (skipped, as they are, when both springs
+  and dampers are disabled). See set_mjcb_control for how the pipeline runs with callbacks."""
+  _passive_callback[0] = callback
+
+
+def get_mjcb_control():  # pylint: disable=invalid-name
+  return _control_callback[0]
+
+
+def get_mjcb_passive():  # pylint: disable=invalid-name
+  return _passive_callback[0]
+
+
+def _has_callbacks():
+  return _control_callback[0] is not None or _passive_callback[0] is not None
+
+
+def _forward_with_callbacks(m, d):
+  """mj_forward's stages in compiled parts, with the passive and control callbacks at MuJoCo's points."""
+  part = forward.part_entry(m)
+  part(m._struct, d._struct, forward.PART_POSITION)
+  flags = m.opt.disableflags
+  if _passive_callback[0] is not None and not (flags & DisableBit.SPRING and flags & DisableBit.DAMPER):
+    _passive_callback[0](m, d)
+  part(m._struct, d._struct, forward.PART_VELOCITY_END)
+  if _control_callback[0] is not None and not flags & DisableBit.ACTUATION:
+    _control_callback[0](m, d)
+  part(m._struct, d._struct, forward.PART_ACCELERATION)
+
+
+def _step_with_callbacks(m, d, nstep, stages):
+  if m.opt.integrator == IntegratorType.RK4:
+    raise NotImplementedError("mjcb_control / mjcb_passive with the RK4 integrator: MuJoCo calls them in each of "
+                              "RK4's inner evaluations, which run compiled here; use Euler or implicit(fast)")
+  part = forward.part_entry(m)
+  run = forward.entry(m)
+  for _ in range(int(nstep)):
+    part(m._struct, d._struct, forward.PART_CHECK_STATE)
+    for _ in range(2):
+      _forward_with_callbacks(m, d)
+      # a bad qacc resets the world (unless autoreset is off), which is then forwarded once more
+      if not part(m._struct, d._struct, forward.PART_CHECK_ACC):
+        break
+    _user_sensors(m, d, stages)
+    run(m._struct, d._struct, forward.OP_STEP2, 0)
+
+
 def _user_stages(m):
   if _sensor_callback[0] is None or m.nsensor == 0 or m.opt.disableflags & DisableBit.SENSOR:
     return ()
@@ -40,6 +112,9 @@ def _user_sensors(m, d, stages):
 def mj_step(m, d, nstep=1):
   """Advances the simulation ``nstep`` times (forward dynamics, then the model's integrator)."""
   stages = _user_stages(m)
+  if _has_callbacks():
+    _step_with_callbacks(m, d, nstep, stages)
+    return
   run = forward.entry(m)
   if not stages:
     run(m._struct, d._struct, forward.OP_STEP, int(nstep))
@@ -50,9 +125,40 @@ def mj_step(m, d, nstep=1):
     run(m._struct, d._struct, forward.OP_STEP2, 0)
 
 
+def mj_step1(m, d):
+  """The first half of a step split for setting controls in between (MuJoCo's mj_step1): state checks, position
+  and velocity stages with their sensors and energy, then the control callback."""
+  part = forward.part_entry(m)
+  part(m._struct, d._struct, forward.PART_CHECK_STATE)
+  stages = _user_stages(m)
+  part(m._struct, d._struct, forward.PART_POSITION)
+  _user_sensors(m, d, [s for s in stages if s == Stage.POS])
+  flags = m.opt.disableflags
+  if _passive_callback[0] is not None and not (flags & DisableBit.SPRING and flags & DisableBit.DAMPER):
+    _passive_callback[0](m, d)
+  part(m._struct, d._struct, forward.PART_VELOCITY_END)
+  _user_sensors(m, d, [s for s in stages if s == Stage.VEL])
+  if _control_callback[0] is not None:
+    _control_callback[0](m, d)
+
+
+def mj_step2(m, d):
+  """The second half (MuJoCo's mj_step2): actuation, accelerations, constraints, acceleration sensors, the qacc
+  check, then the integrator: implicit or implicitfast as set, otherwise Euler (RK4 too, as in MuJoCo)."""
+  part = forward.part_entry(m)
+  part(m._struct, d._struct, forward.PART_ACCELERATION)
+  _user_sensors(m, d, [s for s in _user_stages(m) if s == Stage.ACC])
+  if part(m._struct, d._struct, forward.PART_CHECK_ACC) and not m.opt.disableflags & DisableBit.AUTORESET:
+    mj_forward(m, d)
+  part(m._struct, d._struct, forward.PART_INTEGRATE)
+
+
 def mj_forward(m, d):
   """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
-  forward.entry(m)(m._struct, d._struct, forward.OP_FORWARD, 0)
+  if _has_callbacks():
+    _forward_with_callbacks(m, d)
+  else:
+    forward.entry(m)(m._struct, d._struct, forward.OP_FORWARD, 0)
   _user_sensors(m, d, _user_stages(m))
 
 
@@ -75,8 +181,8 @@ def mj_rnePostConstraint(m, d):
 
 def mj_contactForce(m, d, id, result):  # pylint: disable=redefined-builtin
   """Writes contact ``id``'s force and torque in its contact frame (normal first) into ``result`` (6,)."""
-  if not 0 <= id < int(d.ncon[0]):
-    raise IndexError(f"contact {id} out of range [0, {int(d.ncon[0])})")
+  if not 0 <= id < d.ncon:
+    raise IndexError(f"contact {id} out of range [0, {d.ncon})")
   if not isinstance(result, np.ndarray) or result.shape != (6,) or result.dtype != np.float64:
     raise ValueError("result must be a float64 array of shape (6,)")
   constraint.contact_force(m._struct, d._struct, int(id), result)
@@ -100,3 +206,153 @@ def mj_id2name(m, type, id):  # pylint: disable=redefined-builtin
   if not 0 <= id < len(names):
     return None
   return names[id] or None
+
+
+def mj_energyPos(m, d):  # pylint: disable=invalid-name
+  """d.energy[0]: potential energy of the current positions (needs the position stage), whatever the flags."""
+  energy.energy_pos(m._struct, d._struct)
+
+
+def mj_energyVel(m, d):  # pylint: disable=invalid-name
+  """d.energy[1]: kinetic energy of the current velocities (needs qM from the position stage)."""
+  energy.energy_vel(m._struct, d._struct)
+
+
+# ----------------------------------------------------------------------------------------- Jacobians ----
+
+
+def _jac_array(m, arr, name):
+  """The (3, nv) output the bindings accept (float64, C-contiguous, writeable), or scratch for None."""
+  if arr is None:
+    return np.empty((3, m.nv))
+  if not isinstance(arr, np.ndarray) or arr.dtype != np.float64:
+    raise TypeError(f"{name} must be a float64 numpy array or None")
+  if arr.shape != (3, m.nv) or not arr.flags.c_contiguous or not arr.flags.writeable:
+    raise ValueError(f"{name} must be a writeable C-contiguous array of shape (3, {m.nv}), got {arr.shape}")
+  return arr
+
+
+def _index(i, count, what):
+  i = int(i)
+  if not 0 <= i < count:
+    raise IndexError(f"{what} id {i} out of range [0, {count})")
+  return i
+
+
+def mj_jac(m, d, jacp, jacr, point, body):
+  """Translational and rotational Jacobians (3, nv) of world ``point`` moving with ``body``; either may be None."""
+  body = _index(body, m.nbody, "body")
+  point = np.ascontiguousarray(point, dtype=np.float64).reshape(3)
+  support.jac(m._struct, d._struct, _jac_array(m, jacp, "jacp"), _jac_array(m, jacr, "jacr"), point, body)
+
+
+def mj_jacBody(m, d, jacp, jacr, body):  # pylint: disable=invalid-name
+  """Jacobians of the frame origin of ``body``."""
+  body = _index(body, m.nbody, "body")
+  mj_jac(m, d, jacp, jacr, d.xpos[body], body)
+
+
+def mj_jacBodyCom(m, d, jacp, jacr, body):  # pylint: disable=invalid-name
+  """Jacobians of the centre of mass of ``body``."""
+  body = _index(body, m.nbody, "body")
+  mj_jac(m, d, jacp, jacr, d.xipos[body], body)
+
+
+def mj_jacSite(m, d, jacp, jacr, site):  # pylint: disable=invalid-name
+  """Jacobians of ``site``."""
+  site = _index(site, m.nsite, "site")
+  mj_jac(m, d, jacp, jacr, d.site_xpos[site], m.site_bodyid[site])
+
+
+def mj_jacGeom(m, d, jacp, jacr, geom):  # pylint: disable=invalid-name
+  """Jacobians of the centre of ``geom``."""
+  geom = _index(geom, m.ngeom, "geom")
+  mj_jac(m, d, jacp, jacr, d.geom_xpos[geom], m.geom_bodyid[geom])
+
+
+# ---------------------------------------------------------------------------------------------- rays ----
+
+
+def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=None):
+  """Distance along ``vec`` (in units of its length) from ``pnt`` to the nearest geom, -1 if none.
+
+  As the bindings: ``geomgroup`` (6,) uint8 masks groups (None: all), ``flg_static`` includes geoms welded to
+  the world, ``bodyexclude`` skips one body (-1: none); ``geomid`` (1,) int32 receives the geom hit (-1 if
+  none). Invisible geoms (alpha 0, their own or their material's) are never hit. ``normal`` is not supported.
+  """
+  if normal is not None:
+    raise NotImplementedError("mj_ray: the surface normal output is not supported; pass normal=None")
+  pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
+  vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
+  if np.linalg.norm(vec) < MINVAL:
+    raise ValueError("mj_ray: vector length is too small")
+  use_group = geomgroup is not None
+  group = np.ascontiguousarray(geomgroup if use_group else np.zeros(query.NGROUP), dtype=np.uint8).reshape(-1)
+  if group.shape != (query.NGROUP,):
+    raise ValueError(f"geomgroup must have {query.NGROUP} entries")
+  dist, hit = query.ray_select(m._struct, d._struct, pnt, vec, group, use_group, bool(flg_static),
+                               int(bodyexclude))
+  if geomid is not None:
+    geomid[0] = hit
+  return float(dist)
+
+
+# ------------------------------------------------------------------------------------ data and state ----
+
+
+def mj_copyData(dest, m, src):  # pylint: disable=invalid-name
+  """Copies every field of ``src`` into ``dest`` (both Data of model ``m``), in place."""
+  for name, arr in dest._fields.items():
+    if arr.shape != src._fields[name].shape:
+      raise ValueError(f"mj_copyData: Data of different models ({name} {arr.shape} vs {src._fields[name].shape})")
+  for name, arr in dest._fields.items():
+    arr[...] = src._fields[name]
+  return dest
+
+
+def mj_setConst(m, d):  # pylint: disable=invalid-name
+  """Recomputes the model's constants that depend on qpos0 and the inertias, after the model was edited.
+
+  body_subtreemass, dof/body/tendon invweight0, connect and weld anchors, tendon_length0, actuator_length0 and
+  actuator_acc0, as MuJoCo's mj_setConst. As in MuJoCo 4.0.0, the statistics (``m.stat``) keep their compiled
+  values. ``d`` is not touched (a scratch Data is used).
+  """
+  del d
+  from mjgym.physics.mjcf import setconst  # pylint: disable=import-outside-toplevel
+  subtree = m.body_mass.copy()
+  for b in range(m.nbody - 1, 0, -1):
+    subtree[m.body_parentid[b]] += subtree[b]
+  m.body_subtreemass[:] = subtree
+  meaninertia = m.stat_meaninertia.copy()
+  constraint.set_const(m)
+  setconst.set_const(m)
+  m.stat_meaninertia[:] = meaninertia
+
+
+def mj_stateSize(m, sig):  # pylint: disable=invalid-name
+  """Length of the state vector of signature ``sig`` (an or of mjtState bits)."""
+  return state.state_size(m, sig)
+
+
+def mj_getState(m, d, state_vector, sig):  # pylint: disable=invalid-name
+  """Writes the state elements of ``sig`` (in bit order) into ``state_vector`` (float64, mj_stateSize long)."""
+  state.get_state(m, d, state_vector, sig)
+
+
+def mj_setState(m, d, state_vector, sig):  # pylint: disable=invalid-name
+  """Sets the state elements of ``sig`` of ``d`` from ``state_vector``."""
+  state.set_state(m, d, state_vector, sig)
+
+
+# ------------------------------------------------------------------------------------ model files ----
+
+
+def mj_saveModel(m, filename=None, buffer=None):  # pylint: disable=invalid-name
+  """Saves ``m`` in mjgym's binary format to ``filename`` and/or into ``buffer`` (uint8, mj_sizeModel bytes);
+  ``MjModel.from_binary_path`` loads it. Not MuJoCo's MJB format."""
+  binary.save(m, filename, buffer)
+
+
+def mj_sizeModel(m):  # pylint: disable=invalid-name
+  """Bytes of ``m``'s binary file."""
+  return binary.size_of(m)

@@ -74,10 +74,14 @@ class MjDataBatch:
   def __init__(self, m, nworld):
     if nworld < 1:
       raise ValueError(f"nworld must be >= 1, got {nworld}")
+    self._attach(m, allocate_data_arrays(m, nworld))
+    self.reset()
+
+  def _attach(self, m, fields, world_model=None):
     self.model = m
-    self.nworld = int(nworld)
-    self._fields = allocate_data_arrays(m, nworld)
-    self._worlds = [MjData.over_arrays(m, {k: v[w] for k, v in self._fields.items()}) for w in range(nworld)]
+    self.nworld = len(fields["time"])
+    self._fields = fields
+    self._worlds = [MjData.over_arrays(m, {k: v[w] for k, v in self._fields.items()}) for w in range(self.nworld)]
     # a few chunks per thread, so that a thread slowed by another process does not hold everyone up
     self.nchunk = min(self.nworld, 4 * numba.config.NUMBA_NUM_THREADS)
     # The typed lists run_batch takes are made at its first call: numba compiles typed-list code in every
@@ -90,7 +94,30 @@ class MjDataBatch:
     self._model_of = chunk_of
     self.world_model = {}
     self._all = np.ones(self.nworld, np.bool_)
-    self.reset()
+    if world_model:
+      self.randomize(list(world_model))
+      for name, values in world_model.items():
+        self.world_model[name][...] = values
+
+  @classmethod
+  def over_arrays(cls, m, fields, world_model=None):
+    """A batch over the given (nworld, ...) Data arrays and per-world model fields, left as they are."""
+    batch = cls.__new__(cls)
+    batch._attach(m, fields, world_model)  # pylint: disable=protected-access
+    return batch
+
+  # As MjData: copy.copy copies the worlds onto the same model, copy.deepcopy and pickle carry the model too.
+  def __copy__(self):
+    return MjDataBatch.over_arrays(self.model, _copy(self._fields), _copy(self.world_model))
+
+  def __deepcopy__(self, memo):
+    import copy  # pylint: disable=import-outside-toplevel
+    copied = MjDataBatch.over_arrays(copy.deepcopy(self.model, memo), _copy(self._fields), _copy(self.world_model))
+    memo[id(self)] = copied
+    return copied
+
+  def __reduce__(self):
+    return MjDataBatch.over_arrays, (self.model, self._fields, self.world_model)
 
   def __getattr__(self, name):
     fields = self.__dict__.get("_fields", {})
@@ -176,6 +203,10 @@ class MjDataBatch:
     ])
     self._model_of = np.arange(self.nworld, dtype=np.int64)
     return self.world_model
+
+
+def _copy(arrays):
+  return {name: arr.copy() for name, arr in arrays.items()}
 
 
 def set_num_threads(n):

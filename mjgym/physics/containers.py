@@ -9,6 +9,7 @@ import numpy as np
 
 from mjgym.physics import _structs
 from mjgym.physics import types
+from mjgym.physics.statistic import MjStatistic
 from mjgym.physics.types import ObjType
 
 _NUMPY_DTYPE = {"int": np.int32, "float": np.float64, "u8": np.uint8}
@@ -55,6 +56,11 @@ _JOINT_NQ = {types.JointType.FREE: 7, types.JointType.BALL: 4, types.JointType.S
              types.JointType.HINGE: 1}
 
 
+# Data fields that the bindings show as Python numbers (``d.ncon``, ``d.nefc``, ``d.time``...): one-element arrays
+# here, so that compiled code writes them in place; Python reads convert.
+DATA_SCALARS = frozenset(name for name, _, shape in types.DATA_ROWS if shape == (1,))
+
+
 def data_sizes(m):
   """Sizes that shape MjData's arrays: the model sizes plus those derived from them."""
   sizes = {name: getattr(m, name) for name in types.MODEL_SIZES}
@@ -98,6 +104,46 @@ class MjOption:
   def __repr__(self):
     names = sorted(n[4:] for n in self._m._fields if n.startswith("opt_"))
     return "<MjOption\n" + "\n".join(f"  {n}: {getattr(self, n)!r}" for n in names) + "\n>"
+
+
+class _VisualSection:
+  """One section of ``m.vis`` (``m.vis.global_``, ``.headlight``, ``.map``, ``.rgba``, ``.quality``): its compiled
+  fields ``vis_<section>_<name>``, scalars as numbers, vectors as arrays."""
+
+  __slots__ = ("_m", "_prefix")
+
+  def __init__(self, m, section):
+    object.__setattr__(self, "_m", m)
+    object.__setattr__(self, "_prefix", f"vis_{section}_")
+
+  def _array(self, name):
+    try:
+      return self._m._fields[self._prefix + name]
+    except KeyError:
+      have = sorted(n[len(self._prefix):] for n in self._m._fields if n.startswith(self._prefix))
+      raise AttributeError(f"'{name}' is not compiled here; this section has {have}") from None
+
+  def __getattr__(self, name):
+    arr = self._array(name)
+    return arr[0].item() if arr.shape == (1,) else arr
+
+  def __setattr__(self, name, value):
+    self._array(name)[:] = value
+
+
+class MjVisual:
+  """``m.vis`` as in the bindings, for the <visual> settings the compiler keeps: ``global_`` (fovy, azimuth,
+  elevation), ``headlight`` (ambient, diffuse, specular, active), ``map`` (znear, zfar, haze, shadowclip),
+  ``rgba`` (haze) and ``quality`` (offsamples, shadowsize). ``scale`` and the other sections are not compiled."""
+
+  _SECTIONS = {"global_": "global", "headlight": "headlight", "map": "map", "rgba": "rgba", "quality": "quality"}
+
+  def __init__(self, m):
+    for attr, section in self._SECTIONS.items():
+      setattr(self, attr, _VisualSection(m, section))
+
+  def __getattr__(self, name):
+    raise AttributeError(f"m.vis.{name} is not compiled by this engine; available: {sorted(self._SECTIONS)}")
 
 
 class _ObjectView:
@@ -158,6 +204,8 @@ class MjModel:
     object.__setattr__(self, "_name2id", {t: {n: i for i, n in enumerate(ns) if n} for t, ns in names.items()})
     object.__setattr__(self, "source", source)
     object.__setattr__(self, "opt", MjOption(self))
+    object.__setattr__(self, "stat", MjStatistic(self))
+    object.__setattr__(self, "vis", MjVisual(self))
     object.__setattr__(self, "_struct", self.new_struct())
     self._update_tier()
 
@@ -203,11 +251,34 @@ class MjModel:
         raise ValueError(f"{len(names[objtype])} names given for {count} objects of type {objtype.name}")
     return cls(fields, names, source)
 
+  # Copies follow the bindings: copy.copy and copy.deepcopy of a model are both a full copy (mj_copyModel).
+  def __copy__(self):
+    return self.__deepcopy__({})
+
+  def __deepcopy__(self, memo):
+    fields = {n: v if isinstance(v, int) else v.copy() for n, v in self._fields.items()}
+    copied = MjModel(fields, {t: list(ns) for t, ns in self._names.items()}, self.source)
+    memo[id(self)] = copied
+    return copied
+
+  def __reduce__(self):
+    # the arrays and names travel; the compiled struct is rebuilt over the unpickled arrays
+    return MjModel, (self._fields, self._names, self.source)
+
   @staticmethod
   def from_xml_path(filename, assets=None):
     """Compiles an MJCF file into a model."""
     from mjgym.physics import mjcf
     return mjcf.load_path(filename, assets=assets)
+
+  @staticmethod
+  def from_binary_path(filename, assets=None):
+    """Loads a model saved by ``mj_saveModel`` (mjgym's own binary format), without the MJCF compiler;
+    ``assets`` may map the file name to its bytes."""
+    from mjgym.physics import binary  # pylint: disable=import-outside-toplevel
+    if assets and filename in assets:
+      return binary.from_bytes(assets[filename], str(filename))
+    return binary.load(filename)
 
   @staticmethod
   def from_xml_string(xml, assets=None):
@@ -216,6 +287,8 @@ class MjModel:
     return mjcf.load_string(xml, assets=assets)
 
   def __getattr__(self, name):
+    if name.startswith("_"):
+      raise AttributeError(name)
     try:
       return self._fields[name]
     except KeyError:
@@ -272,6 +345,20 @@ class MjData:
     d._attach(m, arrays)
     return d
 
+  # Copies follow the bindings: copy.copy gives new Data bound to the same model, copy.deepcopy copies the model
+  # too (unless memo already holds its copy), and a pickle carries the model along.
+  def __copy__(self):
+    return MjData.over_arrays(self.model, _copy_arrays(self._fields))
+
+  def __deepcopy__(self, memo):
+    import copy  # pylint: disable=import-outside-toplevel
+    copied = MjData.over_arrays(copy.deepcopy(self.model, memo), _copy_arrays(self._fields))
+    memo[id(self)] = copied
+    return copied
+
+  def __reduce__(self):
+    return MjData.over_arrays, (self.model, self._fields)
+
   def _attach(self, m, arrays):
     object.__setattr__(self, "model", m)
     object.__setattr__(self, "_fields", arrays)
@@ -280,14 +367,6 @@ class MjData:
   @property
   def _model(self):
     return self.model
-
-  @property
-  def time(self):
-    return float(self._fields["time"][0])
-
-  @time.setter
-  def time(self, value):
-    self._fields["time"][0] = value
 
   @property
   def contact(self):
@@ -300,15 +379,18 @@ class MjData:
     return _WarningStats(self._fields["warning_number"], self._fields["warning_lastinfo"])
 
   def __getattr__(self, name):
+    if name.startswith("_"):
+      # not a field; also keeps copy/pickle of a half-built object from recursing through _fields
+      raise AttributeError(name)
     try:
-      return self._fields[name]
+      value = self._fields[name]
     except KeyError:
       raise AttributeError(f"MjData has no attribute '{name}'") from None
+    if name in DATA_SCALARS:
+      return value[0].item()
+    return value
 
   def __setattr__(self, name, value):
-    if name == "time":
-      self._fields["time"][0] = value
-      return
     if name not in self._fields:
       raise AttributeError(f"MjData has no attribute '{name}'")
     self._fields[name][...] = value
@@ -372,6 +454,11 @@ class _WarningStats:
 
   def __repr__(self):
     return f"<warnings number={self.number.tolist()} lastinfo={self.lastinfo.tolist()}>"
+
+
+def _copy_arrays(fields):
+  """Contiguous copies of every Data array (the struct requires C order)."""
+  return {name: np.ascontiguousarray(arr).copy() for name, arr in fields.items()}
 
 
 def allocate_data_arrays(m, nworld=None):

@@ -28,6 +28,7 @@ from mjgym.physics import _structs
 from mjgym.physics import actuation
 from mjgym.physics.collision import driver
 from mjgym.physics import constraint
+from mjgym.physics import energy
 from mjgym.physics import math
 from mjgym.physics import passive
 from mjgym.physics import sensor
@@ -35,6 +36,7 @@ from mjgym.physics import smooth
 from mjgym.physics import solver
 from mjgym.physics import support
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import EnableBit
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import JointType
 from mjgym.physics.types import MAXVAL
@@ -50,6 +52,7 @@ _DSBL_AUTORESET = int(DisableBit.AUTORESET)
 _DSBL_EULERDAMP = int(DisableBit.EULERDAMP)
 _DSBL_DAMPER = int(DisableBit.DAMPER)
 _DSBL_ACTUATION = int(DisableBit.ACTUATION)
+_ENBL_ENERGY = int(EnableBit.ENERGY)
 
 
 @njit(cache=True, inline="always")
@@ -145,10 +148,16 @@ def fwd_position(m, d, narrow):
 @njit(cache=True, inline="always")
 def fwd_velocity(m, d):
   """Velocity-dependent computations."""
+  _velocity_to_passive(m, d)
+  smooth.rne(m, d)
+
+
+@njit(cache=True, inline="always")
+def _velocity_to_passive(m, d):
+  """The velocity stage up to the passive forces (where MuJoCo calls mjcb_passive)."""
   actuation.fwd_velocity_quantities(m, d)
   smooth.com_vel(m, d)
   passive.passive(m, d)
-  smooth.rne(m, d)
 
 
 @njit(cache=True, inline="always")
@@ -167,19 +176,50 @@ def fwd_constraint(m, d):
   solver.solve(m, d)
 
 
+# mj_forwardSkip in three pieces, so that the Python callbacks (api.set_mjcb_passive / set_mjcb_control) can run
+# between them; the compiled pipeline runs them back to back (_forward). Energy is computed even in RK4's inner
+# evaluations (sensors=False), as MuJoCo does.
+
+
 @njit(cache=True, inline="always")
-def _forward(m, d, sensors, narrow):
+def _forward_position(m, d, sensors, narrow):
+  """The position stage, its sensors and the potential energy."""
   fwd_position(m, d, narrow)
   if sensors:
     sensor.sensor_pos(m, d)
-  fwd_velocity(m, d)
+  if m.opt_enableflags[0] & _ENBL_ENERGY:
+    energy.energy_pos(m, d)
+  else:
+    d.energy[0] = 0.0
+    d.energy[1] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _forward_velocity_end(m, d, sensors):
+  """The velocity stage after the passive forces, its sensors and the kinetic energy."""
+  smooth.rne(m, d)
   if sensors:
     sensor.sensor_vel(m, d)
+  if m.opt_enableflags[0] & _ENBL_ENERGY:
+    energy.energy_vel(m, d)
+
+
+@njit(cache=True, inline="always")
+def _forward_acceleration(m, d, sensors):
+  """Actuation, the smooth and constrained accelerations and the acceleration sensors (after mjcb_control)."""
   actuation.fwd_actuation(m, d)
   fwd_acceleration(m, d)
   fwd_constraint(m, d)
   if sensors:
     sensor.sensor_acc(m, d)
+
+
+@njit(cache=True, inline="always")
+def _forward(m, d, sensors, narrow):
+  _forward_position(m, d, sensors, narrow)
+  _velocity_to_passive(m, d)
+  _forward_velocity_end(m, d, sensors)
+  _forward_acceleration(m, d, sensors)
 
 
 @njit(cache=True, inline="always")
@@ -543,6 +583,57 @@ def run(m, d, op, nstep):
 def run_ccd(m, d, op, nstep):
   """Operation ``op`` on one world, with every collider (GJK/EPA, multiccd, meshes, height fields too)."""
   apply(m, d, op, nstep, driver.narrow_all)
+
+
+# Parts of a step for the Python callbacks: api.mj_step runs them in this order with the callbacks between, then
+# OP_STEP2. Separate entry points, compiled at their first use: the callback-free pipeline above is untouched.
+PART_CHECK_STATE = 0   # the qpos/qvel checks that open a step
+PART_POSITION = 1      # position stage, its sensors, potential energy, velocity stage up to the passive forces
+PART_VELOCITY_END = 2  # the rest of the velocity stage, its sensors, kinetic energy
+PART_ACCELERATION = 3  # actuation, accelerations, constraint solve, acceleration sensors
+PART_CHECK_ACC = 4     # the qacc check; returns 1 if it failed (the world was reset: forward again)
+PART_INTEGRATE = 5     # mj_step2's integrator: implicit / implicitfast, else Euler (RK4 too, as MuJoCo)
+
+
+@njit(cache=True, inline="always")
+def _apply_part(m, d, part, narrow):
+  if part == PART_CHECK_STATE:
+    _check(m, d, d.qpos, Warning.BADQPOS)
+    _check(m, d, d.qvel, Warning.BADQVEL)
+  elif part == PART_POSITION:
+    _forward_position(m, d, True, narrow)
+    _velocity_to_passive(m, d)
+  elif part == PART_VELOCITY_END:
+    _forward_velocity_end(m, d, True)
+  elif part == PART_ACCELERATION:
+    _forward_acceleration(m, d, True)
+  elif part == PART_CHECK_ACC:
+    if _check(m, d, d.qacc, Warning.BADQACC):
+      return 1
+  elif part == PART_INTEGRATE:
+    integrator = m.opt_integrator[0]
+    if integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+      implicit(m, d)
+    else:
+      euler(m, d)
+  return 0
+
+
+@njit(cache=True)
+def run_part(m, d, part):
+  """One PART_* of a step, with the closed-form colliders."""
+  return _apply_part(m, d, part, driver.narrow_closed_form)
+
+
+@njit(cache=True)
+def run_part_ccd(m, d, part):
+  """One PART_* of a step, with every collider."""
+  return _apply_part(m, d, part, driver.narrow_all)
+
+
+def part_entry(model):
+  """``run_part_ccd`` or ``run_part``, as ``entry``."""
+  return run_part_ccd if model.needs_ccd else run_part
 
 
 def entry(model):

@@ -11,6 +11,7 @@ from numba import njit
 
 from mjgym.physics import math
 from mjgym.physics.types import GeomType
+from mjgym.physics.types import MINVAL
 
 _NONE = -1.0
 
@@ -300,7 +301,8 @@ def ray_shape(m, gtype, size, pos, mat, dataid, pnt, vec):
   p = math.mat_t_vec(mat, (pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]))
   v = math.mat_t_vec(mat, vec)
   if gtype == GeomType.PLANE:
-    if abs(v[2]) < 1e-300:
+    # planes are seen from their front (+z) side only
+    if v[2] > -MINVAL:
       return _NONE
     t = -p[2] / v[2]
     if t < 0.0:

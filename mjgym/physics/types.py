@@ -647,6 +647,10 @@ dof_invweight0 float nv
 body_invweight0 float nbody 2
 tendon_invweight0 float ntendon
 stat_meaninertia float 1
+stat_meanmass float 1
+stat_meansize float 1
+stat_extent float 1
+stat_center float 3
 """
 
 # Data: state, inputs, then the outputs of each stage, then scratch space owned by the step path.
@@ -664,6 +668,7 @@ mocap_quat float nmocap 4
 qacc float nv
 act_dot float na
 sensordata float nsensordata
+energy float 2
 warning_number int 7
 warning_lastinfo int 7
 

@@ -33,6 +33,8 @@ def _compile(text, filename, source):
   from mjgym.physics.mjcf import setconst  # pylint: disable=import-outside-toplevel
   setconst.set_const(model)
   setconst.lengthrange(model, lengthrange_jobs, lengthrange_settings)
+  from mjgym.physics import statistic  # pylint: disable=import-outside-toplevel
+  statistic.set_stat(model, statistic.given_in_mjcf(root))
   return model
 
 

@@ -407,7 +407,7 @@ class Scene:
     gvis[:] = self.vis0
     if self.draw_tendons:
       self._fill_tendons(d, gsize, gbox, gvis, gxpos, gxmat)
-    ncon = int(np.asarray(d.ncon).ravel()[0])
+    ncon = d.ncon
     if self.draw_forces:
       self._fill_forces(d, ncon, gsize, gbox, gvis, gxpos, gxmat)
     if self.draw_contacts:
