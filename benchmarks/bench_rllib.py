@@ -8,9 +8,10 @@ twice on the same model, Hopper:
 
 then times every runner sampling ``--steps`` env steps at once (RLlib's own ``EnvRunner.sample``: the policy's
 forward pass, the env step and the episode bookkeeping, all in the runners) and prints env-steps/s sampled, summed
-over runners, with the mjgym/gym ratio. Runner 0 of each configuration is warmed up first (numba loads from the
-cache, torch initializes), so the figures are steady-state sampling. Needs ``pip install -e ".[ray,test]"``
-(mujoco for Hopper-v5). No asserts on time: the machine is shared; read the numbers side by side.
+over runners, with the mjgym/gym ratio, and beside them the rate of the same mjgym vector env stepped directly on
+one thread (what a runner's env costs without RLlib around it). Runner 0 of each configuration is warmed up first
+(numba loads from the cache, torch initializes), so the figures are steady-state sampling. Needs
+``pip install -e ".[ray,test]"`` (mujoco for Hopper-v5). No asserts on time: the machine is shared; read the numbers side by side.
 
   python benchmarks/bench_rllib.py                          # 1 and 2 runners x 16 and 64 worlds
   python benchmarks/bench_rllib.py --runners 2 --worlds 64 --steps 20000
@@ -47,6 +48,24 @@ def sample_rate(env, runners, worlds, steps):
   return sum(counts) / seconds
 
 
+def env_rate(worlds, steps):
+  """Env-steps/s of mjgym's vector env of ``worlds`` worlds stepped directly on one thread (random actions, in
+  this process): the env's share of a runner's time, without RLlib around it."""
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  env = gym.make_vec("mjgym:MjHopper-v0", num_envs=worlds, vectorization_mode="vector_entry_point", num_threads=1)
+  env.reset(seed=0)
+  actions = np.random.default_rng(0).uniform(-1, 1, (64, worlds, 3))
+  for a in actions[:8]:
+    env.step(a)
+  n = max(1, steps // worlds)
+  start = time.perf_counter()
+  for k in range(n):
+    env.step(actions[k % 64])
+  seconds = time.perf_counter() - start
+  env.close()
+  return n * worlds / seconds
+
+
 def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
   parser.add_argument("--runners", type=int, nargs="+", default=[1, 2])
@@ -59,15 +78,16 @@ def main(argv=None):
   cpus = ray.cluster_resources().get("CPU", 0)
   print(f"RLlib {ray.__version__}, Gymnasium {gym.__version__}, {cpus:.0f} CPUs in the Ray cluster; "
         f"{args.steps} env steps per runner per timed sample()", flush=True)
-  print(f"{'runners':>7s} {'worlds/runner':>13s} {'mjgym steps/s':>14s} {'Hopper-v5 steps/s':>18s} {'ratio':>6s}",
-        flush=True)
+  print(f"{'runners':>7s} {'worlds/runner':>13s} {'mjgym steps/s':>14s} {'Hopper-v5 steps/s':>18s} {'ratio':>6s} "
+        f"{'mjgym env alone, 1 thread':>26s}", flush=True)
   rows = []
   for runners in args.runners:
     for worlds in args.worlds:
       ours = sample_rate("mjgym:MjHopper-v0", runners, worlds, args.steps)
       theirs = sample_rate("Hopper-v5", runners, worlds, args.steps)
-      rows.append((runners, worlds, ours, theirs))
-      print(f"{runners:7d} {worlds:13d} {ours:14,.0f} {theirs:18,.0f} {ours / theirs:5.2f}x", flush=True)
+      alone = env_rate(worlds, args.steps)
+      rows.append((runners, worlds, ours, theirs, alone))
+      print(f"{runners:7d} {worlds:13d} {ours:14,.0f} {theirs:18,.0f} {ours / theirs:5.2f}x {alone:26,.0f}", flush=True)
   ray.shutdown()
   return rows
 
