@@ -88,7 +88,7 @@ def mjd_inverseFD(m, d, eps, flg_actuation, DfDq, DfDv, DfDa, DsDq, DsDv, DsDa, 
   """Finite-difference Jacobians of mj_inverse, as MuJoCo's mjd_inverseFD (forward differences of size ``eps``).
 
   Transposed layout, as MuJoCo: DfDq, DfDv, DfDa (nv, nv) with row i the derivative of qfrc_inverse along
-  dimension i of qpos (tangent), qvel, qacc; DsDq, DsDv, DsDa (nv, nsensordata) for the sensors; DmDq (nv, nM)
+  dimension i of qpos (tangent), qvel, qacc; DsDq, DsDv, DsDa (nv, nsensordata) for the sensors; DmDq (nv, nC)
   for the mass matrix in MuJoCo's compressed row layout (``d.M``). With ``flg_actuation`` the force is
   qfrc_inverse - qfrc_actuator. Any output may be None. ``d`` ends as MuJoCo leaves it: the state restored,
   derived fields those of the last perturbed evaluation.
@@ -96,7 +96,7 @@ def mjd_inverseFD(m, d, eps, flg_actuation, DfDq, DfDv, DfDa, DsDq, DsDv, DsDa, 
   inverse.check_integrator(m, "mjd_inverseFD")
   if m.opt.noslip_iterations:
     raise ValueError("mjd_inverseFD: the noslip solver is not supported")
-  nv, ns, nm = m.nv, m.nsensordata, int(m.nM)
+  nv, ns, nm = m.nv, m.nsensordata, len(derivative.mass_csr_index(m))
   outs = [_out(a, (nv, n), name) for a, n, name in
           ((DfDq, nv, "DfDq"), (DfDv, nv, "DfDv"), (DfDa, nv, "DfDa"), (DsDq, ns, "DsDq"), (DsDv, ns, "DsDv"),
            (DsDa, ns, "DsDa"), (DmDq, nm, "DmDq"))]

@@ -228,9 +228,39 @@ def transition_fd_batch(m, batch, eps, centered=False, mask=None):
   return transition_fd(m, [batch[int(w)] for w in worlds], float(eps), bool(centered), world_model=world_model)
 
 
+def dof_simplenum(m):
+  """MuJoCo's dof_simplenum (nv,): how many consecutive dofs from here on belong to "simple" bodies, whose mass
+  matrix rows have no off-diagonal entries in MuJoCo 4's reduced layout. A body is simple when its inertial frame
+  is its body frame, it is a root (or the child of a fixed child of the world), it has no child bodies, and its
+  joints have zero position, coordinate-aligned hinge/slide axes and no joint after a rotational one."""
+  simple = np.zeros(m.nbody, np.int64)
+  parent, dofnum, root = m.body_parentid, m.body_dofnum, m.body_rootid
+  for i in range(1, m.nbody):
+    p = parent[i]
+    null = not np.any(m.body_ipos[i]) and np.array_equal(m.body_iquat[i], (1.0, 0.0, 0.0, 0.0))
+    simple[i] = null and (root[i] == i or (parent[p] == 0 and dofnum[p] == 0))
+    if p > 0:
+      simple[p] = 0
+    rotation = False
+    for j in np.nonzero(m.jnt_bodyid == i)[0]:
+      jtype = m.jnt_type[j]
+      aligned = np.count_nonzero(np.abs(m.jnt_axis[j]) > 1e-14) == 1
+      if rotation or np.any(m.jnt_pos[j]) or (jtype in (JointType.HINGE, JointType.SLIDE) and not aligned):
+        simple[i] = 0
+      if jtype in (JointType.BALL, JointType.HINGE):
+        rotation = True
+  num = np.zeros(m.nv, np.int64)
+  count = 0
+  for i in range(m.nv - 1, -1, -1):
+    count = count + 1 if simple[m.dof_bodyid[i]] else 0
+    num[i] = count
+  return num
+
+
 def mass_csr_index(m):
-  """Indices into qM (MuJoCo's legacy sparse layout) of MuJoCo 4's compressed row layout ``d.M``: each row's
-  ancestors in increasing order, then its diagonal."""
+  """Indices into qM (MuJoCo's legacy sparse layout) of MuJoCo 4's reduced compressed row layout ``d.M``: each
+  row's ancestors in increasing order, then its diagonal; rows of simple dofs hold the diagonal only."""
+  simplenum = dof_simplenum(m)
   index = []
   for i in range(m.nv):
     chain = []
@@ -240,7 +270,7 @@ def mass_csr_index(m):
       chain.append(adr)
       adr += 1
       j = int(m.dof_parentid[j])
-    index.extend(reversed(chain))
+    index.extend(reversed(chain[:1] if simplenum[i] else chain))
   return np.array(index, dtype=np.int64)
 
 
