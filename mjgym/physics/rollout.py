@@ -5,7 +5,8 @@ sensor values after each of ``nstep`` steps of each of ``nbatch`` trajectories, 
 and (nbatch, nstep, nsensordata), with MuJoCo's semantics (rollout.cc): each trajectory starts from its initial
 state and warm start (zero if none is given); user inputs not in ``control_spec`` are cleared (ctrl, applied
 forces) or set to the model's defaults (mocap poses, active equalities); inputs in ``control_spec`` but without
-``control`` keep the values of ``data``; a trajectory that raises a warning (divergence) repeats its state from
+``control`` keep the values of ``data``, which ends holding the state of the last trajectory (as MuJoCo's Data
+does); a trajectory that raises a warning (divergence) repeats its state from
 then on.
 
 Here the trajectories are the worlds of one ``MjDataBatch``, stepped in parallel (numba threads over worlds, as
@@ -22,6 +23,7 @@ from mjgym.physics.containers import MjModel
 from mjgym.physics.state import State
 
 _FULLPHYSICS = int(State.FULLPHYSICS)
+_INTEGRATION = int(State.INTEGRATION)
 
 
 class Rollout:
@@ -147,6 +149,9 @@ class Rollout:
       batch.step(mask=alive)
       st[rows, t] = batch.get_state(_FULLPHYSICS)
       sd[rows, t] = batch.sensordata
+    # as MuJoCo, whose Data ends holding the last trajectory it ran (a later rollout without controls starts
+    # from its ctrl, say)
+    _state.set_state(m, d, batch.get_state(_INTEGRATION, [len(rows) - 1])[0], _INTEGRATION)
 
 
 def _get(m, d, spec):
