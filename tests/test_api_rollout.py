@@ -131,3 +131,16 @@ def test_rollout_sensors_and_divergence_match_mujoco():
   oracle.assert_close(state, exp_state, RTOL, "state")
   oracle.assert_close(sens, exp_sens, RTOL, "sensordata")
   np.testing.assert_array_equal(state[2, 5], state[2, -1])
+
+
+def test_rollout_with_a_model_per_trajectory():
+  mjm, mjd, m, d = _pair("hopper")
+  mjm2, m2 = mujoco.MjModel.from_xml_path(str(oracle.gym_asset("hopper"))), physics.MjModel.from_xml_path(
+      str(oracle.gym_asset("hopper")))
+  mjm2.opt.gravity[2] = m2.opt.gravity[2] = -3.0
+  init, control = _inputs(mjm, mjd, 3, 12, 7)
+  exp = mujoco.rollout.rollout([mjm, mjm2, mjm], mjd, init, control)
+  got = rollout.rollout([m, m2, m], d, init, control)
+  for e, g in zip(exp, got):
+    oracle.assert_close(g, e, RTOL, "model per trajectory")
+  assert not np.allclose(got[0][1], got[0][0])
