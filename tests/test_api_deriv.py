@@ -206,8 +206,10 @@ def test_mass_layout_is_mujocos_compressed_rows(name):
   np.testing.assert_allclose(d.qM[derivative.mass_csr_index(m)], mjd.M, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("max_worlds", [derivative.MAX_SCRATCH_WORLDS, 100])
 @pytest.mark.parametrize("centered", [False, True])
-def test_transition_fd_batch_equals_per_world_bitwise(centered):
+def test_transition_fd_batch_equals_per_world_bitwise(centered, max_worlds, monkeypatch):
+  monkeypatch.setattr(derivative, "MAX_SCRATCH_WORLDS", max_worlds)  # 100: several calls of 1 or 2 sources
   _, _, m, _ = _pair("ant")
   batch = physics.MjDataBatch(m, 4)
   rng = np.random.default_rng(9)

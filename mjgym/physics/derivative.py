@@ -75,15 +75,16 @@ def _nudge_positions(m, qpos, dims, signs, eps):
       forward.integrate_pos(m, qpos[w], dpos, signs[w] * eps)
 
 
+# Worlds of one scratch batch at most (more sources are done in chunks): bounds the memory of a batched call.
+MAX_SCRATCH_WORLDS = 512
+
+
 def _scratch_batch(m, nworld):
-  """A batch of ``nworld`` worlds for the perturbed steps, kept on the model between calls (per world count)."""
-  batches = m.__dict__.get("_fd_scratch")
-  if batches is None:
-    batches = {}
-    object.__setattr__(m, "_fd_scratch", batches)
-  batch = batches.get(nworld)
-  if batch is None:
-    batch = batches[nworld] = MjDataBatch(m, nworld)
+  """A batch of ``nworld`` worlds for the perturbed steps, kept on the model for the next call of that size."""
+  batch = m.__dict__.get("_fd_scratch")
+  if batch is None or batch.nworld != nworld:
+    batch = MjDataBatch(m, nworld)
+    object.__setattr__(m, "_fd_scratch", batch)
   return batch
 
 
@@ -116,18 +117,43 @@ def transition_fd(m, sources, eps, centered, want_a=True, want_b=True, want_c=Tr
   """A, B, C, D of mjd_transitionFD for every Data in ``sources`` (a list of one model's Data), each with a
   leading axis over the sources: A (n, ndx, ndx), B (n, ndx, nu), C (n, ns, ndx), D (n, ns, nu); None where not
   wanted. ``world_model`` gives per-source model fields (MjDataBatch.randomize) when the sources are a batch's.
+  The perturbed steps of up to MAX_SCRATCH_WORLDS worlds run in one parallel call.
   """
   inverse.check_integrator(m, "mjd_transitionFD")
   nsrc = len(sources)
-  nv, na, nu, nq, ns = m.nv, m.na, m.nu, m.nq, m.nsensordata
+  nv, na, nu, ns = m.nv, m.na, m.nu, m.nsensordata
   ndx = 2 * nv + na
-  kinds, dims, signs = _plan(m, centered, want_a or want_c, want_b or want_d)
-  nper = len(kinds)
-  batch = _scratch_batch(m, nsrc * nper)
+  plan = _plan(m, centered, want_a or want_c, want_b or want_d)
+  nper = len(plan[0])
+  per_call = max(1, min(nsrc, MAX_SCRATCH_WORLDS // nper))
+  batch = _scratch_batch(m, per_call * nper)
+  out = (np.zeros((nsrc, ndx, ndx)) if want_a else None, np.zeros((nsrc, ndx, nu)) if want_b else None,
+         np.zeros((nsrc, ns, ndx)) if want_c else None, np.zeros((nsrc, ns, nu)) if want_d else None)
+  for first in range(0, nsrc, per_call):
+    last = min(nsrc, first + per_call)
+    chunk_model = None if not world_model else {k: v[first:last] for k, v in world_model.items()}
+    nxt, sens = _perturbed_steps(m, batch, sources[first:last], plan, eps, chunk_model)
+    _differences(m, sources[first:last], nxt, sens, plan, eps, centered,
+                 *[None if o is None else o[first:last] for o in out])
+  return out
+
+
+def _perturbed_steps(m, batch, sources, plan, eps, world_model):
+  """Sets the first len(sources) * nper worlds of ``batch`` to the perturbed copies of the sources (source-major:
+  world = source * nper + p), steps them in one call; returns their next physics states (n, nper, nq+nv+na) and
+  sensor values (n, nper, nsensordata)."""
+  kinds, dims, signs = plan
+  nsrc, nper = len(sources), len(kinds)
+  nw = nsrc * nper
+  rows = np.arange(nw)
   if world_model:
-    scratch_model = batch.randomize(list(world_model))
+    scratch_model = batch.world_model if set(batch.world_model) == set(world_model) else batch.randomize(
+        list(world_model))
     for name, values in world_model.items():
-      scratch_model[name][...] = np.repeat(values, nper, axis=0)
+      scratch_model[name][:nw] = np.repeat(values, nper, axis=0)
+    fields = m._fields  # pylint: disable=protected-access
+    for name in set(scratch_model) - set(world_model):
+      scratch_model[name][...] = fields[name][None]
   elif batch.world_model:
     # a scratch batch randomized by an earlier call: back to the model's own values
     fields = m._fields  # pylint: disable=protected-access
@@ -136,49 +162,42 @@ def transition_fd(m, sources, eps, centered, want_a=True, want_b=True, want_c=Tr
   full = np.empty((nsrc, batch.state_size(_FULL)))
   for k, d in enumerate(sources):
     state.get_state(m, d, full[k], _FULL)
-  batch.set_state(np.repeat(full, nper, axis=0), _FULL)
-  # the perturbations, source-major: world = source * nper + p
-  kind = np.tile(kinds, nsrc)
-  dim = np.tile(dims, nsrc)
-  sign = np.tile(signs, nsrc)
-  rows = np.arange(nsrc * nper)
+  batch.set_state(np.repeat(full, nper, axis=0), _FULL, worlds=rows)
+  kind, dim, sign = np.tile(kinds, nsrc), np.tile(dims, nsrc), np.tile(signs, nsrc)
   for k, field in ((2, "qvel"), (3, "act"), (4, "ctrl")):
     sel = kind == k
     getattr(batch, field)[rows[sel], dim[sel]] += sign[sel] * eps
-  qdims = np.where(kind == 1, dim, -1)
-  _nudge_positions(m._struct, batch.qpos, qdims, sign, float(eps))
-  batch.step()
+  _nudge_positions(m._struct, batch.qpos[:nw], np.where(kind == 1, dim, -1), sign, float(eps))
+  batch.step(mask=np.arange(batch.nworld) < nw)
+  nxt = np.concatenate([batch.qpos[:nw], batch.qvel[:nw], batch.act[:nw]], axis=1).reshape(nsrc, nper, -1)
+  return nxt, batch.sensordata[:nw].reshape(nsrc, nper, m.nsensordata)
 
-  nxt = np.concatenate([batch.qpos, batch.qvel, batch.act], axis=1).reshape(nsrc, nper, nq + nv + na)
-  sens = batch.sensordata.reshape(nsrc, nper, ns)
-  A = np.zeros((nsrc, ndx, ndx)) if want_a else None
-  B = np.zeros((nsrc, ndx, nu)) if want_b else None
-  C = np.zeros((nsrc, ns, ndx)) if want_c else None
-  D = np.zeros((nsrc, ns, nu)) if want_d else None
-  nominal = nxt[:, 0]
-  nominal_s = sens[:, 0]
+
+def _differences(m, sources, nxt, sens, plan, eps, centered, A, B, C, D):
+  """The Jacobians of a chunk of sources from its perturbed next states and sensor values."""
+  kinds, dims, signs = plan
+  nv = m.nv
+  nominal, nominal_s = nxt[:, 0], sens[:, 0]
   col_of = {1: 0, 2: nv, 3: 2 * nv}
-  work = np.empty((nsrc, ndx))
-  for p in range(1, nper):
+  work = np.empty((len(sources), 2 * nv + m.na))
+  for p in range(1, len(kinds)):
     k, i, s = kinds[p], dims[p], signs[p]
     if k == 4 or s < 0:
       continue
-    col = col_of.get(k, 0) + i
-    if k != 4:
-      if centered:
-        lo, hi, h = nxt[:, p + 1], nxt[:, p], 2 * eps
-        lo_s, hi_s = sens[:, p + 1], sens[:, p]
-      else:
-        lo, hi, h = nominal, nxt[:, p], eps
-        lo_s, hi_s = nominal_s, sens[:, p]
-      if A is not None:
-        _state_diff(m._struct, work, np.ascontiguousarray(lo), np.ascontiguousarray(hi), h)
-        A[:, :, col] = work
-      if C is not None:
-        C[:, :, col] = (1.0 / h) * (hi_s - lo_s)
+    col = col_of[k] + i
+    if centered:
+      lo, hi, h = nxt[:, p + 1], nxt[:, p], 2 * eps
+      lo_s, hi_s = sens[:, p + 1], sens[:, p]
+    else:
+      lo, hi, h = nominal, nxt[:, p], eps
+      lo_s, hi_s = nominal_s, sens[:, p]
+    if A is not None:
+      _state_diff(m._struct, work, np.ascontiguousarray(lo), np.ascontiguousarray(hi), h)
+      A[:, :, col] = work
+    if C is not None:
+      C[:, :, col] = (1.0 / h) * (hi_s - lo_s)
   if B is not None or D is not None:
     _control_columns(m, sources, nxt, sens, kinds, dims, eps, centered, B, D, work)
-  return A, B, C, D
 
 
 def _control_columns(m, sources, nxt, sens, kinds, dims, eps, centered, B, D, work):
