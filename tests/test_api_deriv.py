@@ -238,3 +238,14 @@ def test_transition_fd_batch_honours_randomized_worlds():
   m.body_mass[:] = batch.world_model["body_mass"][1]
   one = _transition(physics, m, batch[1], False)
   np.testing.assert_array_equal(A[1], one[0])
+
+
+@pytest.mark.parametrize("solver", ["PGS", "CG", "NEWTON"])
+def test_transition_fd_under_each_solver_with_elliptic_cones(solver):
+  mjm, mjd, m, d = _pair("ant", solver=solver)
+  mjm.opt.cone = int(mujoco.mjtCone.mjCONE_ELLIPTIC)
+  m.opt.cone = int(physics.mjtCone.mjCONE_ELLIPTIC)
+  _state(mjm, mjd, d, 80, 10)
+  assert mjd.ncon > 0
+  for label, a, e in zip("ABCD", _transition(physics, m, d, True), _transition(mujoco, mjm, mjd, True)):
+    oracle.assert_close(a, e, RTOL, f"{solver} {label}")

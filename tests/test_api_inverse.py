@@ -161,3 +161,22 @@ def test_qfrc_inverse_is_a_data_field():
   assert batch.qfrc_inverse.shape == (3, m.nv)
   physics.mj_inverse(m, batch[1])
   assert np.any(batch.qfrc_inverse[1] != 0) and not np.any(batch.qfrc_inverse[0])
+
+
+def test_inverse_calls_the_passive_callback_like_mujoco():
+  mjm, mjd, m, d = _pair("hopper")
+
+  def passive(_, data):
+    data.qfrc_passive[:] -= 0.3 * data.qvel
+
+  try:
+    mujoco.set_mjcb_passive(passive)
+    physics.set_mjcb_passive(passive)
+    _settle(mjm, mjd, m, d, 40, 9)
+    mujoco.mj_inverse(mjm, mjd)
+    physics.mj_inverse(m, d)
+  finally:
+    mujoco.set_mjcb_passive(None)
+    physics.set_mjcb_passive(None)
+  _compare(mjd, d, "passive callback")
+  assert np.any(d.qvel)
