@@ -27,7 +27,8 @@ _INTEGRATION = int(State.INTEGRATION)
 
 
 class Rollout:
-  """Keeps the batches of earlier rollouts (per model and batch size) for reuse: ``Rollout(nthread=n)``."""
+  """Keeps the batches of earlier rollouts (per model and batch size) for reuse: ``Rollout(nthread=n)`` steps
+  with n threads (0: as many as Data are given to ``rollout``); the user inputs come from the first Data."""
 
   def __init__(self, *, nthread=None):
     self.nthread = 0 if nthread is None else int(nthread)
@@ -106,7 +107,7 @@ class Rollout:
     ctrl = None if control is None else np.broadcast_to(control, (nbatch, nstep, ncontrol))
 
     threads = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(len(datas), numba.config.NUMBA_NUM_THREADS)))
+    numba.set_num_threads(max(1, min(self.nthread or len(datas), numba.config.NUMBA_NUM_THREADS)))
     try:
       # one batch per distinct model (a list of models holding the same object once makes one batch)
       groups = {}
