@@ -3,8 +3,8 @@
 Prints one table: `physics.rollout.rollout` against `mujoco.rollout.rollout` (nbatch trajectories of nstep steps
 from random initial states with random controls, 1 and 2 threads), and the transition Jacobians of every world
 of a batch (`derivative.transition_fd_batch`, all perturbed steps in one parallel call) against a loop of
-MuJoCo's `mjd_transitionFD` over the same states (Euler integrator for that part). Best of a few repeats, after a warm-up call (compilation not
-included). No pass/fail: timings on a shared machine are noisy.
+MuJoCo's `mjd_transitionFD` over the same states (Euler integrator for that part). Best of a few repeats, after a
+warm-up call (compilation not included). No pass/fail: timings on a shared machine are noisy.
 
     python benchmarks/bench_rollout.py [--model hopper] [--nbatch 64] [--nstep 100] [--repeats 3]
 """

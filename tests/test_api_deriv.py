@@ -105,13 +105,14 @@ def test_transition_fd_matches_mujoco(name, centered):
 def test_transition_fd_leaves_data_unchanged_and_takes_none():
   mjm, mjd, m, d = _pair("ant")
   _state(mjm, mjd, d, 60, 1)
-  before = {k: v.copy() for k, v in d._fields.items()}  # pylint: disable=protected-access
+  fields = d._fields  # pylint: disable=protected-access
+  before = {k: v.copy() for k, v in fields.items()}
   ndx = 2 * m.nv + m.na
   A, B = np.zeros((ndx, ndx)), np.zeros((ndx, m.nu))
   physics.mjd_transitionFD(m, d, EPS, False, A, None, None, None)
   physics.mjd_transitionFD(m, d, EPS, False, None, B, None, None)
   for k, v in before.items():
-    np.testing.assert_array_equal(getattr(d, k) if k not in ("time",) else d._fields[k], v, err_msg=k)  # pylint: disable=protected-access
+    np.testing.assert_array_equal(fields[k], v, err_msg=k)
   eA, eB, _, _ = _transition(mujoco, mjm, mjd, False)
   oracle.assert_close(A, eA, RTOL, "A alone")
   oracle.assert_close(B, eB, RTOL, "B alone")

@@ -242,7 +242,8 @@ def transition_fd_batch(m, batch, eps, centered=False, mask=None):
   World w's matrices equal mjd_transitionFD on ``batch[w]`` bitwise; per-world model fields of a randomized batch
   are honoured.
   """
-  worlds = np.arange(batch.nworld) if mask is None else np.nonzero(batch._mask(mask))[0]  # pylint: disable=protected-access
+  selected = batch._mask(mask)  # pylint: disable=protected-access
+  worlds = np.nonzero(selected)[0]
   world_model = {name: values[worlds] for name, values in batch.world_model.items()} or None
   return transition_fd(m, [batch[int(w)] for w in worlds], float(eps), bool(centered), world_model=world_model)
 
