@@ -56,6 +56,12 @@ from mjgym.physics.api import get_mjcb_passive
 from mjgym.physics.api import set_mjcb_control
 from mjgym.physics.api import set_mjcb_passive
 from mjgym.physics.api import set_mjcb_sensor
+from mjgym.physics.api_dynamics import mj_differentiatePos
+from mjgym.physics.api_dynamics import mj_integratePos
+from mjgym.physics.api_dynamics import mj_inverse
+from mjgym.physics.api_dynamics import mjd_inverseFD
+from mjgym.physics.api_dynamics import mjd_transitionFD
+from mjgym.physics.batch import MjDataBatch
 from mjgym.physics import state as _state
 from mjgym.physics import types as _types
 

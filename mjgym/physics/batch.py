@@ -12,6 +12,7 @@ from numba.typed import List
 
 from mjgym.physics import _structs
 from mjgym.physics import forward
+from mjgym.physics import state
 from mjgym.physics import types
 from mjgym.physics.containers import MjData
 from mjgym.physics.containers import allocate_data_arrays
@@ -179,6 +180,56 @@ class MjDataBatch:
   def reset(self, mask=None):
     """Resets all worlds, or those where the boolean ``mask`` (nworld,) is true (mj_resetData each)."""
     self._run(OP_RESET, mask)
+
+  def state_size(self, spec):
+    """Length of one world's state vector of signature ``spec`` (mj_stateSize)."""
+    return state.state_size(self.model, spec)
+
+  def _world_index(self, worlds):
+    """None (all worlds), a boolean mask (nworld,) or world indices -> an index array."""
+    if worlds is None:
+      return np.arange(self.nworld)
+    worlds = np.asarray(worlds)
+    if worlds.dtype == np.bool_:
+      return np.nonzero(self._mask(worlds))[0]
+    if worlds.dtype.kind not in "iu":
+      raise TypeError("worlds must be None, a boolean mask or integer indices")
+    worlds = worlds.reshape(-1).astype(np.int64)
+    if worlds.size and (worlds.min() < -self.nworld or worlds.max() >= self.nworld):
+      raise IndexError(f"world index out of range [0, {self.nworld})")
+    return worlds % self.nworld
+
+  def get_state(self, spec, worlds=None, out=None):
+    """The state vectors of signature ``spec`` of the selected worlds: (n, mj_stateSize) float64, row k equal to
+    mj_getState on world ``worlds[k]``. ``worlds``: None (all), a boolean mask (nworld,) or indices."""
+    index = self._world_index(worlds)
+    size = self.state_size(spec)
+    if out is None:
+      out = np.empty((len(index), size))
+    elif out.shape != (len(index), size) or out.dtype != np.float64:
+      raise ValueError(f"out must be a float64 array of shape ({len(index)}, {size})")
+    adr = 0
+    for name in state.element_fields(spec):
+      arr = self._fields[name].reshape(self.nworld, -1)
+      out[:, adr:adr + arr.shape[1]] = arr[index]
+      adr += arr.shape[1]
+    return out
+
+  def set_state(self, values, spec, worlds=None):
+    """Sets the elements of ``spec`` of the selected worlds from ``values`` ((n, mj_stateSize), or one vector for
+    all of them), as mj_setState on each world."""
+    index = self._world_index(worlds)
+    size = self.state_size(spec)
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape[-1:] != (size,) or values.ndim > 2 or (values.ndim == 2 and values.shape[0] not in (1, len(index))):
+      raise ValueError(f"values must have shape ({len(index)}, {size}) or ({size},), got {values.shape}")
+    values = np.broadcast_to(values.reshape(-1, size), (len(index), size))
+    adr = 0
+    for name in state.element_fields(spec):
+      field = self._fields[name]
+      width = field[0].size
+      field[index] = values[:, adr:adr + width].reshape((len(index),) + field.shape[1:])
+      adr += width
 
   def randomize(self, names):
     """Gives model fields ``names`` (from ``RANDOMIZABLE``) a leading world axis; returns ``world_model``.

@@ -465,8 +465,16 @@ def allocate_data_arrays(m, nworld=None):
   """Zeroed arrays for every Data field; with ``nworld``, each gets a leading world axis."""
   sizes = data_sizes(m)
   lead = () if nworld is None else (nworld,)
-  return {name: np.zeros(field_shape(shape, sizes, lead), _NUMPY_DTYPE[dtype])
-          for name, dtype, shape in types.DATA_ROWS}
+  arrays = {name: np.zeros(field_shape(shape, sizes, lead), _NUMPY_DTYPE[dtype])
+            for name, dtype, shape in types.DATA_ROWS}
+  for name, dtype, shape in PYTHON_ONLY_DATA_ROWS:
+    arrays[name] = np.zeros(field_shape(shape, sizes, lead), _NUMPY_DTYPE[dtype])
+  return arrays
+
+
+# Data fields outside the compiled Data struct: written only by functions that take them as explicit arguments
+# (inverse dynamics), so that adding them recompiles nothing. Same (name, dtype, shape) rows as types.DATA_ROWS.
+PYTHON_ONLY_DATA_ROWS = (("qfrc_inverse", "float", ("nv",)),)
 
 
 def _object_count(fields, objtype):

@@ -64,6 +64,12 @@ def _check(sig):
   return sig
 
 
+def element_fields(sig):
+  """Names of the Data fields of the elements in ``sig`` that have storage here, in bit order."""
+  sig = _check(sig)
+  return [_FIELDS[State(1 << i)] for i in range(NSTATE) if sig & (1 << i) and _FIELDS[State(1 << i)] is not None]
+
+
 def _elements(d, sig):
   """The Data arrays of the elements in ``sig``, in bit order (flat views)."""
   for i in range(NSTATE):
