@@ -60,7 +60,7 @@ _CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
 _CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _disabled(m, flag):
   return (m.opt_disableflags[0] & flag) != 0
 
@@ -68,7 +68,7 @@ def _disabled(m, flag):
 # -------------------------------------------------------------- impedance ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def impedance(solimp, r):
   """(d, dd/dr) for violation ``r``; solimp = (d0, dwidth, width, midpoint, power), clamped like MuJoCo."""
   d0 = min(max(solimp[0], MINIMP), MAXIMP)
@@ -92,7 +92,7 @@ def impedance(solimp, r):
   return d0 + y * (dwidth - d0), dy * (dwidth - d0) * sign / width
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def stiffness_damping(m, solref, solimp):
   """(K, B) of the reference acceleration from solref, with dmax = solimp[1] (refsafe bounds timeconst)."""
   dmax = min(max(solimp[1], MINIMP), MAXIMP)
@@ -109,7 +109,7 @@ def stiffness_damping(m, solref, solimp):
 # ------------------------------------------------------------------- rows ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _reserve(m, d, n):
   """True when ``n`` more rows fit; otherwise raises CNSTRFULL and the rows are dropped."""
   if d.nefc[0] + n <= m.njmax:
@@ -119,7 +119,7 @@ def _reserve(m, d, n):
   return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add_row(m, d, ctype, cid, pos, margin, frictionloss, diag, solref, solimp, use_pos):
   """Appends one row's scalars (its Jacobian row is zeroed for the caller to fill); returns its index."""
   i = d.nefc[0]
@@ -141,7 +141,7 @@ def _add_row(m, d, ctype, cid, pos, margin, frictionloss, diag, solref, solimp, 
   return i
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add_jac(m, d, jacp, jacr, point, body, sign):
   """jacp, jacr (3, nv) += sign * Jacobians of world ``point`` moving with ``body``."""
   c = d.subtree_com[m.body_rootid[body]]
@@ -156,7 +156,7 @@ def _add_jac(m, d, jacp, jacr, point, body, sign):
     j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _jac_pair(m, d, p1, b1, p2, b2):
   """d.jac_p, d.jac_r = Jacobian of p1 on b1 minus Jacobian of p2 on b2."""
   d.jac_p[:, :] = 0.0
@@ -165,7 +165,7 @@ def _jac_pair(m, d, p1, b1, p2, b2):
   _add_jac(m, d, d.jac_p, d.jac_r, p2, b2, -1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _polynomial(coef, x):
   """(p(x), p'(x)) of the quartic sum coef[k] x^k."""
   p = coef[0] + x * (coef[1] + x * (coef[2] + x * (coef[3] + x * coef[4])))
@@ -173,7 +173,7 @@ def _polynomial(coef, x):
   return p, dp
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _equality(m, d):
   """Rows of the active equality constraints: connect (3), weld (6), joint (1), tendon (1)."""
   for e in range(m.neq):
@@ -230,7 +230,7 @@ def _equality(m, d):
             d.efc_J[i, k] -= dp * d.ten_J[o2, k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _block_impedance(d, first, n, solimp):
   """Gives the rows of a multi-row equality the impedance of their joint violation |pos| (and its R)."""
   r2 = 0.0
@@ -243,7 +243,7 @@ def _block_impedance(d, first, n, solimp):
     d.efc_R[i] = max(MINVAL, (1.0 - imp) / imp * d.efc_diagA[i])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _anchors(m, d, e):
   """(p1, b1, p2, b2): the two world points connect / weld ``e`` holds together and the bodies they move with.
 
@@ -268,7 +268,7 @@ def _anchors(m, d, e):
   return p1, o1, p2, o2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _weld_frames(m, d, e):
   """(target, q2): a weld holds q2 at the target orientation.
 
@@ -285,7 +285,7 @@ def _weld_frames(m, d, e):
   return math.quat_mul(d.xquat[o1], m.eq_data[e, 6:10]), (q[0], q[1], q[2], q[3])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _weld_rotation(m, d, e, scale, rot, solref, solimp):
   """The 3 rotational rows of a weld: torquescale times the imaginary part of q2⁻¹ target."""
   target, q2 = _weld_frames(m, d, e)
@@ -304,7 +304,7 @@ def _weld_rotation(m, d, e, scale, rot, solref, solimp):
       d.efc_J[first + k, j] = 0.5 * scale * v[1 + k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _friction(m, d):
   """Friction-loss rows: one per dof, then one per tendon, with frictionloss > 0."""
   for i in range(m.nv):
@@ -321,7 +321,7 @@ def _friction(m, d):
       d.efc_J[r, :] = d.ten_J[t]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _limits(m, d):
   """Limit rows of joints (hinge/slide: lower, upper; ball: cone on the rotation angle), then tendons."""
   for j in range(m.njnt):
@@ -364,7 +364,7 @@ def _limits(m, d):
           d.efc_J[i, k] = sign * d.ten_J[t, k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _contact_direction_row(d, frame, dim_index, out):
   """out (nv,) = relative-velocity Jacobian of contact direction ``dim_index`` (0..5) from d.jac_p/jac_r."""
   # 0: normal, 1-2: tangents (translation); 3: spin about the normal, 4-5: rolling about the tangents
@@ -374,7 +374,7 @@ def _contact_direction_row(d, frame, dim_index, out):
     out[k] = frame[3 * a] * jac[0, k] + frame[3 * a + 1] * jac[1, k] + frame[3 * a + 2] * jac[2, k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _contacts(m, d):
   """Contact rows of every included contact: frictionless, pyramidal edges or elliptic dimensions."""
   elliptic = m.opt_cone[0] == ConeType.ELLIPTIC
@@ -446,7 +446,7 @@ def _contacts(m, d):
         d.efc_diagA[i] = r * imp / (1.0 - imp)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def make_constraint(m, d):
   """Builds all efc rows of the current positions (after collision) and their D, R, vel, aref and b, then
   the constraint islands that partition them."""
@@ -475,7 +475,7 @@ def make_constraint(m, d):
   island.island(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bias_motion(m, d, body):
   """(ω, s) of ``body``: its angular velocity and the spatial acceleration Σ cdof_dot qvel of zero qacc."""
   s0 = s1 = s2 = s3 = s4 = s5 = 0.0
@@ -493,7 +493,7 @@ def _bias_motion(m, d, body):
   return d.cvel[body, :3], (s0, s1, s2, s3, s4, s5)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _point_bias(m, d, point, body):
   """Acceleration at zero qacc of the material ``point`` of ``body``: (d/dt Jₚ) qvel."""
   w, s = _bias_motion(m, d, body)
@@ -508,7 +508,7 @@ def _point_bias(m, d, point, body):
   return (s[3] + sr[0] + wv[0], s[4] + sr[1] + wv[1], s[5] + sr[2] + wv[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _equality_bias(m, d, e, first):
   """aref -= (d/dt J) qvel for the rows of connect / weld ``e``, so they hold at the acceleration level."""
   p1, b1, p2, b2 = _anchors(m, d, e)
@@ -536,7 +536,7 @@ def _equality_bias(m, d, e, first):
     d.efc_aref[first + 3 + k] -= scale * (t1[1 + k] + t2[1 + k] + t3[1 + k])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def constraint_velocity(m, d):
   """efc_vel = J qvel; efc_aref = -B vel - K imp (pos - margin) (minus (d/dt J) qvel for connect and weld);
   efc_b = J qacc_smooth - aref."""
@@ -567,7 +567,7 @@ def constraint_velocity(m, d):
 # ---------------------------------------------------------------- outputs ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def contact_force(m, d, c, result):
   """result (6,) = force and torque of contact ``c`` in its frame (normal, tangents), like mj_contactForce."""
   result[:] = 0.0
@@ -588,7 +588,7 @@ def contact_force(m, d, c, result):
       result[k] = d.efc_force[first + k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def add_contact_cfrc_ext(m, d):
   """cfrc_ext += the com-based wrenches of all contact forces (on body2, and opposite on body1)."""
   for c in range(d.ncon[0]):
@@ -638,7 +638,7 @@ def set_const(model):
   _set_const(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _equality_at_qpos0(m, d):
   """eq_data the compiler leaves to the kinematics at qpos0, as mj_setConst computes it.
 
@@ -667,7 +667,7 @@ def _equality_at_qpos0(m, d):
       data[3 + k] = local[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _set_const(m, d):
   nv = m.nv
   if nv == 0:
