@@ -282,7 +282,8 @@ def euler(m, d):
   for i in range(m.nv):
     d.qH[m.dof_Madr[i]] += h * m.dof_damping[i]
     qfrc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
-  smooth.factor_sparse(m, d.qH, d.qH, d.qHDiagInv)
+  nsmall, last = smooth.factor_sparse(m, d.qH, d.qH, d.qHDiagInv)
+  smooth.warn_inertia(d, nsmall, last)
   smooth.solve_sparse(m, d.qH, d.qHDiagInv, qacc, qfrc)
   _advance(m, d, d.act_dot, qacc, d.qvel)
 

@@ -20,6 +20,7 @@ from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import SameFrame
 from mjgym.physics.types import TrnType
+from mjgym.physics.types import Warning
 from mjgym.physics.types import WrapType
 
 # numba cannot apply & to IntFlag members; plain ints are compile-time constants.
@@ -29,6 +30,7 @@ _DSBL_DAMPER = int(DisableBit.DAMPER)
 _LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
 _FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
 _SAMEFRAME_NONE = int(SameFrame.NONE)
+_WARN_INERTIA = int(Warning.INERTIA)
 
 
 @njit(cache=True, error_model="numpy")
@@ -507,10 +509,13 @@ def crb(m, d):
     f = math.mul_inert_vec(d.crb[m.dof_bodyid[i]], d.cdof[i])
     adr = m.dof_Madr[i]
     d.qM[adr] = math.dot6(d.cdof[i], f) + m.dof_armature[i]
+    # MuJoCo takes the block of a simple body (body_simple) as diagonal: exact for its aligned axes, and what
+    # keeps two coaxial slides of one such body from making M singular
+    simple = m.body_simple[m.dof_bodyid[i]] != 0
     j = m.dof_parentid[i]
     while j >= 0:
       adr += 1
-      d.qM[adr] = math.dot6(d.cdof[j], f)
+      d.qM[adr] = 0.0 if simple else math.dot6(d.cdof[j], f)
       j = m.dof_parentid[j]
 
 
@@ -536,11 +541,22 @@ def factor_sparse(m, src, ld, diaginv):
   ``ld`` gets D on the diagonal slots and L below it, in the same layout; ``diaginv`` = 1 / D. ``src`` and
   ``ld`` may be the same array. Eliminating from the leaves up keeps all fill-in inside the ancestor
   pattern, so the factor needs no more memory than the matrix.
+
+  A pivot below MINVAL (a singular matrix: coaxial joints in one body, a zero-length axis) is raised to MINVAL,
+  as MuJoCo does. Returns (number of pivots raised, the last dof raised, i.e. the lowest; -1 if none) for the
+  caller's INERTIA warning.
   """
   if ld is not src:
     ld[:] = src
+  nsmall = 0
+  last = -1
   for k in range(m.nv - 1, -1, -1):
     adr_kk = m.dof_Madr[k]
+    # a NaN pivot is left as it is (as in MuJoCo): the acceleration check catches what it causes
+    if ld[adr_kk] < MINVAL:
+      ld[adr_kk] = MINVAL
+      nsmall += 1
+      last = k
     adr_ki = adr_kk + 1
     i = m.dof_parentid[k]
     while i >= 0:
@@ -559,6 +575,7 @@ def factor_sparse(m, src, ld, diaginv):
       i = m.dof_parentid[i]
   for i in range(m.nv):
     diaginv[i] = 1.0 / ld[m.dof_Madr[i]]
+  return nsmall, last
 
 
 @njit(cache=True, error_model="numpy")
@@ -596,8 +613,17 @@ def solve_sparse(m, ld, diaginv, x, y):
 
 @njit(cache=True, error_model="numpy")
 def factor_m(m, d):
-  """qLD, qLDiagInv = sparse Lᵀ D L factor of qM."""
-  factor_sparse(m, d.qM, d.qLD, d.qLDiagInv)
+  """qLD, qLDiagInv = sparse Lᵀ D L factor of qM; pivots raised to MINVAL count as INERTIA warnings."""
+  nsmall, last = factor_sparse(m, d.qM, d.qLD, d.qLDiagInv)
+  warn_inertia(d, nsmall, last)
+
+
+@njit(cache=True, error_model="numpy")
+def warn_inertia(d, nsmall, last):
+  """Counts ``nsmall`` INERTIA warnings (pivots of a mass-like matrix raised to MINVAL), the last at dof ``last``."""
+  if nsmall > 0:
+    d.warning_number[_WARN_INERTIA] += nsmall
+    d.warning_lastinfo[_WARN_INERTIA] = last
 
 
 @njit(cache=True, error_model="numpy")
