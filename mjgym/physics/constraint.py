@@ -39,6 +39,9 @@ from mjgym.physics.types import Warning
 MINIMP = 0.0001
 MAXIMP = 0.9999
 
+# MuJoCo's default solref, which replaces a mixed one (mj_defaultSolRefImp)
+_SOLREF_DEFAULT = (0.02, 1.0)
+
 _DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
 _DSBL_EQUALITY = int(DisableBit.EQUALITY)
 _DSBL_FRICTIONLOSS = int(DisableBit.FRICTIONLOSS)
@@ -73,11 +76,13 @@ def impedance(solimp, r):
   """(d, dd/dr) for violation ``r``; solimp = (d0, dwidth, width, midpoint, power), clamped like MuJoCo."""
   d0 = min(max(solimp[0], MINIMP), MAXIMP)
   dwidth = min(max(solimp[1], MINIMP), MAXIMP)
-  width = max(MINVAL, solimp[2])
+  width = solimp[2]
   mid = min(max(solimp[3], MINIMP), MAXIMP)
   power = max(1.0, solimp[4])
+  if d0 == dwidth or width <= MINVAL:
+    return 0.5 * (d0 + dwidth), 0.0
   x = abs(r) / width
-  if x >= 1.0 or d0 == dwidth:
+  if x >= 1.0:
     return dwidth, 0.0
   # y(x) rises from 0 to 1: a power curve below the midpoint, its mirror image above it
   if power == 1.0:
@@ -93,17 +98,28 @@ def impedance(solimp, r):
 
 
 @njit(cache=True, error_model="numpy")
+def mixed_solref(solref):
+  """Whether solref mixes the standard (timeconst, dampratio > 0) and direct (-stiffness, -damping <= 0) forms."""
+  return (solref[0] > 0.0) != (solref[1] > 0.0)
+
+
+@njit(cache=True, error_model="numpy")
 def stiffness_damping(m, solref, solimp):
-  """(K, B) of the reference acceleration from solref, with dmax = solimp[1] (refsafe bounds timeconst)."""
+  """(K, B) of the reference acceleration from solref, with dmax = solimp[1] (refsafe bounds timeconst).
+
+  A mixed solref is replaced by the default (0.02, 1), as MuJoCo does at run time.
+  """
   dmax = min(max(solimp[1], MINIMP), MAXIMP)
-  if solref[0] > 0.0:
-    timeconst = solref[0]
+  ref0, ref1 = (_SOLREF_DEFAULT[0], _SOLREF_DEFAULT[1]) if mixed_solref(solref) else (solref[0], solref[1])
+  if ref0 > 0.0:
+    timeconst = ref0
     if not _disabled(m, _DSBL_REFSAFE):
       # a time constant below two steps cannot be resolved by the integrator and only adds energy
       timeconst = max(timeconst, 2.0 * m.opt_timestep[0])
-    dampratio = solref[1]
-    return 1.0 / (dmax * dmax * timeconst * timeconst * dampratio * dampratio), 2.0 / (dmax * timeconst)
-  return -solref[0] / (dmax * dmax), -solref[1] / dmax
+    # MINVAL floors: a vanishing time constant makes the row stiff, not a division by zero
+    return (1.0 / max(MINVAL, dmax * dmax * timeconst * timeconst * ref1 * ref1),
+            2.0 / max(MINVAL, dmax * timeconst))
+  return -ref0 / (dmax * dmax), -ref1 / dmax
 
 
 # ------------------------------------------------------------------- rows ----
@@ -378,13 +394,16 @@ def _contact_direction_row(d, frame, dim_index, out):
 def _contacts(m, d):
   """Contact rows of every included contact: frictionless, pyramidal edges or elliptic dimensions."""
   elliptic = m.opt_cone[0] == ConeType.ELLIPTIC
-  impratio = m.opt_impratio[0]
+  impratio = max(MINVAL, m.opt_impratio[0])  # as MuJoCo: impratio 0 is a tiny one, not a division by zero
   scratch = d.solver_vec[0]
   for c in range(d.ncon[0]):
     d.contact_efc_address[c] = -1
     if d.contact_exclude[c] != 0 or d.contact_dist[c] >= d.contact_includemargin[c]:
       continue
-    dim = d.contact_dim[c]
+    # a contact has 1 to 6 dimensions; the loader refuses others, but a condim edited on the model must not make
+    # rows of no or negative width, which the solvers could not step over
+    dim = min(max(d.contact_dim[c], 1), 6)
+    d.contact_dim[c] = dim
     friction = d.contact_friction[c]
     d.contact_mu[c] = friction[0] / pymath.sqrt(impratio)
     if dim == 1:
@@ -413,8 +432,8 @@ def _contacts(m, d):
       _contact_direction_row(d, frame, 0, d.efc_J[i])
     elif ctype == _CONTACT_ELLIPTIC:
       solref_f = d.contact_solreffriction[c]
-      if solref_f[0] == 0.0 and solref_f[1] == 0.0:
-        solref_f = solref
+      if (solref_f[0] == 0.0 and solref_f[1] == 0.0) or mixed_solref(solref_f):
+        solref_f = solref  # MuJoCo zeroes a mixed solreffriction, which then defers to solref
       i0 = _add_row(m, d, ctype, c, pos, margin, 0.0, tran, solref, solimp, True)
       _contact_direction_row(d, frame, 0, d.efc_J[i0])
       imp = d.efc_KBIP[i0, 2]

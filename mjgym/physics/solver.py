@@ -120,6 +120,17 @@ def _cholesky_solve(h, n, x):
 
 
 @njit(cache=True, error_model="numpy")
+def _block_rows(d, i):
+  """Rows of the contact block that starts at efc row i: its contact's dim, kept in 1..6.
+
+  make_constraint keeps contact dims in 1..6; the bounds hold even if another dim got into the data: every loop
+  over blocks advances (by at least one row an iteration, so at most nefc iterations; a dim of 0 once hung the
+  solvers) and no block outgrows the solvers' 6-row scratch.
+  """
+  return min(max(d.contact_dim[d.efc_id[i]], 1), 6)
+
+
+@njit(cache=True, error_model="numpy")
 def _cone_split(d, first, dim, jar):
   """(u0, |u_t|) of an elliptic block: the normal jar and the norm of the friction-scaled tangential jar."""
   c = d.efc_id[first]
@@ -161,7 +172,7 @@ def update_constraint(m, d):
         cost += 0.5 * dd * jar * jar
     elif ctype == _CONTACT_ELLIPTIC:
       c = d.efc_id[i]
-      dim = d.contact_dim[c]
+      dim = _block_rows(d, i)
       mu = d.contact_mu[c]
       u0, tn = _cone_split(d, i, dim, d.efc_jar)
       if u0 >= tn:
@@ -234,7 +245,7 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
         d2 += dd * jv * jv
     elif ctype == _CONTACT_ELLIPTIC:
       c = d.efc_id[i]
-      dim = d.contact_dim[c]
+      dim = _block_rows(d, i)
       mu = d.contact_mu[c]
       u0 = jar
       du0 = jv
@@ -415,7 +426,7 @@ def _hessian(m, d):
     state = d.efc_state[i]
     if d.efc_type[i] == _CONTACT_ELLIPTIC:
       c = d.efc_id[i]
-      dim = d.contact_dim[c]
+      dim = _block_rows(d, i)
       if state == _QUADRATIC:
         for k in range(dim):
           _add_rank(h, d.efc_J[i + k], d.efc_D[i + k], nv)
@@ -741,7 +752,7 @@ def _dual_state(d, ne, nf, nefc, rows):
       c += 1
       continue
     con = d.efc_id[i]
-    dim = d.contact_dim[con]
+    dim = _block_rows(d, i)
     mu = d.contact_mu[con]
     fn = f[i] / mu
     t2 = 0.0
@@ -954,7 +965,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     blocks[nblocks] = c
     nblocks += 1
     i = rows[c]
-    c += d.contact_dim[d.efc_id[i]] if d.efc_type[i] == _CONTACT_ELLIPTIC else 1
+    c += _block_rows(d, i) if d.efc_type[i] == _CONTACT_ELLIPTIC else 1
   # a fixed seed each call: the same problem is always visited in the same orders
   _, rng = _pcg32(np.uint64(0))
   it = 0
@@ -975,7 +986,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       while c < nefc:
         i = rows[c]
         elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
-        dim = d.contact_dim[d.efc_id[i]] if elliptic else 1
+        dim = _block_rows(d, i) if elliptic else 1
         _project(d, i, dim, elliptic)
         c += dim
     else:
@@ -992,7 +1003,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       c = blocks[b]
       i = rows[c]
       elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
-      dim = d.contact_dim[d.efc_id[i]] if elliptic else 1
+      dim = _block_rows(d, i) if elliptic else 1
       _residual(m, d, res, i, dim, False)
       for k in range(dim):
         old[k] = force[i + k]
@@ -1086,7 +1097,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
       i = rows[c]
       ctype = d.efc_type[i]
       if ctype == _CONTACT_PYRAMIDAL:
-        dim = d.contact_dim[d.efc_id[i]]
+        dim = _block_rows(d, i)
         # each pair of opposing pyramid edges: redistribute their sum, which fixes the normal force
         for j in range(i, i + 2 * (dim - 1), 2):
           _residual(m, d, res, j, 2, True)
@@ -1112,9 +1123,9 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
               force[j] = mid + y
               force[j + 1] = mid - y
           improvement -= _cost_change(ac, force, old, res, j, 2, dvec)
-        c += 2 * (dim - 1)
+        c += max(1, 2 * (dim - 1))
       elif ctype == _CONTACT_ELLIPTIC:
-        dim = d.contact_dim[d.efc_id[i]]
+        dim = _block_rows(d, i)
         _residual(m, d, res, i + 1, dim - 1, True)
         for k in range(dim - 1):
           old[k] = force[i + 1 + k]

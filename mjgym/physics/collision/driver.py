@@ -66,6 +66,7 @@ _ELLIPSOID = int(GeomType.ELLIPSOID)
 _CYLINDER = int(GeomType.CYLINDER)
 _BOX = int(GeomType.BOX)
 _MESH = int(GeomType.MESH)
+_MINMU = 1e-5  # MuJoCo's mjMINMU
 
 
 @njit(cache=True, error_model="numpy")
@@ -528,4 +529,7 @@ def _parameters(m, d, i, g1, g2, pair):
     for k in range(2):
       d.contact_solref[i, k] = m.opt_o_solref[k]
       d.contact_solreffriction[i, k] = m.opt_o_solref[k]
+  # MuJoCo's floor on friction coefficients (mjMINMU): the cones and the solvers divide by them
+  for k in range(5):
+    d.contact_friction[i, k] = max(_MINMU, d.contact_friction[i, k])
   d.contact_mu[i] = 0.0

@@ -287,9 +287,12 @@ def plane_mesh(m, d, g1, g2, margin, i0):
   if best < 0:
     return 1
   a, num = m.mesh_polyvertadr[best], m.mesh_polyvertnum[best]
+  # deep is on every polygon its polymap lists; the bound keeps mesh data edited out of step from running away
   j = 0
-  while m.mesh_polyvert[a + j] != deep:
+  while j < num and m.mesh_polyvert[a + j] != deep:
     j += 1
+  if j == num:
+    return 1
   cnt = 1
   for step in range(1, num):
     if cnt == 4:
