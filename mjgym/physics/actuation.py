@@ -129,6 +129,8 @@ def fwd_actuation(m, d):
     if m.actuator_forcelimited[i]:
       force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
     d.actuator_force[i] = force
+    if force == 0.0:
+      continue  # as MuJoCo: a zero force adds nothing, even through a NaN or infinite moment
     for k in range(m.nv):
       d.qfrc_actuator[k] += d.actuator_moment[i, k] * force
 

@@ -65,16 +65,11 @@ def _disabled(m, flag):
 
 @njit(cache=True, error_model="numpy")
 def reset_data(m, d):
-  """Resets Data like mj_resetData: everything zero, qpos = qpos0, mocap bodies at their model pose."""
-  _reset_state(m, d)
+  """Resets Data like mj_resetData: everything zero (warning statistics too), qpos = qpos0, mocap bodies at their
+  model pose."""
+  _structs.zero_data(d)
   d.warning_number[:] = 0
   d.warning_lastinfo[:] = 0
-
-
-@njit(cache=True, error_model="numpy")
-def _reset_state(m, d):
-  """mj_resetData but for the warning statistics."""
-  _structs.zero_data(d)
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
   _reset_mocap(m, d)
@@ -112,9 +107,14 @@ def _is_bad(x):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _warn_and_reset(m, d, warning, index):
-  """Raises a warning; unless autoreset is disabled the world is reset first, keeping the warning counts."""
+  """Raises a warning; unless autoreset is disabled the world is reset first, by mj_resetData.
+
+  As in MuJoCo 4, the reset clears the warning statistics too: after an autoreset the warning that caused it has
+  count 1 and every other count is 0 (the env layer consumes divergence counts each step, so it sees every
+  reset). Without autoreset the count goes up by one.
+  """
   if not _disabled(m, _DSBL_AUTORESET):
-    _reset_state(m, d)
+    reset_data(m, d)
   d.warning_number[warning] += 1
   d.warning_lastinfo[warning] = index
 
@@ -508,11 +508,11 @@ def step_forward(m, d, narrow):
   """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
   _check(m, d, d.qpos, Warning.BADQPOS)
   _check(m, d, d.qvel, Warning.BADQVEL)
-  for _ in range(2):
+  forward(m, d, narrow)
+  # a bad qacc resets the world, which is then forwarded once more and not checked again (mj_checkAcc); without
+  # autoreset the bad qacc stays
+  if _check(m, d, d.qacc, Warning.BADQACC) and not _disabled(m, _DSBL_AUTORESET):
     forward(m, d, narrow)
-    # a bad qacc resets the world (unless autoreset is off), which is then forwarded once more
-    if not _check(m, d, d.qacc, Warning.BADQACC):
-      break
 
 
 @njit(cache=True, error_model="numpy", inline="always")
