@@ -311,7 +311,9 @@ def test_engine_kernels_use_numpy_error_model():
 
 ARM_AND_BALL = """
 <mujoco><worldbody><geom type="plane" size="5 5 .1"/>
-  <body pos="0 0 1"><joint name="h" type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .5 0 0" size=".05"/></body>
+  <body pos="0 0 1">
+    <joint name="h" type="hinge" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 .5 0 0" size=".05"/>
+  </body>
   <body pos="1 0 .3"><freejoint/><geom size=".1"/></body>
 </worldbody><actuator><motor joint="h" gear="1"/></actuator></mujoco>
 """
