@@ -46,7 +46,7 @@ def _struct(kind, rows):
   lines += ["])", "", ""]
   args = ", ".join(name for name, _, _ in rows)
   lines += [
-      "@njit(cache=True)",
+      "@njit(cache=True, error_model=\"numpy\")",
       f"def new_{kind.lower()}({args}):",
       f'  """Builds a {kind} struct from its fields, in table order."""',
       f"  s = structref.new({kind.lower()}_type)",
@@ -69,7 +69,7 @@ def main():
   out += _struct("Model", types.MODEL_ROWS)
   out += _struct("Data", types.DATA_ROWS)
   out += [
-      "@njit(cache=True)",
+      "@njit(cache=True, error_model=\"numpy\")",
       "def zero_data(d):",
       '  """Sets every Data field except the warning statistics to zero (the first step of mj_resetData)."""',
   ]

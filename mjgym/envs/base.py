@@ -557,6 +557,9 @@ def end_step(number, seen, divergence, elapsed, stepped, max_episode_steps):
   diverged: a warning of ``divergence`` (indices into the warning counts ``number`` (W, nwarning)) was raised
   since ``seen`` (W, nwarning), which is then updated to ``number``. ``elapsed`` (W,) counts the steps of each
   episode; truncated: diverged, or ``elapsed`` reached ``max_episode_steps`` (a negative value: no limit).
+
+  The divergence counts are consumed (set to 0): an autoreset clears the warning statistics as in MuJoCo,
+  leaving the count of its warning at 1, so a count that did not rise can still hide a new reset.
   """
   nworld = number.shape[0]
   diverged = np.zeros(nworld, np.bool_)
@@ -565,6 +568,7 @@ def end_step(number, seen, divergence, elapsed, stepped, max_episode_steps):
     for k in divergence:
       if number[w, k] > seen[w, k]:
         diverged[w] = True
+      number[w, k] = 0
     seen[w, :] = number[w, :]
     if stepped[w]:
       elapsed[w] += 1

@@ -18,7 +18,7 @@ _DSBL_CLAMPCTRL = int(DisableBit.CLAMPCTRL)
 _DSBL_ACTUATION = int(DisableBit.ACTUATION)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fwd_velocity_quantities(m, d):
   """ten_velocity = ten_J qvel and actuator_velocity = actuator_moment qvel (zero if actuation is off)."""
   for t in range(m.ntendon):
@@ -36,7 +36,7 @@ def fwd_velocity_quantities(m, d):
     d.actuator_velocity[i] = s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _ctrl(m, d, i):
   """Control of actuator i, clamped to its ctrlrange (d.ctrl itself is left alone)."""
   c = d.ctrl[i]
@@ -45,7 +45,7 @@ def _ctrl(m, d, i):
   return c
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bad_ctrl(m, d):
   """Index of the first actuator whose clamped control is NaN or beyond MAXVAL, else -1 (mju_isBad)."""
   for i in range(m.nu):
@@ -55,7 +55,7 @@ def _bad_ctrl(m, d):
   return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def next_activation(m, d, i, act, act_dot):
   """Activation of actuator i one timestep after ``act`` at rate ``act_dot``, clamped to actrange."""
   h = m.opt_timestep[0]
@@ -70,7 +70,7 @@ def next_activation(m, d, i, act, act_dot):
   return act
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _input(m, d, i, ctrl):
   """What the gain multiplies: ctrl, or the (last) activation, or the next one for actearly actuators."""
   if m.actuator_dyntype[i] == DynType.NONE:
@@ -81,7 +81,7 @@ def _input(m, d, i, ctrl):
   return d.act[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fwd_actuation(m, d):
   """act_dot, actuator_force and qfrc_actuator from ctrl, act and the transmission."""
   d.qfrc_actuator[:] = 0.0
@@ -129,11 +129,13 @@ def fwd_actuation(m, d):
     if m.actuator_forcelimited[i]:
       force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
     d.actuator_force[i] = force
+    if force == 0.0:
+      continue  # as MuJoCo: a zero force adds nothing, even through a NaN or infinite moment
     for k in range(m.nv):
       d.qfrc_actuator[k] += d.actuator_moment[i, k] * force
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def force_vel_derivative(m, d, qDeriv):
   """qDeriv (nv, nv) += d(qfrc_actuator)/d(qvel) through affine gains and biases and muscle gains."""
   for i in range(m.nu):

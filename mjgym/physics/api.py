@@ -88,11 +88,10 @@ def _step_with_callbacks(m, d, nstep, stages):
   run = forward.entry(m)
   for _ in range(int(nstep)):
     part(m._struct, d._struct, forward.PART_CHECK_STATE)
-    for _ in range(2):
+    _forward_with_callbacks(m, d)
+    # a bad qacc resets the world, which is then forwarded once more and not checked again (mj_checkAcc)
+    if part(m._struct, d._struct, forward.PART_CHECK_ACC) and not m.opt.disableflags & DisableBit.AUTORESET:
       _forward_with_callbacks(m, d)
-      # a bad qacc resets the world (unless autoreset is off), which is then forwarded once more
-      if not part(m._struct, d._struct, forward.PART_CHECK_ACC):
-        break
     _user_sensors(m, d, stages)
     run(m._struct, d._struct, forward.OP_STEP2, 0)
 

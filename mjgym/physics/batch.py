@@ -33,7 +33,7 @@ OP_OBSERVE = forward.OP_OBSERVE
 OP_STEP_RNE = forward.OP_STEP_RNE
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def run_batch(models, model_of, worlds, mask, op, nstep, nchunk):
   """Applies ``op`` (forward.OP_*) to every world w with ``mask[w]``, using Model ``models[model_of[w]]``; the
   worlds are split into ``nchunk`` chunks run in parallel. Each world goes through ``forward.run``, the very
@@ -49,7 +49,7 @@ def run_batch(models, model_of, worlds, mask, op, nstep, nchunk):
         forward.run(models[model_of[w]], worlds[w], op, nstep)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, error_model="numpy", parallel=True)
 def run_batch_ccd(models, model_of, worlds, mask, op, nstep, nchunk):
   """``run_batch`` through ``forward.run_ccd`` (every collider)."""
   nworld = len(worlds)

@@ -39,6 +39,9 @@ from mjgym.physics.types import Warning
 MINIMP = 0.0001
 MAXIMP = 0.9999
 
+# MuJoCo's default solref, which replaces a mixed one (mj_defaultSolRefImp)
+_SOLREF_DEFAULT = (0.02, 1.0)
+
 _DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
 _DSBL_EQUALITY = int(DisableBit.EQUALITY)
 _DSBL_FRICTIONLOSS = int(DisableBit.FRICTIONLOSS)
@@ -60,7 +63,7 @@ _CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
 _CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _disabled(m, flag):
   return (m.opt_disableflags[0] & flag) != 0
 
@@ -68,16 +71,18 @@ def _disabled(m, flag):
 # -------------------------------------------------------------- impedance ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def impedance(solimp, r):
   """(d, dd/dr) for violation ``r``; solimp = (d0, dwidth, width, midpoint, power), clamped like MuJoCo."""
   d0 = min(max(solimp[0], MINIMP), MAXIMP)
   dwidth = min(max(solimp[1], MINIMP), MAXIMP)
-  width = max(MINVAL, solimp[2])
+  width = solimp[2]
   mid = min(max(solimp[3], MINIMP), MAXIMP)
   power = max(1.0, solimp[4])
+  if d0 == dwidth or width <= MINVAL:
+    return 0.5 * (d0 + dwidth), 0.0
   x = abs(r) / width
-  if x >= 1.0 or d0 == dwidth:
+  if x >= 1.0:
     return dwidth, 0.0
   # y(x) rises from 0 to 1: a power curve below the midpoint, its mirror image above it
   if power == 1.0:
@@ -92,24 +97,35 @@ def impedance(solimp, r):
   return d0 + y * (dwidth - d0), dy * (dwidth - d0) * sign / width
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def mixed_solref(solref):
+  """Whether solref mixes the standard (timeconst, dampratio > 0) and direct (-stiffness, -damping <= 0) forms."""
+  return (solref[0] > 0.0) != (solref[1] > 0.0)
+
+
+@njit(cache=True, error_model="numpy")
 def stiffness_damping(m, solref, solimp):
-  """(K, B) of the reference acceleration from solref, with dmax = solimp[1] (refsafe bounds timeconst)."""
+  """(K, B) of the reference acceleration from solref, with dmax = solimp[1] (refsafe bounds timeconst).
+
+  A mixed solref is replaced by the default (0.02, 1), as MuJoCo does at run time.
+  """
   dmax = min(max(solimp[1], MINIMP), MAXIMP)
-  if solref[0] > 0.0:
-    timeconst = solref[0]
+  ref0, ref1 = (_SOLREF_DEFAULT[0], _SOLREF_DEFAULT[1]) if mixed_solref(solref) else (solref[0], solref[1])
+  if ref0 > 0.0:
+    timeconst = ref0
     if not _disabled(m, _DSBL_REFSAFE):
       # a time constant below two steps cannot be resolved by the integrator and only adds energy
       timeconst = max(timeconst, 2.0 * m.opt_timestep[0])
-    dampratio = solref[1]
-    return 1.0 / (dmax * dmax * timeconst * timeconst * dampratio * dampratio), 2.0 / (dmax * timeconst)
-  return -solref[0] / (dmax * dmax), -solref[1] / dmax
+    # MINVAL floors: a vanishing time constant makes the row stiff, not a division by zero
+    return (1.0 / max(MINVAL, dmax * dmax * timeconst * timeconst * ref1 * ref1),
+            2.0 / max(MINVAL, dmax * timeconst))
+  return -ref0 / (dmax * dmax), -ref1 / dmax
 
 
 # ------------------------------------------------------------------- rows ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _reserve(m, d, n):
   """True when ``n`` more rows fit; otherwise raises CNSTRFULL and the rows are dropped."""
   if d.nefc[0] + n <= m.njmax:
@@ -119,7 +135,7 @@ def _reserve(m, d, n):
   return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add_row(m, d, ctype, cid, pos, margin, frictionloss, diag, solref, solimp, use_pos):
   """Appends one row's scalars (its Jacobian row is zeroed for the caller to fill); returns its index."""
   i = d.nefc[0]
@@ -141,7 +157,7 @@ def _add_row(m, d, ctype, cid, pos, margin, frictionloss, diag, solref, solimp, 
   return i
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add_jac(m, d, jacp, jacr, point, body, sign):
   """jacp, jacr (3, nv) += sign * Jacobians of world ``point`` moving with ``body``."""
   c = d.subtree_com[m.body_rootid[body]]
@@ -156,7 +172,7 @@ def _add_jac(m, d, jacp, jacr, point, body, sign):
     j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _jac_pair(m, d, p1, b1, p2, b2):
   """d.jac_p, d.jac_r = Jacobian of p1 on b1 minus Jacobian of p2 on b2."""
   d.jac_p[:, :] = 0.0
@@ -165,7 +181,7 @@ def _jac_pair(m, d, p1, b1, p2, b2):
   _add_jac(m, d, d.jac_p, d.jac_r, p2, b2, -1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _polynomial(coef, x):
   """(p(x), p'(x)) of the quartic sum coef[k] x^k."""
   p = coef[0] + x * (coef[1] + x * (coef[2] + x * (coef[3] + x * coef[4])))
@@ -173,7 +189,7 @@ def _polynomial(coef, x):
   return p, dp
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _equality(m, d):
   """Rows of the active equality constraints: connect (3), weld (6), joint (1), tendon (1)."""
   for e in range(m.neq):
@@ -230,7 +246,7 @@ def _equality(m, d):
             d.efc_J[i, k] -= dp * d.ten_J[o2, k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _block_impedance(d, first, n, solimp):
   """Gives the rows of a multi-row equality the impedance of their joint violation |pos| (and its R)."""
   r2 = 0.0
@@ -243,7 +259,7 @@ def _block_impedance(d, first, n, solimp):
     d.efc_R[i] = max(MINVAL, (1.0 - imp) / imp * d.efc_diagA[i])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _anchors(m, d, e):
   """(p1, b1, p2, b2): the two world points connect / weld ``e`` holds together and the bodies they move with.
 
@@ -268,7 +284,7 @@ def _anchors(m, d, e):
   return p1, o1, p2, o2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _weld_frames(m, d, e):
   """(target, q2): a weld holds q2 at the target orientation.
 
@@ -285,7 +301,7 @@ def _weld_frames(m, d, e):
   return math.quat_mul(d.xquat[o1], m.eq_data[e, 6:10]), (q[0], q[1], q[2], q[3])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _weld_rotation(m, d, e, scale, rot, solref, solimp):
   """The 3 rotational rows of a weld: torquescale times the imaginary part of q2⁻¹ target."""
   target, q2 = _weld_frames(m, d, e)
@@ -304,7 +320,7 @@ def _weld_rotation(m, d, e, scale, rot, solref, solimp):
       d.efc_J[first + k, j] = 0.5 * scale * v[1 + k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _friction(m, d):
   """Friction-loss rows: one per dof, then one per tendon, with frictionloss > 0."""
   for i in range(m.nv):
@@ -321,7 +337,7 @@ def _friction(m, d):
       d.efc_J[r, :] = d.ten_J[t]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _limits(m, d):
   """Limit rows of joints (hinge/slide: lower, upper; ball: cone on the rotation angle), then tendons."""
   for j in range(m.njnt):
@@ -364,7 +380,7 @@ def _limits(m, d):
           d.efc_J[i, k] = sign * d.ten_J[t, k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _contact_direction_row(d, frame, dim_index, out):
   """out (nv,) = relative-velocity Jacobian of contact direction ``dim_index`` (0..5) from d.jac_p/jac_r."""
   # 0: normal, 1-2: tangents (translation); 3: spin about the normal, 4-5: rolling about the tangents
@@ -374,17 +390,20 @@ def _contact_direction_row(d, frame, dim_index, out):
     out[k] = frame[3 * a] * jac[0, k] + frame[3 * a + 1] * jac[1, k] + frame[3 * a + 2] * jac[2, k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _contacts(m, d):
   """Contact rows of every included contact: frictionless, pyramidal edges or elliptic dimensions."""
   elliptic = m.opt_cone[0] == ConeType.ELLIPTIC
-  impratio = m.opt_impratio[0]
+  impratio = max(MINVAL, m.opt_impratio[0])  # as MuJoCo: impratio 0 is a tiny one, not a division by zero
   scratch = d.solver_vec[0]
   for c in range(d.ncon[0]):
     d.contact_efc_address[c] = -1
     if d.contact_exclude[c] != 0 or d.contact_dist[c] >= d.contact_includemargin[c]:
       continue
-    dim = d.contact_dim[c]
+    # a contact has 1 to 6 dimensions; the loader refuses others, but a condim edited on the model must not make
+    # rows of no or negative width, which the solvers could not step over
+    dim = min(max(d.contact_dim[c], 1), 6)
+    d.contact_dim[c] = dim
     friction = d.contact_friction[c]
     d.contact_mu[c] = friction[0] / pymath.sqrt(impratio)
     if dim == 1:
@@ -413,8 +432,8 @@ def _contacts(m, d):
       _contact_direction_row(d, frame, 0, d.efc_J[i])
     elif ctype == _CONTACT_ELLIPTIC:
       solref_f = d.contact_solreffriction[c]
-      if solref_f[0] == 0.0 and solref_f[1] == 0.0:
-        solref_f = solref
+      if (solref_f[0] == 0.0 and solref_f[1] == 0.0) or mixed_solref(solref_f):
+        solref_f = solref  # MuJoCo zeroes a mixed solreffriction, which then defers to solref
       i0 = _add_row(m, d, ctype, c, pos, margin, 0.0, tran, solref, solimp, True)
       _contact_direction_row(d, frame, 0, d.efc_J[i0])
       imp = d.efc_KBIP[i0, 2]
@@ -446,7 +465,7 @@ def _contacts(m, d):
         d.efc_diagA[i] = r * imp / (1.0 - imp)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def make_constraint(m, d):
   """Builds all efc rows of the current positions (after collision) and their D, R, vel, aref and b, then
   the constraint islands that partition them."""
@@ -475,7 +494,7 @@ def make_constraint(m, d):
   island.island(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bias_motion(m, d, body):
   """(ω, s) of ``body``: its angular velocity and the spatial acceleration Σ cdof_dot qvel of zero qacc."""
   s0 = s1 = s2 = s3 = s4 = s5 = 0.0
@@ -493,7 +512,7 @@ def _bias_motion(m, d, body):
   return d.cvel[body, :3], (s0, s1, s2, s3, s4, s5)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _point_bias(m, d, point, body):
   """Acceleration at zero qacc of the material ``point`` of ``body``: (d/dt Jₚ) qvel."""
   w, s = _bias_motion(m, d, body)
@@ -508,7 +527,7 @@ def _point_bias(m, d, point, body):
   return (s[3] + sr[0] + wv[0], s[4] + sr[1] + wv[1], s[5] + sr[2] + wv[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _equality_bias(m, d, e, first):
   """aref -= (d/dt J) qvel for the rows of connect / weld ``e``, so they hold at the acceleration level."""
   p1, b1, p2, b2 = _anchors(m, d, e)
@@ -536,7 +555,7 @@ def _equality_bias(m, d, e, first):
     d.efc_aref[first + 3 + k] -= scale * (t1[1 + k] + t2[1 + k] + t3[1 + k])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def constraint_velocity(m, d):
   """efc_vel = J qvel; efc_aref = -B vel - K imp (pos - margin) (minus (d/dt J) qvel for connect and weld);
   efc_b = J qacc_smooth - aref."""
@@ -567,7 +586,7 @@ def constraint_velocity(m, d):
 # ---------------------------------------------------------------- outputs ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def contact_force(m, d, c, result):
   """result (6,) = force and torque of contact ``c`` in its frame (normal, tangents), like mj_contactForce."""
   result[:] = 0.0
@@ -588,7 +607,7 @@ def contact_force(m, d, c, result):
       result[k] = d.efc_force[first + k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def add_contact_cfrc_ext(m, d):
   """cfrc_ext += the com-based wrenches of all contact forces (on body2, and opposite on body1)."""
   for c in range(d.ncon[0]):
@@ -638,7 +657,7 @@ def set_const(model):
   _set_const(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _equality_at_qpos0(m, d):
   """eq_data the compiler leaves to the kinematics at qpos0, as mj_setConst computes it.
 
@@ -667,7 +686,7 @@ def _equality_at_qpos0(m, d):
       data[3 + k] = local[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _set_const(m, d):
   nv = m.nv
   if nv == 0:

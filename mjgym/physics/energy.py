@@ -10,7 +10,7 @@ _DSBL_GRAVITY = int(DisableBit.GRAVITY)
 _DSBL_SPRING = int(DisableBit.SPRING)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def energy_pos(m, d):
   """energy[0]: gravity (-sum of m g·x over the bodies' coms) plus the energy 0.5 k x² of joint and tendon springs.
 
@@ -55,7 +55,7 @@ def energy_pos(m, d):
   d.energy[0] = e
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def energy_vel(m, d):
   """energy[1] = 0.5 qvel·M qvel, from the sparse qM of the position stage (no scratch needed)."""
   e = 0.0

@@ -55,7 +55,7 @@ _DSBL_ACTUATION = int(DisableBit.ACTUATION)
 _ENBL_ENERGY = int(EnableBit.ENERGY)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _disabled(m, flag):
   return (m.opt_disableflags[0] & flag) != 0
 
@@ -63,24 +63,19 @@ def _disabled(m, flag):
 # ---------------------------------------------------------------- reset ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reset_data(m, d):
-  """Resets Data like mj_resetData: everything zero, qpos = qpos0, mocap bodies at their model pose."""
-  _reset_state(m, d)
+  """Resets Data like mj_resetData: everything zero (warning statistics too), qpos = qpos0, mocap bodies at their
+  model pose."""
+  _structs.zero_data(d)
   d.warning_number[:] = 0
   d.warning_lastinfo[:] = 0
-
-
-@njit(cache=True)
-def _reset_state(m, d):
-  """mj_resetData but for the warning statistics."""
-  _structs.zero_data(d)
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
   _reset_mocap(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _reset_mocap(m, d):
   for i in range(m.nbody):
     mid = m.body_mocapid[i]
@@ -89,7 +84,7 @@ def _reset_mocap(m, d):
       d.mocap_quat[mid] = m.body_quat[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def reset_data_keyframe(m, d, key):
   """Resets Data to keyframe ``key`` like mj_resetDataKeyframe."""
   reset_data(m, d)
@@ -105,21 +100,26 @@ def reset_data_keyframe(m, d, key):
 # ----------------------------------------------------------- divergence ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _is_bad(x):
   return not (abs(x) <= MAXVAL)  # also true for NaN
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _warn_and_reset(m, d, warning, index):
-  """Raises a warning; unless autoreset is disabled the world is reset first, keeping the warning counts."""
+  """Raises a warning; unless autoreset is disabled the world is reset first, by mj_resetData.
+
+  As in MuJoCo 4, the reset clears the warning statistics too: after an autoreset the warning that caused it has
+  count 1 and every other count is 0 (the env layer consumes divergence counts each step, so it sees every
+  reset). Without autoreset the count goes up by one.
+  """
   if not _disabled(m, _DSBL_AUTORESET):
-    _reset_state(m, d)
+    reset_data(m, d)
   d.warning_number[warning] += 1
   d.warning_lastinfo[warning] = index
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _check(m, d, values, warning):
   for i in range(values.shape[0]):
     if _is_bad(values[i]):
@@ -131,7 +131,7 @@ def _check(m, d, values, warning):
 # --------------------------------------------------------------- stages ----
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def fwd_position(m, d, narrow):
   """Position-dependent computations."""
   smooth.kinematics(m, d)
@@ -145,14 +145,14 @@ def fwd_position(m, d, narrow):
   smooth.transmission(m, d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def fwd_velocity(m, d):
   """Velocity-dependent computations."""
   _velocity_to_passive(m, d)
   smooth.rne(m, d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _velocity_to_passive(m, d):
   """The velocity stage up to the passive forces (where MuJoCo calls mjcb_passive)."""
   actuation.fwd_velocity_quantities(m, d)
@@ -160,7 +160,7 @@ def _velocity_to_passive(m, d):
   passive.passive(m, d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def fwd_acceleration(m, d):
   """Sums the smooth forces and solves for the unconstrained acceleration qacc_smooth."""
   for i in range(m.nv):
@@ -169,7 +169,7 @@ def fwd_acceleration(m, d):
   smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def fwd_constraint(m, d):
   """Constraint forces: reference accelerations of the efc rows, then the solver -> qacc, qfrc_constraint."""
   constraint.constraint_velocity(m, d)
@@ -181,7 +181,7 @@ def fwd_constraint(m, d):
 # evaluations (sensors=False), as MuJoCo does.
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _forward_position(m, d, sensors, narrow):
   """The position stage, its sensors and the potential energy."""
   fwd_position(m, d, narrow)
@@ -194,7 +194,7 @@ def _forward_position(m, d, sensors, narrow):
     d.energy[1] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _forward_velocity_end(m, d, sensors):
   """The velocity stage after the passive forces, its sensors and the kinetic energy."""
   smooth.rne(m, d)
@@ -204,7 +204,7 @@ def _forward_velocity_end(m, d, sensors):
     energy.energy_vel(m, d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _forward_acceleration(m, d, sensors):
   """Actuation, the smooth and constrained accelerations and the acceleration sensors (after mjcb_control)."""
   actuation.fwd_actuation(m, d)
@@ -214,7 +214,7 @@ def _forward_acceleration(m, d, sensors):
     sensor.sensor_acc(m, d)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _forward(m, d, sensors, narrow):
   _forward_position(m, d, sensors, narrow)
   _velocity_to_passive(m, d)
@@ -222,7 +222,7 @@ def _forward(m, d, sensors, narrow):
   _forward_acceleration(m, d, sensors)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def forward(m, d, narrow):
   """Forward dynamics: every quantity of the current state, ending with qacc and the sensors."""
   _forward(m, d, True, narrow)
@@ -231,7 +231,7 @@ def forward(m, d, narrow):
 # ---------------------------------------------------------- integrators ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def integrate_pos(m, qpos, qvel, h):
   """qpos <- qpos integrated over time h at velocity qvel (quaternions rotate in the local frame)."""
   for j in range(m.njnt):
@@ -248,7 +248,7 @@ def integrate_pos(m, qpos, qvel, h):
       qpos[qadr] += h * qvel[dadr]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _advance(m, d, act_dot, qacc, qvel):
   """Advances activations, velocity, position (semi-implicitly with ``qvel``) and time by one step."""
   h = m.opt_timestep[0]
@@ -263,7 +263,7 @@ def _advance(m, d, act_dot, qacc, qvel):
   d.qacc_warmstart[:] = d.qacc
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def euler(m, d):
   """Semi-implicit Euler; joint damping is integrated implicitly, as in MuJoCo, unless eulerdamp is off."""
   damped = False
@@ -282,12 +282,13 @@ def euler(m, d):
   for i in range(m.nv):
     d.qH[m.dof_Madr[i]] += h * m.dof_damping[i]
     qfrc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
-  smooth.factor_sparse(m, d.qH, d.qH, d.qHDiagInv)
+  nsmall, last = smooth.factor_sparse(m, d.qH, d.qH, d.qHDiagInv)
+  smooth.warn_inertia(d, nsmall, last)
   smooth.solve_sparse(m, d.qH, d.qHDiagInv, qacc, qfrc)
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def rungekutta4(m, d, narrow):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
   nv, na = m.nv, m.na
@@ -330,7 +331,7 @@ def rungekutta4(m, d, narrow):
   d.qacc[:] = dX[nv:2 * nv]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rotation_stage_velocity(m, f, dX, h):
   """Maps the body-frame angular velocity of each ball/free joint at a stage into the tangent space of the
   step's initial orientation, so that the quaternions are integrated to 4th order, as MuJoCo does.
@@ -361,14 +362,14 @@ def _rotation_stage_velocity(m, f, dX, h):
       f[adr + k] = w[k] + 0.5 * c1[k] + coef * c2[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _store_derivative(d, f, nv, na):
   f[:nv] = d.qvel
   f[nv:2 * nv] = d.qacc
   f[2 * nv:2 * nv + na] = d.act_dot
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _smooth_vel_derivative(m, d, full):
   """qDeriv = d(qfrc_smooth)/d(qvel), dense (nv, nv): dampers, actuator velocity terms and the velocity
   derivative of the bias force: all of it for the full implicit integrator; for implicitfast only the
@@ -405,7 +406,7 @@ def _smooth_vel_derivative(m, d, full):
       _bias_vel_derivative(m, d, qDeriv, adr, adr + 6, True)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _is_leaf(m, body):
   for i in range(body + 1, m.nbody):
     if m.body_parentid[i] == body:
@@ -413,7 +414,7 @@ def _is_leaf(m, body):
   return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bias_vel_derivative(m, d, qDeriv, lo, hi, block_only):
   """qDeriv[:, lo:hi] -= d(qfrc_bias)/d(qvel[lo:hi]) (only rows lo:hi if ``block_only``).
 
@@ -439,7 +440,7 @@ def _bias_vel_derivative(m, d, qDeriv, lo, hi, block_only):
       qDeriv[i, k] -= (plus[i] - minus[i]) / (2.0 * scale)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _lu_solve_inplace(a, piv, x):
   """Factors a (n, n) in place by LU with partial pivoting, then overwrites x with a⁻¹ x."""
   n = a.shape[0]
@@ -466,7 +467,7 @@ def _lu_solve_inplace(a, piv, x):
     x[i] = s / a[i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def implicit(m, d):
   """Implicit-in-velocity integrators: (M - h qDeriv) qacc = qfrc_smooth + qfrc_constraint.
 
@@ -488,7 +489,7 @@ def implicit(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def step(m, d, nstep, narrow, parts=3):
   """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate.
 
@@ -502,19 +503,19 @@ def step(m, d, nstep, narrow, parts=3):
       step_integrate(m, d, narrow)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def step_forward(m, d, narrow):
   """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
   _check(m, d, d.qpos, Warning.BADQPOS)
   _check(m, d, d.qvel, Warning.BADQVEL)
-  for _ in range(2):
+  forward(m, d, narrow)
+  # a bad qacc resets the world, which is then forwarded once more and not checked again (mj_checkAcc); without
+  # autoreset the bad qacc stays
+  if _check(m, d, d.qacc, Warning.BADQACC) and not _disabled(m, _DSBL_AUTORESET):
     forward(m, d, narrow)
-    # a bad qacc resets the world (unless autoreset is off), which is then forwarded once more
-    if not _check(m, d, d.qacc, Warning.BADQACC):
-      break
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def step_integrate(m, d, narrow):
   """The second part of a step: the model's integrator."""
   integrator = m.opt_integrator[0]
@@ -543,7 +544,7 @@ OP_STEP_RNE = 9      # nstep steps, then mj_rnePostConstraint: Gymnasium MujocoE
                      # fields stay those of the last step's pre-integration state, as MuJoCo leaves them)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def apply(m, d, op, nstep, narrow):
   """Runs operation ``op`` on one world; ``narrow`` is the collider tier's narrow-phase dispatcher.
 
@@ -573,13 +574,13 @@ def apply(m, d, op, nstep, narrow):
       smooth.rne_postconstraint(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run(m, d, op, nstep):
   """Operation ``op`` on one world, with the closed-form colliders (spheres, capsules, boxes, planes, ...)."""
   apply(m, d, op, nstep, driver.narrow_closed_form)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_ccd(m, d, op, nstep):
   """Operation ``op`` on one world, with every collider (GJK/EPA, multiccd, meshes, height fields too)."""
   apply(m, d, op, nstep, driver.narrow_all)
@@ -595,7 +596,7 @@ PART_CHECK_ACC = 4     # the qacc check; returns 1 if it failed (the world was r
 PART_INTEGRATE = 5     # mj_step2's integrator: implicit / implicitfast, else Euler (RK4 too, as MuJoCo)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _apply_part(m, d, part, narrow):
   if part == PART_CHECK_STATE:
     _check(m, d, d.qpos, Warning.BADQPOS)
@@ -619,13 +620,13 @@ def _apply_part(m, d, part, narrow):
   return 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_part(m, d, part):
   """One PART_* of a step, with the closed-form colliders."""
   return _apply_part(m, d, part, driver.narrow_closed_form)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def run_part_ccd(m, d, part):
   """One PART_* of a step, with every collider."""
   return _apply_part(m, d, part, driver.narrow_all)

@@ -23,7 +23,7 @@ _CONTACT_FRICTIONLESS = int(ConstraintType.CONTACT_FRICTIONLESS)
 _CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _root(parent, tree):
   """Root of ``tree``'s set, compressing the path to it."""
   root = tree
@@ -36,7 +36,7 @@ def _root(parent, tree):
   return root
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _join(parent, t1, t2):
   """Marks both trees constrained and merges their sets; -1 is the world. The smaller root stays root, so
   a set's root is its smallest tree."""
@@ -56,12 +56,12 @@ def _join(parent, t1, t2):
     parent[r1] = r2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _body_of(m, objtype, objid):
   return m.site_bodyid[objid] if objtype == ObjType.SITE else objid
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _row_trees(m, d, i, parent):
   """Joins the trees row ``i`` moves; returns the row's tree (the first one that is not the world), or -2 if
   the row moves nothing."""
@@ -102,7 +102,7 @@ def _row_trees(m, d, i, parent):
   return first
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def island(m, d):
   """nisland and the island maps of the current efc rows (nisland = 0: one problem over all rows)."""
   nefc = d.nefc[0]
@@ -138,7 +138,7 @@ def island(m, d):
   _rows(d, nefc, nisland, efc_tree)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dofs(m, d, nisland):
   d.island_nv[:nisland] = 0
   for k in range(m.nv):
@@ -167,7 +167,7 @@ def _dofs(m, d, nisland):
     d.map_idof2dof[idof] = k
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rows(d, nefc, nisland, efc_tree):
   d.island_ne[:nisland] = 0
   d.island_nf[:nisland] = 0

@@ -13,25 +13,25 @@ from numba import njit
 from mjgym.physics.types import MINVAL
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def dot3(a, b):
   """a . b for 3-vectors."""
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def dot6(a, b):
   """a . b for 6-vectors."""
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cross(a, b):
   """a x b."""
   return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def normalize3(v):
   """v / |v| (v itself if tiny)."""
   n = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
@@ -40,7 +40,7 @@ def normalize3(v):
   return (v[0] / n, v[1] / n, v[2] / n)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def normalize4(q):
   """q / |q| as MuJoCo 4 computes it; a tiny quaternion becomes the identity, a unit one is left as is."""
   # Bitwise MuJoCo 4: the squares summed in pairs, q scaled by 1 / |q|, and no rescaling within MINVAL of 1.
@@ -53,7 +53,7 @@ def normalize4(q):
   return (q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quat_mul(a, b):
   """a * b (Hamilton product)."""
   # Bitwise MuJoCo 4, which sums each component's four products in pairs.
@@ -63,7 +63,7 @@ def quat_mul(a, b):
           (a[0] * b[3] + a[1] * b[2]) + (a[3] * b[0] - a[2] * b[1]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quat_to_mat(res, q):
   """res (9,) = rotation matrix of unit quaternion q."""
   w, x, y, z = q[0], q[1], q[2], q[3]
@@ -80,7 +80,7 @@ def quat_to_mat(res, q):
   res[7] = 2.0 * (y * z + w * x)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rot_vec_quat(v, q):
   """v rotated by unit quaternion q."""
   # q v q* expanded as MuJoCo does: t = w v + u x v, then v + 2 u x t, u = vector part of q
@@ -92,7 +92,7 @@ def rot_vec_quat(v, q):
           v[2] + 2.0 * (q[1] * ty - q[2] * tx))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mat_vec(mat, v):
   """mat (9,) @ v."""
   return (mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2],
@@ -100,7 +100,7 @@ def mat_vec(mat, v):
           mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mat_t_vec(mat, v):
   """mat (9,)ᵀ @ v."""
   return (mat[0] * v[0] + mat[3] * v[1] + mat[6] * v[2],
@@ -108,7 +108,7 @@ def mat_t_vec(mat, v):
           mat[2] * v[0] + mat[5] * v[1] + mat[8] * v[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def axis_angle_to_quat(axis, angle):
   """Quaternion of a rotation by ``angle`` about the unit ``axis``."""
   if angle == 0.0:
@@ -117,7 +117,7 @@ def axis_angle_to_quat(axis, angle):
   return (math.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _vec_to_tangent(w, x, y, z, dt):
   """Axis times angle / dt of unit quaternion (w, x, y, z), the short way round."""
   sin_a_2 = math.sqrt(x * x + y * y + z * z)
@@ -131,20 +131,20 @@ def _vec_to_tangent(w, x, y, z, dt):
   return (x * scale, y * scale, z * scale)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quat_to_vel(q, dt):
   """Angular velocity that rotates by unit quaternion q in time dt."""
   return _vec_to_tangent(q[0], q[1], q[2], q[3], dt)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quat_sub(qa, qb):
   """qa - qb in qb's tangent space: the 3-vector r with qb * exp(r) = qa (unit quaternions)."""
   w, x, y, z = quat_mul((qb[0], -qb[1], -qb[2], -qb[3]), qa)
   return _vec_to_tangent(w, x, y, z, 1.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def quat_integrate(q, omega, h):
   """Rotates quaternion array q in place by local angular velocity omega over time h.
 
@@ -163,7 +163,7 @@ def quat_integrate(q, omega, h):
   q[3] = r[3]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cross_motion(v, u):
   """v ×ₘ u: spatial motion cross product (rate of change of motion u in a frame moving with v)."""
   return (v[1] * u[2] - v[2] * u[1],
@@ -174,7 +174,7 @@ def cross_motion(v, u):
           v[0] * u[4] - v[1] * u[3] + v[3] * u[1] - v[4] * u[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cross_force(v, f):
   """v ×f f: spatial force cross product (the dual of cross_motion)."""
   return (v[1] * f[2] - v[2] * f[1] + v[4] * f[5] - v[5] * f[4],
@@ -185,7 +185,7 @@ def cross_force(v, f):
           v[0] * f[4] - v[1] * f[3])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mul_inert_vec(i, v):
   """Spatial force (momentum) of com-based inertia i (10,) moving with spatial velocity v."""
   # angular: I w + (m c) x v_lin; linear: m v_lin - (m c) x w

@@ -16,7 +16,7 @@ _DSBL_DAMPER = int(DisableBit.DAMPER)
 _DSBL_GRAVITY = int(DisableBit.GRAVITY)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _joint_springs(m, d):
   """qfrc_spring from joint stiffness: -k (q - qpos_spring), quaternions through their tangent difference."""
   for j in range(m.njnt):
@@ -39,7 +39,7 @@ def _joint_springs(m, d):
       d.qfrc_spring[dofadr] = -k * (d.qpos[qadr] - m.qpos_spring[qadr])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tendon_forces(m, d, spring, damper):
   """Tendon springs (zero inside the [lower, upper] lengthspring deadband) and dampers, through ten_J."""
   for t in range(m.ntendon):
@@ -63,7 +63,7 @@ def _tendon_forces(m, d, spring, damper):
         d.qfrc_damper[i] += jt * fd
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gravcomp(m, d, qfrc):
   """qfrc += forces cancelling body_gravcomp times each body's weight, applied at its com."""
   g = m.opt_gravity
@@ -74,7 +74,7 @@ def _gravcomp(m, d, qfrc):
       support.apply_ft(m, d, force, (0.0, 0.0, 0.0), d.xipos[i], i, qfrc)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fluid_box(m, i):
   """Side lengths (bx, by, bz) of the uniform box with body i's mass and principal inertia; bx < 0 when the
   body takes no fluid force (massless)."""
@@ -88,7 +88,7 @@ def _fluid_box(m, i):
   return bx, by, bz
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fluid_local_velocity(m, d, i):
   """Angular velocity and com velocity relative to the wind of body i, both in its inertia frame."""
   rot = d.ximat[i]
@@ -100,7 +100,7 @@ def _fluid_local_velocity(m, d, i):
   return math.mat_t_vec(rot, cvel[:3]), math.mat_t_vec(rot, lin)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fluid_coefficients(m, bx, by, bz):
   """Per-axis drag coefficients of the box: viscous (kt, kf) for torque and force, and the quadratic
   coefficients (ct, cf) such that torque_k = kt w_k - ct_k |w_k| w_k and force_k = kf v_k - cf_k |v_k| v_k."""
@@ -117,7 +117,7 @@ def _fluid_coefficients(m, bx, by, bz):
   return kt, kf, ct, cf
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fluid(m, d):
   """qfrc_fluid from MuJoCo's inertia-box model: each body as the uniform box with its inertia."""
   for i in range(1, m.nbody):
@@ -134,7 +134,7 @@ def _fluid(m, d):
     support.apply_ft(m, d, math.mat_vec(rot, force), math.mat_vec(rot, torque), d.xipos[i], i, d.qfrc_fluid)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fluid_vel_derivative(m, d, qDeriv):
   """qDeriv += d(qfrc_fluid)/d(qvel) (nv, nv), used by the implicit integrators.
 
@@ -171,7 +171,7 @@ def fluid_vel_derivative(m, d, qDeriv):
               qDeriv[a, b] += dk * row[a] * row[b]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def passive(m, d):
   """qfrc_spring, qfrc_damper, qfrc_fluid and their sum (with gravity compensation) qfrc_passive."""
   d.qfrc_spring[:] = 0.0

@@ -8,7 +8,7 @@ from mjgym.physics import ray
 NGROUP = 6
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _excluded(m, g, geomgroup, use_group, flg_static, bodyexclude):
   """Whether mj_ray skips geom g: on the excluded body, invisible (its own or its material's alpha 0), static
   (welded to the world) when static geoms are not wanted, or in a group the mask leaves out."""
@@ -25,7 +25,7 @@ def _excluded(m, g, geomgroup, use_group, flg_static, bodyexclude):
   return geomgroup[min(NGROUP - 1, max(0, m.geom_group[g]))] == 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ray_select(m, d, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
   """(t, geom) of the nearest hit of pnt + t vec among the geoms mj_ray considers; (-1, -1) if none."""
   best, hit = -1.0, -1

@@ -16,7 +16,7 @@ from mjgym.physics.types import MINVAL
 _NONE = -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nearest(best, t):
   """The smaller of two ray parameters, where negative means no hit."""
   if t < 0.0:
@@ -26,7 +26,7 @@ def _nearest(best, t):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _quadratic(a, b, c):
   """Smallest non-negative root of a t² + 2 b t + c (-1 if none)."""
   if a < 1e-300:
@@ -42,12 +42,12 @@ def _quadratic(a, b, c):
   return t2 if t2 >= 0.0 else _NONE
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sphere(p, v, r):
   return _quadratic(math.dot3(v, v), math.dot3(p, v), math.dot3(p, p) - r * r)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _disc_or_side(p, v, r, h):
   """Hits of an open cylinder (radius r, half height h, axis z) and of its two end discs."""
   best = _NONE
@@ -65,7 +65,7 @@ def _disc_or_side(p, v, r, h):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _capsule_ends(p, v, r, h):
   """Hits of a capsule's two hemispherical ends (only the halves beyond the cylinder count)."""
   best = _NONE
@@ -85,7 +85,7 @@ def _capsule_ends(p, v, r, h):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _caps(p, v, r, h):
   best = _NONE
   if abs(v[2]) > 1e-300:
@@ -99,7 +99,7 @@ def _caps(p, v, r, h):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _box(p, v, size):
   best = _NONE
   for axis in range(3):
@@ -118,7 +118,7 @@ def _box(p, v, size):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _triangle(p, v, a, b, c):
   """Ray parameter of the hit with triangle (a, b, c), either side (-1 if none)."""
   e1 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
@@ -139,7 +139,7 @@ def _triangle(p, v, a, b, c):
   return math.dot3(e2, qv) * inv
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mesh(m, p, v, meshid):
   best = _NONE
   vadr = m.mesh_vertadr[meshid]
@@ -150,7 +150,7 @@ def _mesh(m, p, v, meshid):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _hfield_wall(m, hid, p, v, axis, side):
   """Hit of the outer wall of height field hid at local coordinate ``axis`` = side * radius, between z = 0 and
   the terrain's edge: the ray parameter and its outward normal axis sign (-1 if none)."""
@@ -183,7 +183,7 @@ def _hfield_wall(m, hid, p, v, axis, side):
   return t
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _hfield_cell(m, hid, p, v, r, c, best, nrm):
   """The nearer of hit (best, nrm) and the hits of the two top triangles of cell (r, c), with its normal."""
   size = m.hfield_size[hid]
@@ -206,7 +206,7 @@ def _hfield_cell(m, hid, p, v, r, c, best, nrm):
   return best, nrm
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _hfield(m, hid, p, v):
   """First hit of local ray p + t v with height field hid (the solid of its prisms down to -zbottom): the ray
   parameter (-1 if none) and the local unit normal there.
@@ -278,7 +278,7 @@ def _hfield(m, hid, p, v):
   return best, nrm
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ray_hfield(m, g, pos, mat, pnt, vec):
   """Ray parameter of the first hit of pnt + t vec with height field geom g at pose (pos(3), mat(9)) (-1 if
   none), and the world unit normal of the surface there."""
@@ -288,13 +288,13 @@ def ray_hfield(m, g, pos, mat, pnt, vec):
   return t, math.mat_vec(mat, nrm)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ray_geom(m, d, g, pnt, vec):
   """Ray parameter t of the first hit of pnt + t vec with geom g (-1 if none)."""
   return ray_shape(m, m.geom_type[g], m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], m.geom_dataid[g], pnt, vec)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ray_shape(m, gtype, size, pos, mat, dataid, pnt, vec):
   """Ray parameter t of the first hit of pnt + t vec with a shape of type gtype at pose (pos, mat); dataid is the
   mesh or height field of those types."""
@@ -330,7 +330,7 @@ def ray_shape(m, gtype, size, pos, mat, dataid, pnt, vec):
   return _NONE
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ray(m, d, pnt, vec, bodyexclude):
   """Distance along unit ``vec`` from ``pnt`` to the nearest visible geom not on ``bodyexclude`` (-1 if none).
 

@@ -38,7 +38,7 @@ _CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
 # ------------------------------------------------------------------------------------- object frames ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _object_pose(m, d, objtype, objid):
   """World position, rotation matrix (9,) and body of a sensed object."""
   if objtype == ObjType.XBODY:
@@ -52,7 +52,7 @@ def _object_pose(m, d, objtype, objid):
   return d.cam_xpos[objid], d.cam_xmat[objid], m.cam_bodyid[objid]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _object_quat(m, d, objtype, objid):
   """World orientation of a sensed object as the product of its body's quaternion and its local one."""
   if objtype == ObjType.XBODY:
@@ -67,7 +67,7 @@ def _object_quat(m, d, objtype, objid):
   return math.quat_mul(d.xquat[m.cam_bodyid[objid]], m.cam_quat[objid])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _point_velocity(m, d, body, pos):
   """(angular, linear) world velocity of the point ``pos`` moving with ``body``."""
   v = d.cvel[body]
@@ -78,7 +78,7 @@ def _point_velocity(m, d, body, pos):
   return w, (v[3] - rw[0], v[4] - rw[1], v[5] - rw[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _point_acceleration(m, d, body, pos):
   """(angular, linear) world acceleration of the point ``pos`` moving with ``body`` (needs cacc).
 
@@ -94,7 +94,7 @@ def _point_acceleration(m, d, body, pos):
   return alpha, (a[3] - ra[0] + wv[0], a[4] - ra[1] + wv[1], a[5] - ra[2] + wv[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _write3(out, v):
   out[0] = v[0]
   out[1] = v[1]
@@ -104,7 +104,7 @@ def _write3(out, v):
 # ---------------------------------------------------------------------------------------- helpers ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cutoff(m, d, i):
   """Clamps sensor i's data to its cutoff (real and positive data only)."""
   cutoff = m.sensor_cutoff[i]
@@ -119,12 +119,12 @@ def _cutoff(m, d, i):
       d.sensordata[k] = min(d.sensordata[k], cutoff)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _limits_active(m):
   return (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_LIMIT)) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _limit_side(m, d, value, lo, hi, margin):
   """The active side of a limit on a scalar (1 lower, -1 upper, 0 none) and its distance beyond the margin.
 
@@ -140,7 +140,7 @@ def _limit_side(m, d, value, lo, hi, margin):
   return 0, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _joint_limit(m, d, j):
   """(side, distance - margin) of joint j's active limit; for a ball joint the side is 1 when active."""
   if not _limits_active(m) or not m.jnt_limited[j]:
@@ -157,14 +157,14 @@ def _joint_limit(m, d, j):
   return _limit_side(m, d, d.qpos[qadr], m.jnt_range[j, 0], m.jnt_range[j, 1], m.jnt_margin[j])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tendon_limit(m, d, t):
   if not _limits_active(m) or not m.tendon_limited[t]:
     return 0, 0.0
   return _limit_side(m, d, d.ten_length[t], m.tendon_range[t, 0], m.tendon_range[t, 1], m.tendon_margin[t])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _ball_limit_velocity(m, d, j):
   """Rate of change of the distance to a ball joint's limit: minus the rotation speed along its axis."""
   qadr = m.jnt_qposadr[j]
@@ -174,7 +174,7 @@ def _ball_limit_velocity(m, d, j):
   return -(axis[0] * d.qvel[dadr] + axis[1] * d.qvel[dadr + 1] + axis[2] * d.qvel[dadr + 2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _contact_normal_force(d, c):
   """Normal force of contact c (a pyramid's edges each carry part of it)."""
   first = d.contact_efc_address[c]
@@ -188,7 +188,7 @@ def _contact_normal_force(d, c):
   return f
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _touch(m, d, site):
   """Sum of the normal forces of the site body's contacts whose force line, pushing on that body, passes
   through the site's volume (so a contact point inside the site always counts)."""
@@ -211,7 +211,7 @@ def _touch(m, d, site):
   return total
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _limit_force(d, efc_type, objid):
   """Force of the first active limit row of a joint or tendon (lower before upper; 0 if none)."""
   for r in range(d.nefc[0]):
@@ -223,12 +223,12 @@ def _limit_force(d, efc_type, objid):
 # ------------------------------------------------------------------------------------------- stages ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _enabled(m):
   return m.nsensor > 0 and (m.opt_disableflags[0] & _DSBL_SENSOR) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sensor_pos(m, d):
   """Position-dependent sensors."""
   if not _enabled(m):
@@ -288,7 +288,7 @@ def sensor_pos(m, d):
     _cutoff(m, d, i)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sensor_vel(m, d):
   """Velocity-dependent sensors."""
   if not _enabled(m):
@@ -350,7 +350,7 @@ def sensor_vel(m, d):
     _cutoff(m, d, i)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _needs_rne_post(m):
   for i in range(m.nsensor):
     stype = m.sensor_type[i]
@@ -360,7 +360,7 @@ def _needs_rne_post(m):
   return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sensor_acc(m, d):
   """Acceleration- and force-dependent sensors (after the constraint solve)."""
   if not _enabled(m):
@@ -415,7 +415,7 @@ def sensor_acc(m, d):
 # --------------------------------------------------------------------------------- subtree momenta ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def subtree_vel(m, d):
   """subtree_linvel (com velocity of each subtree) and subtree_angmom (its angular momentum about its com)."""
   nbody = m.nbody
@@ -450,7 +450,7 @@ def subtree_vel(m, d):
 # ---------------------------------------------------------------------------------------- rangefinder ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rangefinder(m, d, site):
   """Distance along the site's z axis to the nearest geom not on the site's body (-1 if none)."""
   mat = d.site_xmat[site]

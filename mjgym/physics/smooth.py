@@ -20,6 +20,7 @@ from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import SameFrame
 from mjgym.physics.types import TrnType
+from mjgym.physics.types import Warning
 from mjgym.physics.types import WrapType
 
 # numba cannot apply & to IntFlag members; plain ints are compile-time constants.
@@ -29,20 +30,21 @@ _DSBL_DAMPER = int(DisableBit.DAMPER)
 _LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
 _FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
 _SAMEFRAME_NONE = int(SameFrame.NONE)
+_WARN_INERTIA = int(Warning.INERTIA)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _store(dst, v):
   for k in range(len(v)):
     dst[k] = v[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add(a, b):
   return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sub(a, b):
   return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
@@ -50,7 +52,7 @@ def _sub(a, b):
 # ------------------------------------------------------------------------------------------- position ----
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, error_model="numpy", inline="always")
 def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
   """Frame (pos, quat) given in body b's frame -> world position and rotation matrix (mj_local2Global).
 
@@ -72,7 +74,7 @@ def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
       out_mat[k] = src[b, k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def kinematics(m, d):
   """Global frames of bodies, joints, geoms and sites from qpos (and mocap poses)."""
   d.xpos[0, :] = 0.0
@@ -137,7 +139,7 @@ def kinematics(m, d):
                      d.site_xmat[s])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _inert_com(res, inertia, ximat, offset, mass):
   """res (10,) = com-based inertia of a body with principal inertia in ximat, com at offset from the point."""
   # R diag(I) Rᵀ, then the parallel-axis shift m (|o|² E - o oᵀ)
@@ -155,7 +157,7 @@ def _inert_com(res, inertia, ximat, offset, mass):
   res[9] = mass
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def com_pos(m, d):
   """subtree_com, cinert and cdof: the com-based frames of bodies and dofs."""
   for i in range(m.nbody):
@@ -198,14 +200,14 @@ def com_pos(m, d):
         _dof_com(d.cdof[dofadr + k], (xmat[k], xmat[3 + k], xmat[6 + k]), offset)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dof_com(res, axis, offset):
   """Motion of the com-based frame for a unit rotation about ``axis`` through a point ``offset`` away."""
   _store(res[:3], axis)
   _store(res[3:], math.cross(axis, offset))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def camlight(m, d):
   """Global poses of cameras and lights in their tracking modes."""
   for c in range(m.ncam):
@@ -232,7 +234,7 @@ def camlight(m, d):
       _store(d.light_xdir[li], math.normalize3(math.mat_vec(d.xmat[b], m.light_dir[li])))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_mat):
   """Camera pose: fixed to its body, translating with it (track, trackcom) or aiming at a target body."""
   if mode == CamLightType.TRACK:
@@ -256,7 +258,7 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
       out_mat[3 * k + 2] = z[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def tendon(m, d):
   """Lengths, dense Jacobians (ntendon, nv) and wrap points of fixed and spatial tendons."""
   nwrap = 0
@@ -281,14 +283,14 @@ def tendon(m, d):
     _wrap_point(d, k, 0, (0.0, 0.0, 0.0))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _wrap_point(d, k, obj, pos):
   d.wrap_obj[k // 2, k % 2] = obj
   for c in range(3):
     d.wrap_xpos[k // 2, 3 * (k % 2) + c] = pos[c]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _segment(m, d, t, p0, b0, p1, b1, divisor):
   """Length of the straight piece p0 -> p1 (points on bodies b0, b1), its Jacobian added to ten_J[t]."""
   dif = _sub(p1, p0)
@@ -301,7 +303,7 @@ def _segment(m, d, t, p0, b0, p1, b1, divisor):
   return length / divisor
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _spatial_tendon(m, d, t, wrapadr):
   """Length of spatial tendon t; fills its row of ten_J and its wrap points from wrap_xpos[wrapadr]."""
   adr, end = m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]
@@ -348,7 +350,7 @@ def _spatial_tendon(m, d, t, wrapadr):
   return length
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def transmission(m, d):
   """actuator_length and dense actuator_moment (nu, nv) of every transmission, times gear."""
   for i in range(m.nu):
@@ -386,7 +388,7 @@ def transmission(m, d):
       _body_transmission(m, d, i, idx, gear[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _site_transmission(m, d, i, site, ref, gear):
   """A wrench (gear: force, torque in the site frame) at a site; with a reference site, the length is the
   site's displacement from it (position and rotation vector in the reference frame) along the gear."""
@@ -417,7 +419,7 @@ def _site_transmission(m, d, i, site, ref, gear):
   support.apply_ft(m, d, zero, math.cross(force, r), rpos, rbody, moment)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _slider_crank(m, d, i, crank, slider, gear):
   """Slider-crank: a rod of length cranklength from the crank site to the slider site's z axis.
 
@@ -453,7 +455,7 @@ def _slider_crank(m, d, i, crank, slider, gear):
                    m.site_bodyid[slider], moment)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _body_transmission(m, d, i, body, gear):
   """Adhesion: minus the average normal Jacobian of the body's contacts (pulls them together).
 
@@ -481,7 +483,7 @@ def _body_transmission(m, d, i, body, gear):
     support.apply_ft(m, d, f, zero, d.contact_pos[c], b1, moment)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gear_axis(trntype, gear, quat):
   """Rotational gear in the joint's child frame: as given, or from the parent frame for jointinparent."""
   if trntype == TrnType.JOINT:
@@ -492,7 +494,7 @@ def _gear_axis(trntype, gear, quat):
 # -------------------------------------------------------------------------------------------- inertia ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def crb(m, d):
   """Composite rigid-body inertias (crb) and the joint-space inertia qM (legacy sparse layout)."""
   d.crb[:, :] = d.cinert
@@ -507,14 +509,17 @@ def crb(m, d):
     f = math.mul_inert_vec(d.crb[m.dof_bodyid[i]], d.cdof[i])
     adr = m.dof_Madr[i]
     d.qM[adr] = math.dot6(d.cdof[i], f) + m.dof_armature[i]
+    # MuJoCo takes the block of a simple body (body_simple) as diagonal: exact for its aligned axes, and what
+    # keeps two coaxial slides of one such body from making M singular
+    simple = m.body_simple[m.dof_bodyid[i]] != 0
     j = m.dof_parentid[i]
     while j >= 0:
       adr += 1
-      d.qM[adr] = math.dot6(d.cdof[j], f)
+      d.qM[adr] = 0.0 if simple else math.dot6(d.cdof[j], f)
       j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def full_m(m, qM, dst):
   """dst (nv, nv) = dense symmetric matrix of qM-layout array ``qM``."""
   dst[:, :] = 0.0
@@ -529,18 +534,29 @@ def full_m(m, qM, dst):
       j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def factor_sparse(m, src, ld, diaginv):
   """Factors a symmetric matrix in qM layout as Lᵀ D L (L unit lower triangular on the dof tree).
 
   ``ld`` gets D on the diagonal slots and L below it, in the same layout; ``diaginv`` = 1 / D. ``src`` and
   ``ld`` may be the same array. Eliminating from the leaves up keeps all fill-in inside the ancestor
   pattern, so the factor needs no more memory than the matrix.
+
+  A pivot below MINVAL (a singular matrix: coaxial joints in one body, a zero-length axis) is raised to MINVAL,
+  as MuJoCo does. Returns (number of pivots raised, the last dof raised, i.e. the lowest; -1 if none) for the
+  caller's INERTIA warning.
   """
   if ld is not src:
     ld[:] = src
+  nsmall = 0
+  last = -1
   for k in range(m.nv - 1, -1, -1):
     adr_kk = m.dof_Madr[k]
+    # a NaN pivot is left as it is (as in MuJoCo): the acceleration check catches what it causes
+    if ld[adr_kk] < MINVAL:
+      ld[adr_kk] = MINVAL
+      nsmall += 1
+      last = k
     adr_ki = adr_kk + 1
     i = m.dof_parentid[k]
     while i >= 0:
@@ -559,9 +575,10 @@ def factor_sparse(m, src, ld, diaginv):
       i = m.dof_parentid[i]
   for i in range(m.nv):
     diaginv[i] = 1.0 / ld[m.dof_Madr[i]]
+  return nsmall, last
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def solve_lt(m, ld, x):
   """x <- L⁻ᵀ x in place, L the unit lower factor of factor_sparse (from the leaves up)."""
   for i in range(m.nv - 1, -1, -1):
@@ -575,7 +592,7 @@ def solve_lt(m, ld, x):
         j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def solve_sparse(m, ld, diaginv, x, y):
   """x = (Lᵀ D L)⁻¹ y from a factor_sparse factor; x and y (nv,) may be the same array."""
   if x is not y:
@@ -594,13 +611,22 @@ def solve_sparse(m, ld, diaginv, x, y):
     x[i] -= s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def factor_m(m, d):
-  """qLD, qLDiagInv = sparse Lᵀ D L factor of qM."""
-  factor_sparse(m, d.qM, d.qLD, d.qLDiagInv)
+  """qLD, qLDiagInv = sparse Lᵀ D L factor of qM; pivots raised to MINVAL count as INERTIA warnings."""
+  nsmall, last = factor_sparse(m, d.qM, d.qLD, d.qLDiagInv)
+  warn_inertia(d, nsmall, last)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def warn_inertia(d, nsmall, last):
+  """Counts ``nsmall`` INERTIA warnings (pivots of a mass-like matrix raised to MINVAL), the last at dof ``last``."""
+  if nsmall > 0:
+    d.warning_number[_WARN_INERTIA] += nsmall
+    d.warning_lastinfo[_WARN_INERTIA] = last
+
+
+@njit(cache=True, error_model="numpy")
 def solve_m(m, d, x, y):
   """x = M⁻¹ y using the factor from factor_m (x and y may be the same array)."""
   solve_sparse(m, d.qLD, d.qLDiagInv, x, y)
@@ -609,7 +635,7 @@ def solve_m(m, d, x, y):
 # ------------------------------------------------------------------------------------------- velocity ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _com_vel(m, d, qvel, cvel, cdof_dot):
   """cvel, cdof_dot of joint velocity ``qvel`` (cdof from com_pos)."""
   cvel[0, :] = 0.0
@@ -634,20 +660,20 @@ def _com_vel(m, d, qvel, cvel, cdof_dot):
         _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add_dof_vel(vel, cdof, qvel, dofadr, n):
   for k in range(dofadr, dofadr + n):
     for c in range(6):
       vel[c] += cdof[k, c] * qvel[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def com_vel(m, d):
   """Com-based body velocities cvel and the time derivatives of the dof axes cdof_dot."""
   _com_vel(m, d, d.qvel, d.cvel, d.cdof_dot)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _body_forces(m, d, qvel, qacc, use_qacc, cvel, cdof_dot, cacc, cfrc):
   """Forward RNE pass: cacc of every body, then cfrc = cinert cacc + cvel ×f (cinert cvel)."""
   # gravity enters as an upward acceleration of the world
@@ -670,7 +696,7 @@ def _body_forces(m, d, qvel, qacc, use_qacc, cvel, cdof_dot, cacc, cfrc):
       cfrc[i, c] = fa[c] + fv[c]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bias(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
   """out = qfrc_bias at velocity qvel, given its cvel and cdof_dot; cacc and cfrc are work arrays."""
   _body_forces(m, d, qvel, qvel, False, cvel, cdof_dot, cacc, cfrc)
@@ -682,13 +708,13 @@ def _bias(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
     out[j] = math.dot6(d.cdof[j], cfrc[m.dof_bodyid[j]])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rne(m, d):
   """qfrc_bias: gravity plus Coriolis and centrifugal forces, by recursive Newton-Euler at qacc = 0."""
   _bias(m, d, d.qvel, d.cvel, d.cdof_dot, d.rne_cacc, d.rne_cfrc, d.qfrc_bias)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def bias_force(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
   """out (nv,) = bias force at an arbitrary velocity qvel, at d's positions; leaves d's velocity fields alone.
 
@@ -698,7 +724,7 @@ def bias_force(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
   _bias(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tendon_force(m, d, t):
   """Scalar force along tendon t (positive lengthens): spring, damper, actuators and constraint rows."""
   f = 0.0
@@ -720,7 +746,7 @@ def _tendon_force(m, d, t):
   return f
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add_ext_force(m, d, body, point, f):
   """cfrc_ext[body] += the com-based wrench of force f acting at world ``point`` (the world takes none)."""
   if body == 0:
@@ -732,7 +758,7 @@ def _add_ext_force(m, d, body, point, f):
     d.cfrc_ext[body, 3 + k] += f[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tendon_pull(m, d, p0, b0, p1, b1, force):
   """A straight tendon piece under ``force`` (positive pushes apart) acting on the bodies at its ends."""
   if b0 == b1:
@@ -746,7 +772,7 @@ def _tendon_pull(m, d, p0, b0, p1, b1, force):
   _add_ext_force(m, d, b0, p0, (-f[0], -f[1], -f[2]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _spatial_tendon_cfrc_ext(m, d):
   """cfrc_ext += the forces spatial tendons exert on the bodies along their paths, as MuJoCo counts them."""
   for t in range(m.ntendon):
@@ -789,14 +815,14 @@ def _spatial_tendon_cfrc_ext(m, d):
       j += 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _point(wrap_xpos, k):
   row = wrap_xpos[k // 2]
   c = 3 * (k % 2)
   return (row[c], row[c + 1], row[c + 2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def rne_postconstraint(m, d):
   """cacc, cfrc_int and cfrc_ext of the current qacc, as mj_rnePostConstraint (external: xfrc_applied)."""
   for i in range(m.nbody):

@@ -54,7 +54,7 @@ _MA, _GRAD, _MGRAD, _SEARCH, _MV, _MGRAD_OLD, _QFRC, _TMP, _QACC0, _GRAD_OLD = 0
 # ------------------------------------------------------------ linear algebra ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mul_m(m, d, res, vec):
   """res = M vec, from qM's sparse layout."""
   for i in range(m.nv):
@@ -70,13 +70,13 @@ def mul_m(m, d, res, vec):
       j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mul_j(d, res, vec, nv):
   for i in range(d.nefc[0]):
     res[i] = _dot(d.efc_J[i], vec, nv)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mul_jt(d, res, vec, nv):
   res[:] = 0.0
   for i in range(d.nefc[0]):
@@ -86,7 +86,7 @@ def _mul_jt(d, res, vec, nv):
         res[k] += d.efc_J[i, k] * f
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cholesky(h, n):
   """In-place lower Cholesky factor of the SPD matrix h (n, n)."""
   for j in range(n):
@@ -101,7 +101,7 @@ def _cholesky(h, n):
       h[i, j] = s / h[j, j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cholesky_solve(h, n, x):
   """x <- (L Lᵀ)⁻¹ x with L the factor in h's lower triangle."""
   for i in range(n):
@@ -119,7 +119,18 @@ def _cholesky_solve(h, n, x):
 # ------------------------------------------------------------- row costs ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
+def _block_rows(d, i):
+  """Rows of the contact block that starts at efc row i: its contact's dim, kept in 1..6.
+
+  make_constraint keeps contact dims in 1..6; the bounds hold even if another dim got into the data: every loop
+  over blocks advances (by at least one row an iteration, so at most nefc iterations; a dim of 0 once hung the
+  solvers) and no block outgrows the solvers' 6-row scratch.
+  """
+  return min(max(d.contact_dim[d.efc_id[i]], 1), 6)
+
+
+@njit(cache=True, error_model="numpy")
 def _cone_split(d, first, dim, jar):
   """(u0, |u_t|) of an elliptic block: the normal jar and the norm of the friction-scaled tangential jar."""
   c = d.efc_id[first]
@@ -130,7 +141,7 @@ def _cone_split(d, first, dim, jar):
   return jar[first], pymath.sqrt(t2)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def update_constraint(m, d):
   """efc_force, efc_state from efc_jar; returns the constraint part of the cost."""
   cost = 0.0
@@ -161,7 +172,7 @@ def update_constraint(m, d):
         cost += 0.5 * dd * jar * jar
     elif ctype == _CONTACT_ELLIPTIC:
       c = d.efc_id[i]
-      dim = d.contact_dim[c]
+      dim = _block_rows(d, i)
       mu = d.contact_mu[c]
       u0, tn = _cone_split(d, i, dim, d.efc_jar)
       if u0 >= tn:
@@ -198,7 +209,7 @@ def update_constraint(m, d):
   return cost
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _line_eval(m, d, alpha, snorm_m, slope0, isl):
   """(cost, first, second derivative) of the cost at qacc + alpha * search, the Gauss part relative to
   alpha = 0, the constraint part over island isl's rows (all rows when isl < 0)."""
@@ -234,7 +245,7 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
         d2 += dd * jv * jv
     elif ctype == _CONTACT_ELLIPTIC:
       c = d.efc_id[i]
-      dim = d.contact_dim[c]
+      dim = _block_rows(d, i)
       mu = d.contact_mu[c]
       u0 = jar
       du0 = jv
@@ -277,7 +288,7 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
   return cost, d1, d2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _newton_point(m, d, p, snorm_m, slope0, c0, isl):
   """The line point one 1-D Newton step from p = (alpha, cost - cost(0), d1, d2)."""
   alpha = p[0] - p[2] / p[3]
@@ -285,7 +296,7 @@ def _newton_point(m, d, p, snorm_m, slope0, c0, isl):
   return (alpha, c - c0, g, h)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bracket(m, d, p, cands, snorm_m, slope0, c0, isl):
   """Moves bracket end p to the candidate closest to the minimum on its side; (moved, p, p's Newton point)."""
   moved = False
@@ -297,7 +308,7 @@ def _bracket(m, d, p, cands, snorm_m, slope0, c0, isl):
   return moved, p, nxt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _linesearch(m, d, scale, isl):
   """Step along d.solver_vec[_SEARCH] as MuJoCo's line search takes it: Newton steps from 0, one-sided until
   the derivative changes sign, then a bracket shrunk by Newton points and midpoints, until |d cost / d alpha|
@@ -363,7 +374,7 @@ def _linesearch(m, d, scale, isl):
 # ---------------------------------------------------------------- primal ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gauss_cost(m, d, qacc):
   s = 0.0
   for k in range(m.nv):
@@ -371,7 +382,7 @@ def _gauss_cost(m, d, qacc):
   return s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _evaluate(m, d, qacc):
   """Ma, jar, forces at qacc; returns the total cost."""
   mul_m(m, d, d.solver_vec[_MA], qacc)
@@ -381,7 +392,7 @@ def _evaluate(m, d, qacc):
   return _gauss_cost(m, d, qacc) + update_constraint(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gradient(m, d):
   """grad = M qacc - qfrc_smooth - Jᵀ force."""
   qfrc = d.solver_vec[_QFRC]
@@ -391,7 +402,7 @@ def _gradient(m, d):
     grad[k] = d.solver_vec[_MA, k] - d.qfrc_smooth[k] - qfrc[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _add_rank(h, row, w, nv):
   """h += w row rowᵀ (lower triangle)."""
   for p in range(nv):
@@ -402,7 +413,7 @@ def _add_rank(h, row, w, nv):
       h[p, q] += w * jp * row[q]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _hessian(m, d):
   """solver_H = Cholesky factor of M + Jᵀ ∂²s J at the current states."""
   nv = m.nv
@@ -415,7 +426,7 @@ def _hessian(m, d):
     state = d.efc_state[i]
     if d.efc_type[i] == _CONTACT_ELLIPTIC:
       c = d.efc_id[i]
-      dim = d.contact_dim[c]
+      dim = _block_rows(d, i)
       if state == _QUADRATIC:
         for k in range(dim):
           _add_rank(h, d.efc_J[i + k], d.efc_D[i + k], nv)
@@ -456,7 +467,7 @@ def _hessian(m, d):
   _cholesky(h, nv)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _precondition(m, d, newton):
   mgrad = d.solver_vec[_MGRAD]
   mgrad[:] = d.solver_vec[_GRAD]
@@ -467,7 +478,7 @@ def _precondition(m, d, newton):
     smooth.solve_m(m, d, mgrad, mgrad)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _primal(m, d, newton):
   """Newton (newton=True) or CG on the primal problem; leaves qacc, efc_force, efc_state."""
   nv = m.nv
@@ -495,7 +506,7 @@ def _primal(m, d, newton):
   _mul_jt(d, d.qfrc_constraint, d.efc_force, nv)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _island_gradient(m, d, isl):
   """The cost gradient, zero outside island isl's dofs (everywhere kept when isl < 0)."""
   _gradient(m, d)
@@ -505,7 +516,7 @@ def _island_gradient(m, d, isl):
         d.solver_vec[_GRAD, k] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _primal_island(m, d, newton, isl):
   """Newton or CG iterations on island isl (all rows and dofs when isl < 0), from the current qacc."""
   nv = m.nv
@@ -559,7 +570,7 @@ def _primal_island(m, d, newton, isl):
     d.solver_niter[max(isl, 0)] = niter
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cg_direction(m, d):
   """Hager-Zhang conjugate direction in the M⁻¹ metric, bounded below as Hager and Zhang do (η = 0.01)."""
   nv = m.nv
@@ -581,7 +592,7 @@ def _cg_direction(m, d):
     search[k] = -mgrad[k] + beta * search[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _stats(d, it, improvement, gradient, neval):
   if it < NSOLVER:
     d.solver_improvement[it] = improvement
@@ -601,7 +612,7 @@ def _stats(d, it, improvement, gradient, neval):
 # rows[c]. Sums follow MuJoCo's order of operations, so that iterates agree with its to rounding.
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dot(a, b, n):
   """Σ a[k] b[k] for k < n, summed in four interleaved lanes ((0 + 2) + (1 + 3)), then the tail."""
   s0 = s1 = s2 = s3 = 0.0
@@ -623,7 +634,7 @@ def _dot(a, b, n):
   return s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _make_ar(m, d):
   """efc_Y rows <- Y; efc_AR = Y Yᵀ + R when the rows fit in it (else _ar_row recomputes rows)."""
   nv = m.nv
@@ -648,7 +659,7 @@ def _make_ar(m, d):
       ar[i, j] = ar[j, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _ar_entry(d, i, j, nv):
   """(Y Yᵀ)[i, j], summed over dofs in order."""
   s = 0.0
@@ -659,7 +670,7 @@ def _ar_entry(d, i, j, nv):
   return s
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _ar_row(m, d, i):
   """Row i of AR (nefc,): the stored one, or recomputed into scratch when AR did not fit."""
   nefc = d.nefc[0]
@@ -672,7 +683,7 @@ def _ar_row(m, d, i):
   return row
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _residual(m, d, res, i, dim, sub_r):
   """res[:dim] = b + AR f on rows i.., without the R f term when sub_r."""
   nefc = d.nefc[0]
@@ -682,7 +693,7 @@ def _residual(m, d, res, i, dim, sub_r):
       res[j] -= d.efc_R[i + j] * d.efc_force[i + j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _block(m, d, ac, start, n, sub_r):
   """ac[:n, :n] = AR[start:start+n, start:start+n]; without R (diagonal kept ≥ 1e-10) when sub_r."""
   for j in range(n):
@@ -693,7 +704,7 @@ def _block(m, d, ac, start, n, sub_r):
       ac[j, j] = max(1e-10, ac[j, j] - d.efc_R[start + j])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _cost_change(a, force, old, res, first, dim, dvec):
   """Change of the dual cost from moving force[first:first+dim] away from old; undoes moves that raise it."""
   if dim == 1:
@@ -713,7 +724,7 @@ def _cost_change(a, force, old, res, first, dim, dvec):
   return change
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dual_state(d, ne, nf, nefc, rows):
   """efc_state of the current dual forces on the listed rows; returns the number of active rows."""
   f = d.efc_force
@@ -741,7 +752,7 @@ def _dual_state(d, ne, nf, nefc, rows):
       c += 1
       continue
     con = d.efc_id[i]
-    dim = d.contact_dim[con]
+    dim = _block_rows(d, i)
     mu = d.contact_mu[con]
     fn = f[i] / mu
     t2 = 0.0
@@ -763,7 +774,7 @@ def _dual_state(d, ne, nf, nefc, rows):
   return nactive
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _scale(m, d, isl):
   """The scale of costs and gradients in the stopping tests: 1 / (mean inertia · nv) for the whole problem
   (isl < 0), and for island isl 1 / (sum of its dofs' diagonal of M at the current state), as MuJoCo 4."""
@@ -776,7 +787,7 @@ def _scale(m, d, isl):
   return 1.0 / inertia
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dual_start(m, d, ne, nf, nefc, rows, sub_r, island):
   """Start of a dual sweep over the listed rows: solver_efc[0][c] = 1 / AR diagonal (without R, floored at
   MINVAL, when sub_r), efc_state of the current forces; returns the cost scale."""
@@ -789,7 +800,7 @@ def _dual_start(m, d, ne, nf, nefc, rows, sub_r, island):
   return _scale(m, d, island if d.nisland[0] > 0 else -1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _state_change(d, ne, nf, nefc, rows):
   """_dual_state, also counting the rows whose state changed; returns (nactive, nchange)."""
   old = d.solver_efcint[0]
@@ -803,7 +814,7 @@ def _state_change(d, ne, nf, nefc, rows):
   return nactive, nchange
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _stats_dual(d, it, improvement, nactive, nchange):
   if it < NSOLVER:
     d.solver_improvement[it] = improvement
@@ -813,7 +824,7 @@ def _stats_dual(d, it, improvement, nactive, nchange):
     d.solver_nchange[it] = nchange
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _scale_ellipsoid(fric, first, n, normal, mu, feasible):
   """Scales fric[first:first+n] onto (feasible: into) the ellipsoid Σ (fₖ / μₖ)² ≤ normal²."""
   s = 0.0
@@ -826,7 +837,7 @@ def _scale_ellipsoid(fric, first, n, normal, mu, feasible):
       fric[first + k] *= scl
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _qcqp(res, a, b, mu, r, n, work):
   """min ½ xᵀ A x + bᵀ x subject to Σ (xₖ / μₖ)² ≤ r², by Newton's method on the multiplier of the scaled
   problem (x = μ ∘ z, |z| ≤ r); res[:n] = x. Returns whether the constraint is active."""
@@ -862,7 +873,7 @@ def _qcqp(res, a, b, mu, r, n, work):
   return la != 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _chol_rank(w, o, n):
   """In-place Cholesky of w[o:o+n, :n] with pivots floored at 1e-10 (their columns cleared); returns the rank."""
   rank = n
@@ -878,7 +889,7 @@ def _chol_rank(w, o, n):
   return rank
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _chol_solve_rows(w, o, n, rhs, x):
   """x = (L Lᵀ)⁻¹ rhs with L in w[o:o+n, :n]."""
   for i in range(n):
@@ -891,7 +902,7 @@ def _chol_solve_rows(w, o, n, rhs, x):
     x[i] /= w[o + i, i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _friction_qcqp(d, force, i, dim, ac, bc):
   """Friction of elliptic block i given its normal force: the QCQP, its answer put on the ellipsoid when
   the constraint binds."""
@@ -904,7 +915,7 @@ def _friction_qcqp(d, force, i, dim, ac, bc):
     force[i + 1 + k] = v[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _project(d, i, dim, elliptic):
   """Force of a contact block back into its cone (pyramidal rows: non-negative)."""
   f = d.efc_force
@@ -918,7 +929,7 @@ def _project(d, i, dim, elliptic):
     _scale_ellipsoid(f, i + 1, dim - 1, f[i], d.contact_friction[d.efc_id[i]], True)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pcg32(state):
   """(next 32-bit output, next state) of the PCG32 generator with increment 1 (the order PGS visits blocks)."""
   nxt = state * np.uint64(6364136223846793005) + np.uint64(1)
@@ -927,7 +938,7 @@ def _pcg32(state):
   return ((xs >> rot) | (xs << ((np.uint64(32) - rot) & np.uint64(31)))) & np.uint64(0xFFFFFFFF), nxt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pgs(m, d, ne, nf, nefc, rows, island):
   """Projected Gauss-Seidel over the listed rows, one row or elliptic block at a time in a shuffled order,
   with Nesterov momentum and gradient restarts; efc_force in, efc_force and efc_state out."""
@@ -954,7 +965,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     blocks[nblocks] = c
     nblocks += 1
     i = rows[c]
-    c += d.contact_dim[d.efc_id[i]] if d.efc_type[i] == _CONTACT_ELLIPTIC else 1
+    c += _block_rows(d, i) if d.efc_type[i] == _CONTACT_ELLIPTIC else 1
   # a fixed seed each call: the same problem is always visited in the same orders
   _, rng = _pcg32(np.uint64(0))
   it = 0
@@ -975,7 +986,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       while c < nefc:
         i = rows[c]
         elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
-        dim = d.contact_dim[d.efc_id[i]] if elliptic else 1
+        dim = _block_rows(d, i) if elliptic else 1
         _project(d, i, dim, elliptic)
         c += dim
     else:
@@ -992,7 +1003,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       c = blocks[b]
       i = rows[c]
       elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
-      dim = d.contact_dim[d.efc_id[i]] if elliptic else 1
+      dim = _block_rows(d, i) if elliptic else 1
       _residual(m, d, res, i, dim, False)
       for k in range(dim):
         old[k] = force[i + k]
@@ -1053,7 +1064,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     d.solver_niter[island] += it
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _noslip(m, d, ne, nf, nefc, rows, island):
   """MuJoCo's noslip post-solver: Gauss-Seidel on the friction rows only (dry friction, pyramid edge pairs,
   elliptic friction blocks with the normal force fixed), without the regularizer R."""
@@ -1086,7 +1097,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
       i = rows[c]
       ctype = d.efc_type[i]
       if ctype == _CONTACT_PYRAMIDAL:
-        dim = d.contact_dim[d.efc_id[i]]
+        dim = _block_rows(d, i)
         # each pair of opposing pyramid edges: redistribute their sum, which fixes the normal force
         for j in range(i, i + 2 * (dim - 1), 2):
           _residual(m, d, res, j, 2, True)
@@ -1112,9 +1123,9 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
               force[j] = mid + y
               force[j + 1] = mid - y
           improvement -= _cost_change(ac, force, old, res, j, 2, dvec)
-        c += 2 * (dim - 1)
+        c += max(1, 2 * (dim - 1))
       elif ctype == _CONTACT_ELLIPTIC:
-        dim = d.contact_dim[d.efc_id[i]]
+        dim = _block_rows(d, i)
         _residual(m, d, res, i + 1, dim - 1, True)
         for k in range(dim - 1):
           old[k] = force[i + 1 + k]
@@ -1141,7 +1152,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
     d.solver_niter[island] += it
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pgs_warmstart(m, d):
   """efc_force from last step's qacc (the primal forces there), or zero when those raise the dual cost."""
   nefc = d.nefc[0]
@@ -1163,7 +1174,7 @@ def _pgs_warmstart(m, d):
     d.qfrc_constraint[:] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dual_finish(m, d):
   """qfrc_constraint = Jᵀ f and qacc = qacc_smooth + M⁻¹ qfrc_constraint from the dual forces."""
   _mul_jt(d, d.qfrc_constraint, d.efc_force, m.nv)
@@ -1172,7 +1183,7 @@ def _dual_finish(m, d):
     d.qacc[k] += d.qacc_smooth[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _each_island(m, d, noslip):
   """PGS (or noslip) over each island, or over all rows as one problem when there are no islands."""
   nisland = d.nisland[0]
@@ -1197,7 +1208,7 @@ def _each_island(m, d, noslip):
 # ------------------------------------------------------------------ entry ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def solve(m, d):
   """Solves the constraint problem with m.opt.solver (per island), then noslip if asked; qacc,
   qfrc_constraint, efc_force, efc_state, solver statistics."""

@@ -10,7 +10,7 @@ from mjgym.physics.types import GeomType
 from mjgym.physics.types import MINVAL
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _last_dof(m, body):
   """The deepest dof that moves ``body`` (-1 if none); its dof_parentid chain is every such dof."""
   while body > 0 and m.body_dofnum[body] == 0:
@@ -20,7 +20,7 @@ def _last_dof(m, body):
   return m.body_dofadr[body] + m.body_dofnum[body] - 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def jac(m, d, jacp, jacr, point, body):
   """jacp, jacr (3, nv) = translational and rotational Jacobians of world ``point`` attached to ``body``."""
   jacp[:, :] = 0.0
@@ -37,7 +37,7 @@ def jac(m, d, jacp, jacr, point, body):
     j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def apply_ft(m, d, force, torque, point, body, qfrc):
   """qfrc += Jᵀ (force, torque) for a force and torque applied at world ``point`` on ``body``."""
   # jacpᵀ f + jacrᵀ t = cdof · (t + r x f, f) with r the point relative to the tree's reference point
@@ -51,7 +51,7 @@ def apply_ft(m, d, force, torque, point, body, qfrc):
     j = m.dof_parentid[j]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def xfrc_accumulate(m, d, qfrc):
   """qfrc += joint-space forces of all xfrc_applied (force, torque at each body's com)."""
   for i in range(1, m.nbody):
@@ -67,12 +67,12 @@ def xfrc_accumulate(m, d, qfrc):
 # ------------------------------------------------------------------------------------------ wrapping ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _angle(x, y):
   return pymath.atan2(y, x)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _touch_point(a, b, r):
   """The point t of the circle (radius r, centre 0) minimizing |a - t| + |t - b|, for a, b outside it with
   their segment missing it: on the shorter arc between their directions, where the derivative of the path
@@ -105,7 +105,7 @@ def _touch_point(a, b, r):
   return (r * pymath.cos(th), r * pymath.sin(th))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _wrap_circle(a, b, side, has_side, inside, r):
   """Shortest wrap of a string from 2D point a to b around the circle of radius r at the origin.
 
@@ -159,7 +159,7 @@ def _wrap_circle(a, b, side, has_side, inside, r):
   return arc_cw, (r * pymath.cos(cw0), r * pymath.sin(cw0)), (r * pymath.cos(cw1), r * pymath.sin(cw1))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def wrap(m, d, g, side, p0, p1):
   """Wrap of a tendon from world point p0 to p1 over sphere or cylinder geom g (side site or -1).
 
@@ -225,7 +225,7 @@ def wrap(m, d, g, side, p0, p1):
 # fpmax, fvmax); lengths are normalized so that range maps the lengthrange and the optimal length is 1.
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _muscle_scales(prm, lengthrange, acc0, length, velocity):
   """(peak force, normalized length, normalized velocity)."""
   l0 = (lengthrange[1] - lengthrange[0]) / max(MINVAL, prm[1] - prm[0])
@@ -235,7 +235,7 @@ def _muscle_scales(prm, lengthrange, acc0, length, velocity):
   return force, nlength, nvelocity
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _bump(x, lo, mid, hi):
   """A smooth bump of height 1 at mid, 0 outside (lo, hi): two quadratic halves each side."""
   if x <= lo or x >= hi:
@@ -255,7 +255,7 @@ def _bump(x, lo, mid, hi):
   return 0.5 * y * y
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _force_velocity(v, fvmax):
   c = fvmax - 1.0
   if v <= -1.0:
@@ -267,7 +267,7 @@ def _force_velocity(v, fvmax):
   return fvmax
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _passive(length, lmax, fpmax):
   b = 0.5 * (1.0 + lmax)
   if length <= 1.0:
@@ -280,14 +280,14 @@ def _passive(length, lmax, fpmax):
   return fpmax * (0.5 + x)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def muscle_gain(length, velocity, lengthrange, acc0, prm):
   """Active muscle gain: -F0 FL(length) FV(velocity)."""
   force, nl, nv = _muscle_scales(prm, lengthrange, acc0, length, velocity)
   return -force * _bump(nl, prm[4], 1.0, prm[5]) * _force_velocity(nv, prm[8])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
   """d(muscle_gain)/d(velocity), for the implicit integrators."""
   force, nl, nv = _muscle_scales(prm, lengthrange, acc0, length, velocity)
@@ -302,14 +302,14 @@ def muscle_gain_vel(length, velocity, lengthrange, acc0, prm):
   return -force * _bump(nl, prm[4], 1.0, prm[5]) * dfv / max(MINVAL, l0 * prm[6])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def muscle_bias(length, lengthrange, acc0, prm):
   """Passive muscle force: -F0 FP(length)."""
   force, nl, _ = _muscle_scales(prm, lengthrange, acc0, length, 0.0)
   return -force * _passive(nl, prm[5], prm[7])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sigmoid(x):
   """Quintic smoothstep: 0 below 0, 1 above 1, C2 in between."""
   if x <= 0.0:
@@ -319,7 +319,7 @@ def _sigmoid(x):
   return x * x * x * (x * (6.0 * x - 15.0) + 10.0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def muscle_dynamics(ctrl, act, prm):
   """act_dot of a muscle: faster activation than deactivation, both slowing with activation."""
   c = min(max(ctrl, 0.0), 1.0)

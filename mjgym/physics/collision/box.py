@@ -45,14 +45,14 @@ _PARALLEL = 1e-12
 _DUPLICATE = 1e-14
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _radius(mat, s, u):
   """Half the extent of a box along unit direction u."""
   return (s[0] * abs(dot(axis(mat, 0), u)) + s[1] * abs(dot(axis(mat, 1), u))
           + s[2] * abs(dot(axis(mat, 2), u)))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def box_box(m, d, g1, g2, margin, i0):
   """Box and box: up to 8 contacts on a face, or one between two edges."""
   c1, c2 = vec(d.geom_xpos[g1]), vec(d.geom_xpos[g2])
@@ -93,7 +93,7 @@ def box_box(m, d, g1, g2, margin, i0):
   return _face(d, c2, r2, s2, face_i, scl(n, -1.0), c1, r1, s1, n, margin, i0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _edge_edge(d, c1, r1, s1, c2, r2, s2, n, i, j, margin, i0):
   """Closest points of box 1's edge along axis i farthest along n and box 2's edge along axis j farthest against n."""
   p1, p2 = c1, c2
@@ -119,7 +119,7 @@ def _edge_edge(d, c1, r1, s1, c2, r2, s2, n, i, j, margin, i0):
   return 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
   """Clips the incident box's face most opposed to ``out`` (reference face k's outward normal) against face k."""
   # Incident face: the face of the other box whose normal is most anti-parallel to out.
@@ -168,7 +168,7 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
   return found
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _repeats(d, src, kept, q, p, au, av, dup2):
   """Whether a corner kept before corner q lies within the duplicate radius of p across the face (axes au, av)."""
   for r in range(q):
@@ -180,7 +180,7 @@ def _repeats(d, src, kept, q, p, au, av, dup2):
   return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _clip(d, src, cnt, nrm, offset):
   """Sutherland-Hodgman: keeps the part of polygon col_vert[src, :cnt] with p . nrm <= offset in col_vert[1 - src]."""
   dst = 1 - src
@@ -201,7 +201,7 @@ def _clip(d, src, cnt, nrm, offset):
   return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _edge_point(s, ax, s1, s2, u):
   """Point u in [-1, 1] along the box edge parallel to axis ax, on side s1 of the lower other axis and s2 of the
   higher (box frame)."""
@@ -211,7 +211,7 @@ def _edge_point(s, ax, s1, s2, u):
           u * s[2] if ax == 2 else s2 * s[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nearest_on_edge(lc, la, s, ax, s1, s2):
   """Closest points of the segment lc +- la and a box edge (see ``_edge_point``), box frame.
 
@@ -243,19 +243,19 @@ def _nearest_on_edge(lc, la, s, ax, s1, s2):
   return best_t, best_q, best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _dist2(p, q):
   r = sub(p, q)
   return dot(r, r)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _clamp(p, s):
   """The box point nearest to p (box frame)."""
   return (min(s[0], max(-s[0], p[0])), min(s[1], max(-s[1], p[1])), min(s[2], max(-s[2], p[2])))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _beyond(p, s):
   """Over how many of the box's face planes point p (box frame) lies: 0 inside, 1 over a face, 2 an edge, 3 a corner."""
   n = 0
@@ -265,7 +265,7 @@ def _beyond(p, s):
   return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nearest_feature(lc, la, s):
   """MuJoCo's nearest pair of the capsule segment lc +- la and the box (box frame).
 
@@ -291,7 +291,7 @@ def _nearest_feature(lc, la, s):
   return t, wit, edge
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def capsule_box(m, d, g1, g2, margin, i0):
   """Capsule and box: a ball at MuJoCo's nearest point of the capsule's segment, and maybe a second ball.
 
@@ -318,7 +318,7 @@ def capsule_box(m, d, g1, g2, margin, i0):
   return cnt + ball_box(d, addscl(c, a, t2), r, cb, mat, s, margin, i0 + cnt)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _second_point(lc, la, s, t, wit, edge):
   """Segment parameter of MuJoCo's second capsule-box ball, or NaN when there is none (box frame).
 

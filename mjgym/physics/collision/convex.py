@@ -55,7 +55,7 @@ _TINY = 1e-15
 _EPA_FLOOR = 1e-10
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def shape(m, d, g):
   """Geom g as the support function reads it, loaded once per collision into a tuple of plain numbers: (type,
   position, rotation, size, first hull vertex, hull vertex count, prism).
@@ -84,7 +84,7 @@ def shape(m, d, g):
 # Inlined where called: as a call, its tuple arguments cost several times the arithmetic (measured ~45 ns against
 # ~5 ns for the two supports of a GJK step). Each inlined copy adds compile time, so cold paths call
 # ``_support_m_once`` instead.
-@njit(cache=True, inline='always')
+@njit(cache=True, error_model="numpy", inline='always')
 def support(m, sh, u):
   """The point of a geom's core farthest along world direction u (a sphere's center, a capsule's segment).
 
@@ -127,7 +127,7 @@ def support(m, sh, u):
   return add(c, to_world(mat, (hull[best, 0], hull[best, 1], hull[best, 2])))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _center(sh):
   """A point inside a geom: its origin, or the centroid of a height field's prism."""
   if sh[0] != _HFIELD:
@@ -138,13 +138,13 @@ def _center(sh):
   return c
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _core_radius(sh):
   """The radius by which a sphere or capsule exceeds its core; 0 for shapes used whole."""
   return sh[3][0] if sh[0] == _SPHERE or sh[0] == _CAPSULE else 0.0
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, error_model="numpy", inline='always')
 def _support_m(m, vert, s1, s2, u, i):
   """Stores vertex i of M = B - A along u in ``vert`` (col_vert): A's point, B's point, and their difference;
   returns the difference."""
@@ -157,19 +157,19 @@ def _support_m(m, vert, s1, s2, u, i):
   return w
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _support_m_once(m, vert, s1, s2, u, i):
   """``_support_m`` as a call, for the first and the filling supports: each inlined copy costs compile time."""
   return _support_m(m, vert, s1, s2, u, i)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _w(vert, i):
   """Vertex i of M (row 2 of col_vert) as a tuple."""
   return (vert[2, i, 0], vert[2, i, 1], vert[2, i, 2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _copy_vert(vert, src, dst):
   for j in range(3):
     for k in range(3):
@@ -179,7 +179,7 @@ def _copy_vert(vert, src, dst):
 # ----------------------------------------------------------------- GJK ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _segment(vert, i, j):
   """Nearest point to the origin on the segment of simplex slots i < j: (count, slots, weights, squared distance)."""
   a, b = _w(vert, i), _w(vert, j)
@@ -194,7 +194,7 @@ def _segment(vert, i, j):
   return 2, (i, j, 0, 0), (1.0 - t, t, 0.0, 0.0), dot(p, p)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _triangle(vert, i, j, k):
   """Nearest point to the origin on the triangle of simplex slots i < j < k, in the same form as ``_segment``.
 
@@ -231,7 +231,7 @@ def _triangle(vert, i, j, k):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _tetrahedron(vert):
   """Nearest point to the origin on the tetrahedron of simplex slots 0..3, in the same form as ``_segment``.
 
@@ -271,7 +271,7 @@ def _tetrahedron(vert):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _closest_on_simplex(vert, n):
   """Reduces the simplex in col_vert[:, :n] to the smallest face holding its point nearest the origin.
 
@@ -296,7 +296,7 @@ def _closest_on_simplex(vert, n):
   return cnt, lam, x
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def convex(m, d, g1, g2, margin, i0):
   """Any two convex geoms: one contact at the deepest point (or nearest points within margin)."""
   s1, s2 = shape(m, d, g1), shape(m, d, g2)
@@ -352,7 +352,7 @@ def convex(m, d, g1, g2, margin, i0):
 # ----------------------------------------------------------------- EPA ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fill_tetrahedron(m, vert, s1, s2, n):
   """Grows a touching or degenerate simplex to a tetrahedron with supports along fixed directions."""
   dirs = ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0),
@@ -374,7 +374,7 @@ def _fill_tetrahedron(m, vert, s1, s2, n):
   return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _set_face(face, plane, vert, f, a, b, c):
   """Live face f = (a, b, c) with its unit normal and offset; False when it has no area (no normal)."""
   face[f, 0], face[f, 1], face[f, 2], face[f, 6] = a, b, c, 0
@@ -388,7 +388,7 @@ def _set_face(face, plane, vert, f, a, b, c):
   return True
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True, error_model="numpy", inline='always')
 def _edge_slot(face, f, a, b):
   """k such that face f runs from vertex a to vertex b along its edge k, or -1."""
   for k in range(3):
@@ -397,7 +397,7 @@ def _edge_slot(face, f, a, b):
   return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _epa(m, d, vert, s1, s2, n):
   """Depth and normal of overlapping shapes: the face of a growing polytope inside M that is nearest the origin.
 
@@ -524,7 +524,7 @@ def _epa(m, d, vert, s1, s2, n):
   return _epa_witness(vert, fa, fb, fc, u, depth)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _epa_witness(vert, a, b, c, u, depth):
   """Distance, normal and witness points of EPA's nearest face (a, b, c), outward normal u, depth from the origin."""
   # Barycentric weights of the origin's projection onto the face.

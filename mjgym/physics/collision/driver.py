@@ -66,9 +66,10 @@ _ELLIPSOID = int(GeomType.ELLIPSOID)
 _CYLINDER = int(GeomType.CYLINDER)
 _BOX = int(GeomType.BOX)
 _MESH = int(GeomType.MESH)
+_MINMU = 1e-5  # MuJoCo's mjMINMU
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def collision(m, d, narrow):
   """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage, in MuJoCo's order.
 
@@ -87,7 +88,7 @@ def collision(m, d, narrow):
   _finish_contacts(m, d)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _margin_gap(m, g1, g2, pair):
   """Margin and gap of a geom pair: the explicit pair's own, else the sums of the two geoms' (MuJoCo 4). The global
   override replaces the margin only."""
@@ -100,7 +101,7 @@ def _margin_gap(m, g1, g2, pair):
   return margin, gap
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _stable_sort(m, d, idx, buf, n, contacts):
   """Sorts idx[:n] (contacts, or geoms for the sweep; see _before), equal keys kept in their order: a bottom-up
   merge sort through buf."""
@@ -136,7 +137,7 @@ def _stable_sort(m, d, idx, buf, n, contacts):
 # ---------------------------------------------------------------- broad phase ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _world_aabbs(m, d):
   """col_aabb[g] = (min xyz, max xyz) of geom g's box in world axes, grown by its detection range (margin + gap)."""
   override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
@@ -152,7 +153,7 @@ def _world_aabbs(m, d):
       d.col_aabb[g, 3 + i] = c + h
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _before(m, d, a, b, contacts):
   """Whether a sorts strictly before b: contacts in MuJoCo's order, geoms by the lower x of their box."""
   if contacts:
@@ -160,7 +161,7 @@ def _before(m, d, a, b, contacts):
   return d.col_aabb[a, 0] < d.col_aabb[b, 0]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _broadphase(m, d, narrow):
   _world_aabbs(m, d)
   order = d.col_order
@@ -183,7 +184,7 @@ def _broadphase(m, d, narrow):
         _candidate(m, d, b, a, narrow)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _candidate(m, d, g1, g2, narrow):
   """Applies MuJoCo's filters to a broad-phase pair (g1 < g2) and collides the survivors."""
   if not ((m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])):
@@ -212,14 +213,14 @@ def _candidate(m, d, g1, g2, narrow):
   _narrow(m, d, g1, g2, margin + gap, -1, narrow)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _midphase(m, b1, b2):
   """Whether MuJoCo sends the geom pairs of two bodies through its midphase: unless disabled, when a body has more
   than one geom."""
   return (m.opt_disableflags[0] & _DSBL_MIDPHASE) == 0 and (m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _boxes_overlap(m, d, g1, g2, margin):
   """The midphase's last test of a geom pair (g1 on the lower body): do the geoms' oriented boxes (``geom_aabb``)
   come within margin along the face normals of either box.
@@ -248,14 +249,14 @@ def _boxes_overlap(m, d, g1, g2, margin):
   return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _box_radius(mat, a, n):
   """Half extent along unit n of the box with half sizes a[3:6] on the axes of mat."""
   return (abs(a[3] * primitive.dot(primitive.axis(mat, 0), n)) + abs(a[4] * primitive.dot(primitive.axis(mat, 1), n))
           + abs(a[5] * primitive.dot(primitive.axis(mat, 2), n)))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _spheres_overlap(m, d, g1, g2, margin):
   """Bounding spheres (a half-space for a plane) closer than the margin."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
@@ -297,7 +298,7 @@ def needs_ccd(geom_type, geom_contype, geom_conaffinity, pair_geom1, pair_geom2)
 
 
 @_cache.stable_identity  # it is an argument of cached kernels
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
   """The closed-form collider of a type pair (t1 <= t2): the number of contacts found, -1 if it has none."""
   if t1 == _PLANE:
@@ -334,7 +335,7 @@ def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
 
 
 @_cache.stable_identity
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def narrow_all(m, d, t1, t2, g1, g2, margin, i0):
   """Every collider of a type pair (t1 <= t2): closed forms, height fields, else GJK/EPA; the number of contacts."""
   if t1 == _HFIELD:
@@ -352,7 +353,7 @@ def narrow_all(m, d, t1, t2, g1, g2, margin, i0):
 # pair each contact came from (-1: broad phase), dim and exclude the merge sort's index arrays.
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _narrow(m, d, g1, g2, reach, pair, narrow):
   """Collides one geom pair out to ``reach`` (margin + gap) and records who made its contacts; ``pair`` is the
   explicit pair id or -1."""
@@ -374,7 +375,7 @@ def _narrow(m, d, g1, g2, reach, pair, narrow):
   d.ncon[0] = i0 + kept
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _order_key(m, d, i):
   """Where MuJoCo's collision driver puts contact i: (body-pair signature, explicit pair id or npair after them,
   geom pair within the body pair)."""
@@ -390,7 +391,7 @@ def _order_key(m, d, i):
   return (signature, int(m.npair), g1, g2)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _sort_contacts(m, d):
   """Puts the contacts in MuJoCo's order (a stable sort: a geom pair's contacts keep the collider's order)."""
   n = d.ncon[0]
@@ -414,7 +415,7 @@ def _sort_contacts(m, d):
       home[j] = j
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _swap_contacts(d, i, j):
   """Swaps what the colliders and _narrow wrote for contacts i and j."""
   d.contact_dist[i], d.contact_dist[j] = d.contact_dist[j], d.contact_dist[i]
@@ -427,7 +428,7 @@ def _swap_contacts(d, i, j):
   d.contact_efc_address[i], d.contact_efc_address[j] = d.contact_efc_address[j], d.contact_efc_address[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _finish_contacts(m, d):
   """Frames and parameters of the sorted contacts."""
   for i in range(d.ncon[0]):
@@ -441,7 +442,7 @@ def _finish_contacts(m, d):
     d.contact_exclude[i] = 1 if d.contact_dist[i] >= margin else 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _make_frame(frame):
   """Tangents of a contact frame from its normal (row 0) and a tangent hint in row 1 when the collider set one.
 
@@ -468,7 +469,7 @@ def _make_frame(frame):
   frame[8] = frame[0] * frame[4] - frame[1] * frame[3]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _parameters(m, d, i, g1, g2, pair):
   """condim, friction, solref, solimp of contact i: the pair's own, or the geoms' mixed by priority and solmix."""
   d.contact_efc_address[i] = -1
@@ -528,4 +529,7 @@ def _parameters(m, d, i, g1, g2, pair):
     for k in range(2):
       d.contact_solref[i, k] = m.opt_o_solref[k]
       d.contact_solreffriction[i, k] = m.opt_o_solref[k]
+  # MuJoCo's floor on friction coefficients (mjMINMU): the cones and the solvers divide by them
+  for k in range(5):
+    d.contact_friction[i, k] = max(_MINMU, d.contact_friction[i, k])
   d.contact_mu[i] = 0.0

@@ -35,14 +35,14 @@ _SPHERE = int(GeomType.SPHERE)
 _CAPSULE = int(GeomType.CAPSULE)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _reach(m, d, sh, o, u, radius):
   """How far geom ``sh`` reaches along unit world direction u, measured from point o (its radius included)."""
   p = convex.support(m, sh, u)
   return (p[0] - o[0]) * u[0] + (p[1] - o[1]) * u[1] + (p[2] - o[2]) * u[2] + radius
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _beside(axes, lo, hi, x, y, z, bottom):
   """Whether one of the geom's axes (``axes``, in the height field's frame) separates the prism under the triangle of
   local corners (x[k], y[k], z[k]) from the geom, whose extent along axis i is [lo[i], hi[i]]."""
@@ -58,7 +58,7 @@ def _beside(axes, lo, hi, x, y, z, bottom):
   return False
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _set_prism(m, d, gh, x, y, z, bottom):
   """col_prism = world corners of the prism under the triangle of local corners (x[k], y[k], z[k]), k < 3."""
   mh = d.geom_xmat[gh]
@@ -70,7 +70,7 @@ def _set_prism(m, d, gh, x, y, z, bottom):
         prism[3 * level + k, i] = d.geom_xpos[gh, i] + w[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _above(m, d, gh, sh, x, y, z, radius):
   """Height of geom g's lowest point over the plane of the triangle of local corners (x[k], y[k], z[k]),
   counter-clockwise seen from above. The prism lies below that plane: beyond the margin, it cannot touch g."""
@@ -83,7 +83,7 @@ def _above(m, d, gh, sh, x, y, z, radius):
   return dot(sub(low, vec(d.col_prism[0])), nrm) - radius
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def hfield_convex(m, d, gh, g, margin, i0):
   """Height field gh (geom1) against convex geom g: one contact per touching prism, at most MAXCONPAIR."""
   hid = m.geom_dataid[gh]

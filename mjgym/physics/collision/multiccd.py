@@ -85,7 +85,7 @@ _SLOT_B = 64
 _POLY_MAX = 30
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def applies(m, g1, g2):
   """Whether the pair is one this module handles: boxes, meshes and cylinders, and capsules against them."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
@@ -93,13 +93,13 @@ def applies(m, g1, g2):
                                                                                 or t2 == _MESH)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _put(d, slot, p):
   for k in range(3):
     d.col_vert[2, slot, k] = p[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nface(m, g):
   """Number of faces of box or mesh g (a mesh's are its compiled polygons)."""
   if m.geom_type[g] == _BOX:
@@ -107,7 +107,7 @@ def _nface(m, g):
   return m.mesh_polynum[m.geom_dataid[g]]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _face(m, d, g, f, slot):
   """Face f of box or mesh g: writes its world corners (counter-clockwise seen from outside) to col_vert[2] from
   slot when slot >= 0; returns their number and the world outward normal."""
@@ -147,7 +147,7 @@ def _face(m, d, g, f, slot):
   return k, un
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _face_point(m, d, g, f):
   """A world point on the plane of face f of box or mesh g."""
   c = vec(d.geom_xpos[g])
@@ -160,7 +160,7 @@ def _face_point(m, d, g, f):
   return add(c, to_world(mat, vec(m.mesh_vert[m.mesh_vertadr[mid] + m.mesh_polyvert[m.mesh_polyvertadr[p]]])))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _support_edge(m, d, g, u, slot, w):
   """The edge through the support vertex of g along u that is most perpendicular to u: writes its world ends to
   col_vert[2, slot:slot + 2] (a polytope's support vertex first) and returns the sine of its angle to the plane
@@ -219,7 +219,7 @@ def _support_edge(m, d, g, u, slot, w):
   return best
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _feature(m, d, g, u, slot, w):
   """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal).
 
@@ -257,7 +257,7 @@ def _feature(m, d, g, u, slot, w):
   return _VERTEX, 0, none
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _face_along(m, d, g, slot, e, ends):
   """A face of polytope g at its support edge or vertex that contains direction e within the edge tolerance.
 
@@ -285,14 +285,14 @@ def _face_along(m, d, g, slot, e, ends):
   return _face(m, d, g, best, slot)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _at_end(d, eslot, w, size):
   """Whether point w is (within 1e-9 of the geom's size) an end of edge col_vert[2, eslot:eslot + 2]."""
   tol = 1e-9 * (size + 1.0)
   return (norm(sub(w, vec(d.col_vert[2, eslot]))) <= tol or norm(sub(w, vec(d.col_vert[2, eslot + 1]))) <= tol)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _clip(d, cnt, slot, k, fn):
   """Clips polygon col_vert[0, :cnt] by the side planes of face col_vert[2, slot:slot + k] (normal fn).
 
@@ -330,7 +330,7 @@ def _clip(d, cnt, slot, k, fn):
   return cnt, src
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   """Replaces the collider's contact of g1 and g2 (normal nrm from g1 to g2) by the clipped contact region.
 
@@ -418,7 +418,7 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   return found
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _pair_dist(d, row, q, fn, origin, ref_a, normal):
   """Distance along normal between clipped point col_vert[row, q] and its projection on the reference plane."""
   p = vec(d.col_vert[row, q])

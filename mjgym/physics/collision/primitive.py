@@ -16,55 +16,55 @@ from mjgym.physics.types import MINVAL
 # ---------------------------------------------------------------- vectors ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def add(a, b):
   return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sub(a, b):
   return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def scl(a, s):
   return (a[0] * s, a[1] * s, a[2] * s)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def addscl(a, b, s):
   """a + s b."""
   return (a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def dot(a, b):
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def cross(a, b):
   return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def norm(a):
   return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vec(arr):
   """A row of a (n, 3) array as a tuple."""
   return (arr[0], arr[1], arr[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def axis(mat, k):
   """Column k of a row-major 3x3 rotation: the geom's local axis k in world coordinates."""
   return (mat[k], mat[3 + k], mat[6 + k])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def to_local(mat, v):
   """Rotation transposed times v: world vector v in the geom's frame."""
   return (mat[0] * v[0] + mat[3] * v[1] + mat[6] * v[2],
@@ -72,7 +72,7 @@ def to_local(mat, v):
           mat[2] * v[0] + mat[5] * v[1] + mat[8] * v[2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def to_world(mat, v):
   return (mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2],
           mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2],
@@ -82,7 +82,7 @@ def to_world(mat, v):
 # --------------------------------------------------------------- contacts ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def emit(d, i, dist, pos, normal):
   """Writes contact row i (when it fits): distance, position and normal with the tangents left to the driver."""
   if i >= d.contact_dist.shape[0]:
@@ -95,7 +95,7 @@ def emit(d, i, dist, pos, normal):
     d.contact_frame[i, 6 + k] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def tangent(d, i, t):
   """Sets the first tangent hint of contact i (made orthogonal to the normal by the driver)."""
   if i < d.contact_dist.shape[0]:
@@ -103,7 +103,7 @@ def tangent(d, i, t):
       d.contact_frame[i, 3 + k] = t[k]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _spheres(d, c1, r1, c2, r2, margin, i0):
   """Two spheres; also the core of every pair that reduces to the closest points of segments."""
   delta = sub(c2, c1)
@@ -123,13 +123,13 @@ def _spheres(d, c1, r1, c2, r2, margin, i0):
 # ----------------------------------------------------------------- plane ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _plane(d, g):
   mat = d.geom_xmat[g]
   return vec(d.geom_xpos[g]), axis(mat, 2)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _plane_point(d, i, p0, n, point, margin):
   """A point below (or within margin of) the plane: contact at the midpoint of the point and its projection."""
   dist = dot(sub(point, p0), n)
@@ -139,7 +139,7 @@ def _plane_point(d, i, p0, n, point, margin):
   return 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def plane_sphere(m, d, g1, g2, margin, i0):
   """Plane and sphere."""
   p0, n = _plane(d, g1)
@@ -147,7 +147,7 @@ def plane_sphere(m, d, g1, g2, margin, i0):
   return _plane_point(d, i0, p0, n, addscl(vec(d.geom_xpos[g2]), n, -r), margin)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def plane_capsule(m, d, g1, g2, margin, i0):
   """Plane and capsule: one contact for each end cap."""
   p0, n = _plane(d, g1)
@@ -164,7 +164,7 @@ def plane_capsule(m, d, g1, g2, margin, i0):
   return cnt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def plane_ellipsoid(m, d, g1, g2, margin, i0):
   """Plane and ellipsoid: the ellipsoid's support point against the plane normal."""
   p0, n = _plane(d, g1)
@@ -178,7 +178,7 @@ def plane_ellipsoid(m, d, g1, g2, margin, i0):
   return _plane_point(d, i0, p0, n, add(vec(d.geom_xpos[g2]), to_world(mat, local)), margin)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def plane_cylinder(m, d, g1, g2, margin, i0):
   """Plane and cylinder: the deepest rim point, the rim point below it on the other cap, and two more on its cap."""
   p0, n = _plane(d, g1)
@@ -220,7 +220,7 @@ def plane_cylinder(m, d, g1, g2, margin, i0):
   return cnt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def plane_box(m, d, g1, g2, margin, i0):
   """Plane and box: the first four corners, in corner order (x, then y, then z, each - before +), within margin of
   the plane and on the plane's side of the box center; MuJoCo's choice and order, also its arithmetic."""
@@ -243,7 +243,7 @@ def plane_box(m, d, g1, g2, margin, i0):
   return cnt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def plane_mesh(m, d, g1, g2, margin, i0):
   """Plane and mesh: the deepest hull vertex, then the other corners of one hull polygon at it (up to 4 contacts).
 
@@ -287,9 +287,12 @@ def plane_mesh(m, d, g1, g2, margin, i0):
   if best < 0:
     return 1
   a, num = m.mesh_polyvertadr[best], m.mesh_polyvertnum[best]
+  # deep is on every polygon its polymap lists; the bound keeps mesh data edited out of step from running away
   j = 0
-  while m.mesh_polyvert[a + j] != deep:
+  while j < num and m.mesh_polyvert[a + j] != deep:
     j += 1
+  if j == num:
+    return 1
   cnt = 1
   for step in range(1, num):
     if cnt == 4:
@@ -308,14 +311,14 @@ def plane_mesh(m, d, g1, g2, margin, i0):
 # ---------------------------------------------------- spheres and capsules ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _segment(m, d, g):
   c = vec(d.geom_xpos[g])
   a = scl(axis(d.geom_xmat[g], 2), m.geom_size[g, 1])
   return c, a
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _closest_on_segment(c, a, p):
   """Closest point to p on the segment c +- a."""
   aa = dot(a, a)
@@ -325,14 +328,14 @@ def _closest_on_segment(c, a, p):
   return addscl(c, a, t)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sphere_sphere(m, d, g1, g2, margin, i0):
   """Sphere and sphere."""
   return _spheres(d, vec(d.geom_xpos[g1]), m.geom_size[g1, 0], vec(d.geom_xpos[g2]), m.geom_size[g2, 0],
                   margin, i0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sphere_capsule(m, d, g1, g2, margin, i0):
   """Sphere and capsule: the sphere against the closest point of the capsule's segment."""
   p = vec(d.geom_xpos[g1])
@@ -340,7 +343,7 @@ def sphere_capsule(m, d, g1, g2, margin, i0):
   return _spheres(d, p, m.geom_size[g1, 0], _closest_on_segment(c, a, p), m.geom_size[g2, 0], margin, i0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def capsule_capsule(m, d, g1, g2, margin, i0):
   """Capsule and capsule: spheres at the closest points of the two segments."""
   c1, a1 = _segment(m, d, g1)
@@ -370,14 +373,14 @@ def capsule_capsule(m, d, g1, g2, margin, i0):
 # ------------------------------------------------------- sphere vs solids ----
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sphere_box(m, d, g1, g2, margin, i0):
   """Sphere and box."""
   return ball_box(d, vec(d.geom_xpos[g1]), m.geom_size[g1, 0], vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2],
                   margin, i0)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def ball_box(d, p, r, c, mat, s, margin, i0):
   """Ball (center p, radius r) and box: nearest box point to the center, or the nearest face when it is inside."""
   local = to_local(mat, sub(p, c))
@@ -405,7 +408,7 @@ def ball_box(d, p, r, c, mat, s, margin, i0):
   return 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sphere_cylinder(m, d, g1, g2, margin, i0):
   """Sphere and cylinder: nearest point of the solid cylinder, or the nearest side or cap when inside."""
   p = vec(d.geom_xpos[g1])

@@ -132,7 +132,7 @@ def _push(m, d, i, sign, accel, maxforce, decay, lengths, x):
     lengths[k] = d.actuator_length[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _push_force(m, d, i, sign, accel, maxforce, x):
   """qfrc_applied = the push along actuator i's moment that accelerates the joints by ``accel`` (capped)."""
   nv = m.nv
