@@ -28,7 +28,7 @@ from mjgym.physics.types import JointType
 _FULL = int(State.INTEGRATION)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def differentiate_pos(m, qvel, dt, qpos1, qpos2):
   """qvel (nv,) = the velocity that moves qpos1 to qpos2 in time dt (quaternion joints: the local rotation)."""
   for j in range(m.njnt):
@@ -48,7 +48,7 @@ def differentiate_pos(m, qvel, dt, qpos1, qpos2):
       qvel[dadr] = (qpos2[qadr] - qpos1[qadr]) / dt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _state_diff(m, out, x1, x2, h):
   """out (n, 2nv+na) = (x2 - x1) / h per row for physics states (n, nq+nv+na), positions in tangent space."""
   nq, nv, na = m.nq, m.nv, m.na
@@ -63,7 +63,7 @@ def _state_diff(m, out, x1, x2, h):
         out[w, nv + k] = inv_h * (x2[w, nq + k] - x1[w, nq + k])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _nudge_positions(m, qpos, dims, signs, eps):
   """qpos[w] <- mj_integratePos(qpos[w], e_dims[w], signs[w] * eps) for every row w with dims[w] >= 0."""
   dpos = np.zeros(m.nv)

@@ -39,7 +39,7 @@ _IMPLICIT = int(IntegratorType.IMPLICIT)
 _IMPLICITFAST = int(IntegratorType.IMPLICITFAST)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _discrete_to_continuous(m, d, qfrc):
   """qacc <- the continuous-time acceleration behind the discrete-time qacc of the model's integrator.
 
@@ -72,7 +72,7 @@ def _discrete_to_continuous(m, d, qfrc):
   smooth.solve_m(m, d, d.qacc, qfrc)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def inverse_acceleration(m, d, qfrc_inverse, sensors):
   """The acceleration part of mj_inverse, after the position and velocity stages: constraint forces of qacc
   (efc_jar, efc_force, efc_state, qfrc_constraint), the acceleration sensors if ``sensors``, and
