@@ -1,5 +1,6 @@
 """The bindings-shaped API: names, named views, options, reset, keyframes, divergence handling."""
 
+import mujoco
 import numpy as np
 import pytest
 
@@ -110,3 +111,19 @@ def test_bindings_spellings_work():
   d.qvel[0] = np.inf
   physics.mj_step(m, d)
   assert d.warning[physics.mjtWarning.mjWARN_BADQVEL].number == 1
+
+
+def test_warning_stat_is_ints_that_write_through():
+  """As in the bindings: ``d.warning[i].number`` / ``.lastinfo`` are Python ints, assignable, and
+  ``d.warning.number`` is the array of all counts; the same code runs on MuJoCo's Data."""
+  m = physics.MjModel.from_xml_string(XML)
+  mjm = mujoco.MjModel.from_xml_string(XML)
+  for d in (physics.MjData(m), mujoco.MjData(mjm)):
+    w = int(physics.mjtWarning.mjWARN_BADQACC)
+    stat = d.warning[w]
+    assert type(stat.number) is int and type(stat.lastinfo) is int  # pylint: disable=unidiomatic-typecheck
+    stat.number = 5
+    d.warning[w].lastinfo = 7
+    assert d.warning[w].number == 5 and d.warning[w].lastinfo == 7
+    n = int(mujoco.mjtWarning.mjNWARNING)
+    assert len(d.warning) == n and list(d.warning.number) == [0] * w + [5] + [0] * (n - 1 - w)

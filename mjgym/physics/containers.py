@@ -447,13 +447,44 @@ class _WarningStats:
     self.lastinfo = lastinfo
 
   def __getitem__(self, i):
-    return _WarningStats(self.number[i:i + 1], self.lastinfo[i:i + 1])
+    return _WarningStat(self.number, self.lastinfo, int(i))
 
   def __len__(self):
     return len(self.number)
 
   def __repr__(self):
     return f"<warnings number={self.number.tolist()} lastinfo={self.lastinfo.tolist()}>"
+
+
+class _WarningStat:
+  """One warning's statistics, ``d.warning[i]``: ``number`` and ``lastinfo`` are Python ints as in the bindings,
+  and assigning them writes through to the Data."""
+
+  __slots__ = ("_number", "_lastinfo", "_i")
+
+  def __init__(self, number, lastinfo, i):
+    if not -len(number) <= i < len(number):
+      raise IndexError(f"warning index {i} out of range (mjNWARNING = {len(number)})")
+    self._number, self._lastinfo, self._i = number, lastinfo, i
+
+  @property
+  def number(self):
+    return int(self._number[self._i])
+
+  @number.setter
+  def number(self, value):
+    self._number[self._i] = value
+
+  @property
+  def lastinfo(self):
+    return int(self._lastinfo[self._i])
+
+  @lastinfo.setter
+  def lastinfo(self, value):
+    self._lastinfo[self._i] = value
+
+  def __repr__(self):
+    return f"<MjWarningStat number={self.number} lastinfo={self.lastinfo}>"
 
 
 def _copy_arrays(fields):
