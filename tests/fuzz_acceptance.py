@@ -39,6 +39,7 @@ def main():
   parser.add_argument("--seed", type=int, default=21)
   parser.add_argument("--log", default=None)
   parser.add_argument("--timeout", type=float, default=30.0)
+  parser.add_argument("--steps", type=int, default=0, help="also step what mjgym loads, and list mj_step crashes")
   args = parser.parse_args()
   rand = random.Random(args.seed)
   seeds = fuzz_corpus.seed_models()
@@ -47,6 +48,7 @@ def main():
   counts = collections.Counter()
   classes = collections.Counter()
   examples = {}
+  stepped = collections.defaultdict(list)
   log = open(args.log, "w", encoding="utf-8") if args.log else None  # pylint: disable=consider-using-with
   t0 = time.perf_counter()
   try:
@@ -54,8 +56,12 @@ def main():
       seed = seeds[rand.randrange(len(seeds))]
       text, done = fuzz_corpus.mutated_text(seed, rand, 1 + rand.randrange(3))
       path = mirrors.write(seed, text)
-      res = {e: w.run(path, steps=0, timeout=args.timeout) for e, w in workers.items()}
+      res = {e: w.run(path, steps=args.steps if e == "mjgym" else 0, timeout=args.timeout)
+             for e, w in workers.items()}
       theirs, ours = res["mujoco"]["status"], res["mjgym"]["status"]
+      if ours in ("step_crash", "nonfinite"):
+        stepped[(ours, res["mjgym"].get("error", ""), res["mjgym"].get("where", ""))].append((seed.name, done))
+        ours = "ok"  # it loaded
       if theirs not in ("ok", "reject") or ours not in ("ok", "reject"):
         key = f"mujoco {theirs} / mjgym {ours}"
       else:
@@ -84,6 +90,10 @@ def main():
     print(f"  {key:32s} {counts.pop(key, 0)}")
   for key, n in sorted(counts.items()):
     print(f"  {key:32s} {n}")
+  if args.steps:
+    print(f"\nmj_step failures of models mjgym loaded ({args.steps} steps; the engine's part):")
+    for (status, error, where), cases in sorted(stepped.items(), key=lambda kv: -len(kv[1])):
+      print(f"{len(cases):5d}  {status} {error} at {where}\n       e.g. {cases[0]}")
   print("\ndisagreements by class (count, side, error of the rejecting side, mutations):")
   for cls, n in classes.most_common():
     seed, done, res = examples[cls]

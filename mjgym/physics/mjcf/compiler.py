@@ -399,9 +399,10 @@ class _Builder:
       rb = spatial.rbound(gtype, size)
       aabb = np.concatenate([np.zeros(3), spatial.half_extents(gtype, size)])
       volume, unit_inertia = spatial.primitive_inertia(gtype, size)
-    if node.has("mass"):
+    if node.has("mass") and not math.isnan(node.get("mass")):
       mass = node.get("mass")
     else:
+      # (a NaN mass is MuJoCo's "not given": the density decides)
       mass = node.get("density", 1000.0) * volume
     if mass < 0 or node.get("density", 0.0) < 0:
       fail(node, "mass and density must be non-negative", "mass" if node.has("mass") else "density")
@@ -427,7 +428,7 @@ class _Builder:
   @staticmethod
   def check_size(node, gtype, size, what):
     """MuJoCo's size checks: no NaN; the sizes a primitive uses positive; a plane's grid spacing positive."""
-    if any(math.isnan(x) for x in size):
+    if what == "geom" and any(math.isnan(x) for x in size):
       fail(node, f"{what} size must not be NaN, got {_plain(size)}", "size")
     if gtype == "plane":
       if not size[2] > 0:
@@ -435,7 +436,8 @@ class _Builder:
       return
     need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gtype, 0)
     for i in range(need):
-      if not size[i] > 0:
+      # (MuJoCo lets a NaN site size through)
+      if not size[i] > 0 and not (what == "site" and math.isnan(size[i])):
         fail(node, f"size {i} must be positive for a {gtype}, got {_plain(size[i])}", "size")
 
   def site(self, node, bodyid):
@@ -864,11 +866,11 @@ class _Builder:
     """<size> attributes as MuJoCo checks them (-1 means the default), and mjgym's bounds on the ones that
     set how much memory a model or its data preallocates."""
     for node in self.root.all("size"):
-      for attr in ("nconmax", "njmax", "nstack", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
+      for attr in ("nconmax", "njmax", "nstack", "nkey", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
                    "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor"):
         if node.get(attr, 0) < -1:
           fail(node, f"{attr} must be >= -1, got {node.get(attr)}", attr)
-      for attr in ("nuserdata", "nkey"):
+      for attr in ("nuserdata",):
         if node.get(attr, 0) < 0:
           fail(node, f"{attr} must be non-negative, got {node.get(attr)}", attr)
       if node.get("nconmax", 0) > MAX_NCONMAX:

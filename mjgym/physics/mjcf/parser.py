@@ -1,5 +1,6 @@
 """MJCF text -> a checked tree of elements with typed attributes, includes spliced in and defaults applied."""
 
+import math
 import os
 import re
 
@@ -220,7 +221,7 @@ def _value(node, attr, spec, text, elem):
   values = [(parse_int if kind == "i" else parse_float)(w, node, attr) for w in words]
   if kind == "g":
     for w, v in zip(words, values):
-      if abs(v) > _FLT_MAX:
+      if math.isfinite(v) and abs(v) > _FLT_MAX:
         fail(node, f"number '{w}' is too large (beyond the largest float32, as MuJoCo stores it)", attr)
   if count == "*":
     return values
