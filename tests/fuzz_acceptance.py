@@ -75,8 +75,10 @@ def main():
         classes[cls] += 1
         examples.setdefault(cls, (seed.name, done, res))
       if log:
-        log.write(json.dumps(dict(i=i, seed=str(seed), mutations=done, mujoco=res["mujoco"], mjgym=res["mjgym"]))
-                  + "\n")
+        entry = dict(i=i, seed=str(seed), mutations=done, mujoco=res["mujoco"], mjgym=res["mjgym"])
+        if key not in ("both accept", "both reject") or res["mjgym"]["status"] != ours:
+          entry["xml"] = text.decode("utf-8", "replace")  # to reproduce a disagreement or a step failure
+        log.write(json.dumps(entry) + "\n")
       if (i + 1) % 250 == 0:
         print(f"  {i + 1} cases, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
   finally:

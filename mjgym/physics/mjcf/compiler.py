@@ -1084,6 +1084,8 @@ class _Builder:
             if not jn.has(attr):
               fail(jn, "required attribute missing", attr)
           j = self.lookup(ObjType.JOINT, jn, "joint")
+          if j in wobj[adr[-1]:]:
+            fail(jn, f"joint '{jn.get('joint')}' is repeated in the fixed tendon", "joint")
           if self.rows["jnt_type"][j] not in (2, 3):
             fail(jn, "fixed tendons can only use hinge and slide joints", "joint")
           coef = jn.get("coef", 1.0)
@@ -1094,8 +1096,8 @@ class _Builder:
           spring_length += coef * self.qpos_spring[self.jnt_qposadr[j]]
         limited = self.limited(node, "limited", "range")
         rng = node.get("range", [0.0, 0.0])
-        if limited and not rng[0] < rng[1]:
-          fail(node, f"limited tendon needs range[0] < range[1], got {rng}", "range")
+        if limited and not rng[0] <= rng[1]:
+          fail(node, f"limited tendon needs range[0] <= range[1], got {_plain(rng)}", "range")
         spring = node.get("springlength", [-1.0, -1.0])
         if len(spring) == 1:
           spring = [spring[0], spring[0]]
@@ -1154,6 +1156,12 @@ class _Builder:
       fail(node, "a spatial tendon needs at least two path elements")
     if kinds[0] != site or kinds[-1] != site:
       fail(node, "a spatial tendon's path must start and end with a site")
+    for k, kind in enumerate(kinds):
+      # MuJoCo's rules: a site has a neighbour that is not a pulley, and is not the same site as the next one
+      if kind == site and (k == 0 or kinds[k - 1] == pulley) and (k == len(kinds) - 1 or kinds[k + 1] == pulley):
+        fail(node.children[k], "a site in a spatial tendon needs a neighbour that is not a pulley")
+      if kind == site and k + 1 < len(kinds) and kinds[k + 1] == site and rows[k][1] == rows[k + 1][1]:
+        fail(node.children[k + 1], "the same site twice in a row in a spatial tendon", "site")
     for k in range(1, len(kinds) - 1):
       if kinds[k] not in (site, pulley) and (kinds[k - 1] != site or kinds[k + 1] != site):
         fail(node.children[k], "a wrapping geom must sit between two sites")
@@ -1173,8 +1181,8 @@ class _Builder:
         for kind in ("ctrl", "force", "act"):
           lim = self.limited(node, f"{kind}limited", f"{kind}range")
           rng = node.get(f"{kind}range", [0.0, 0.0])
-          if lim and not rng[0] < rng[1]:
-            fail(node, f"invalid {kind}range {rng}: needs range[0] < range[1]", f"{kind}range")
+          if lim and not rng[0] <= rng[1]:
+            fail(node, f"invalid {kind}range {_plain(rng)}: needs range[0] <= range[1]", f"{kind}range")
           limits[kind] = (int(lim), rng)
         if p["dyntype"] == 5 or p["gaintype"] == 3 or p["biastype"] == 3:
           fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")

@@ -109,9 +109,27 @@ def parse(text, filename, source):
   if root_elem.tag != "mujoco":
     raise MJCFError(f"root element must be <mujoco>, got <{root_elem.tag}>", filename, root_elem.sourceline)
   root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)])
+  _check_unique(root)
   classes = _collect_defaults(root)
   _apply_defaults(root, classes, None)
   return root, classes
+
+
+def _check_unique(root):
+  """MuJoCo's schema: <visual> holds each of its parts once; names of <custom> data are unique."""
+  for visual in root.all("visual"):
+    seen = set()
+    for child in visual.children:
+      if child.tag in seen:
+        fail(child, f"<visual> holds at most one <{child.tag}>")
+      seen.add(child.tag)
+  names = set()
+  for custom in root.all("custom"):
+    for child in custom.children:
+      name = child.get("name")
+      if name and (child.tag, name) in names:
+        fail(child, f"repeated name '{name}' in <{child.tag}>", "name")
+      names.add((child.tag, name))
 
 
 def _xml(text, filename):
