@@ -82,3 +82,17 @@ def test_mutated_models_load_and_step_or_fail_with_mjcf_error(worker, mirrors, d
     return
   _OUTCOMES["warned" if result.get("warned") else result["status"]] += 1
   assert result["status"] in ("ok", "reject"), (seed.name, done, result)
+
+
+_ENGINE_REPRO = ('<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="j"/><geom size="0.1"/>'
+                 '</body></worldbody><actuator><position joint="j" kv="nan"/></actuator></mujoco>')
+
+
+@pytest.mark.xfail(raises=ZeroDivisionError, strict=False,
+                   reason="engine part of issue 21: mj_step raises ZeroDivisionError (ENGINE_KNOWN); loads in MuJoCo")
+def test_known_engine_crash_minimal_model():
+  from mjgym import physics  # pylint: disable=import-outside-toplevel
+  m = physics.MjModel.from_xml_string(_ENGINE_REPRO)
+  d = physics.MjData(m)
+  for _ in range(STEPS):
+    physics.mj_step(m, d)

@@ -99,6 +99,20 @@ REJECTED = [
      "empty class name"),
     ("nonlinear_damping", _model('<body>\n<joint damping="1 2"/>\n<geom size="1"/>\n</body>'), 5, "joint",
      "damping", "unsupported"),
+    ("fixed_tendon_repeated_joint", _model(_BODY, tail='<tendon><fixed><joint joint="j" coef="1"/><joint joint="j" '
+                                                       'coef="2"/></fixed></tendon>'), 9, "joint", "joint",
+     "repeated"),
+    ("spatial_repeated_site", _model(_BODY + '\n<site name="s1"/>\n<site name="s2" pos="1 0 0"/>',
+                                     tail='<tendon><spatial><site site="s1"/><site site="s2"/><site site="s2"/>'
+                                          "</spatial></tendon>"), 11, "site", "site", "twice in a row"),
+    ("visual_twice", _model("", "<visual><map znear='0.1'/><map zfar='10'/></visual>"), 2, "map", None,
+     "at most one <map>"),
+    ("custom_repeated_name", _model("", '<custom><numeric name="n" data="1"/><numeric name="n" data="2"/></custom>'),
+     2, 'numeric name="n"', "name", "repeated name"),
+    ("ctrlrange_equal_explicit", _model(_BODY, tail='<actuator><motor joint="j" ctrllimited="true" ctrlrange="0 0"/>'
+                                                    "</actuator>"), 9, "motor", "ctrlrange", "range[0] < range[1]"),
+    ("range_equal_explicit", _model('<body>\n<joint limited="true" range="1 1"/>\n<geom size="1"/>\n</body>'), 5,
+     "joint", "range", "range[0] < range[1]"),
     # item 8: messages
     ("fullinertia_not_pd", _inertial('mass="1" fullinertia="1 1 1 2 0 0"'), 6, "inertial", "fullinertia",
      "is not positive definite (its smallest eigenvalue is"),
@@ -152,6 +166,9 @@ ACCEPTED = [
     ("euler_inf", _model('<body euler="inf 0 0"><geom size="1"/></body>'), ["body_quat"]),
     ("nkey_default", _model(_BODY, '<size nkey="-1" nconmax="-1" njmax="-1"/>'), ["nkey"]),
     ("headlight_active_word", _model(_BODY, '<visual><headlight active="true"/></visual>'), ["nbody"]),
+    ("ctrlrange_equal_auto", _model(_BODY, tail='<actuator><motor joint="j" ctrlrange="0 0"/></actuator>'),
+     ["actuator_ctrlrange", "actuator_ctrllimited"]),
+    ("range_equal_auto", _model('<body><joint range="1 1"/><geom size="1"/></body>'), ["jnt_range", "jnt_limited"]),
     ("light_cutoff_inf", _model('<light cutoff="inf"/>'), ["light_cutoff"]),
     ("deep_bodies_254", _model('<body><joint/><geom size="0.1"/>' * 254 + "</body>" * 254),
      ["nbody", "body_parentid", "body_mass"]),

@@ -324,8 +324,9 @@ class _Builder:
       rng = np.array([self.cfg.angle(r) for r in rng])
     if limited and jtype == 0:
       fail(node, "a free joint cannot be limited", "limited")
-    if limited and rng[0] > rng[1]:
-      fail(node, f"limited joint needs range[0] <= range[1], got {list(node.get('range', [0, 0]))}", "range")
+    if limited and not _range_ok(node, "limited", rng):
+      fail(node, f"limited joint needs {_range_rule(node, 'limited')}, got {_plain(node.get('range', [0, 0]))}",
+           "range")
     ref = node.get("ref", 0.0)
     springref = node.get("springref", 0.0)
     if jtype == 3:
@@ -1096,8 +1097,8 @@ class _Builder:
           spring_length += coef * self.qpos_spring[self.jnt_qposadr[j]]
         limited = self.limited(node, "limited", "range")
         rng = node.get("range", [0.0, 0.0])
-        if limited and not rng[0] <= rng[1]:
-          fail(node, f"limited tendon needs range[0] <= range[1], got {_plain(rng)}", "range")
+        if limited and not _range_ok(node, "limited", rng):
+          fail(node, f"limited tendon needs {_range_rule(node, 'limited')}, got {_plain(rng)}", "range")
         spring = node.get("springlength", [-1.0, -1.0])
         if len(spring) == 1:
           spring = [spring[0], spring[0]]
@@ -1181,8 +1182,9 @@ class _Builder:
         for kind in ("ctrl", "force", "act"):
           lim = self.limited(node, f"{kind}limited", f"{kind}range")
           rng = node.get(f"{kind}range", [0.0, 0.0])
-          if lim and not rng[0] <= rng[1]:
-            fail(node, f"invalid {kind}range {_plain(rng)}: needs range[0] <= range[1]", f"{kind}range")
+          if lim and not _range_ok(node, f"{kind}limited", rng):
+            fail(node, f"invalid {kind}range {_plain(rng)}: needs {_range_rule(node, f'{kind}limited')}",
+                 f"{kind}range")
           limits[kind] = (int(lim), rng)
         if p["dyntype"] == 5 or p["gaintype"] == 3 or p["biastype"] == 3:
           fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")
@@ -1557,6 +1559,16 @@ class _Builder:
     self.names[ObjType.KEY] += [""] * (nkey - len(keys))
     out["nkey"] = nkey
     return out
+
+
+def _range_ok(node, flag, rng):
+  """MuJoCo checks range[0] < range[1] where ``limited`` is 'true'; with 'auto' it checks nothing, and mjgym
+  still refuses a reversed range there (an equal one loads)."""
+  return rng[0] < rng[1] if node.get(flag) == "true" else rng[0] <= rng[1]
+
+
+def _range_rule(node, flag):
+  return "range[0] < range[1]" if node.get(flag) == "true" else "range[0] <= range[1]"
 
 
 def _plain(x):
