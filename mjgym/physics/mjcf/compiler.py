@@ -340,14 +340,16 @@ class _Builder:
     info["joints"].append(dict(id=jntid, type=jtype, ref=ref, springref=springref, node=node))
 
   def limited(self, node, attr, range_attr):
-    """MuJoCo's limited flags: explicit true/false, or 'auto' = range given (needs compiler autolimits)."""
+    """MuJoCo's limited flags: explicit true/false, or 'auto' = a range with range[0] < range[1] given (needs
+    compiler autolimits; an empty or reversed range under 'auto' leaves the object unlimited, as in MuJoCo 4)."""
     value = node.get(attr, "auto")
     if value == "auto":
       if node.has(range_attr):
         if not self.cfg.autolimits:
           fail(node, f"'{range_attr}' given without '{attr}': set {attr} explicitly or use the compiler "
                "option autolimits='true'", range_attr)
-        return True
+        rng = node.get(range_attr)
+        return bool(rng[0] < rng[1])
       return False
     if value == "true" and not node.has(range_attr):
       fail(node, f"{attr}='true' needs '{range_attr}'", attr)
@@ -1562,13 +1564,14 @@ class _Builder:
 
 
 def _range_ok(node, flag, rng):
-  """MuJoCo checks range[0] < range[1] where ``limited`` is 'true'; with 'auto' it checks nothing, and mjgym
-  still refuses a reversed range there (an equal one loads)."""
-  return rng[0] < rng[1] if node.get(flag) == "true" else rng[0] <= rng[1]
+  """MuJoCo's test of a limited range where ``limited`` is 'true' ('auto' limits only a range that passes it)."""
+  del node, flag
+  return rng[0] < rng[1]
 
 
 def _range_rule(node, flag):
-  return "range[0] < range[1]" if node.get(flag) == "true" else "range[0] <= range[1]"
+  del node, flag
+  return "range[0] < range[1]"
 
 
 def _plain(x):
