@@ -243,7 +243,8 @@ def test_internal_error_becomes_located_mjcf_error(monkeypatch):
   monkeypatch.setattr(compiler._Builder, "camera", broken)  # pylint: disable=protected-access
   with pytest.raises(MJCFError) as info:
     physics.MjModel.from_xml_string(_model('<geom size="1"/>\n<camera name="c"/>'))
-  assert str(info.value).startswith('<string>:5: <camera name="c">: cannot compile the model: ZeroDivisionError')
+  assert str(info.value).startswith('<string>:5: <camera name="c">: cannot compile the model (in broken): '
+                                    "ZeroDivisionError")
   assert isinstance(info.value.__cause__, ZeroDivisionError)
 
 
@@ -261,7 +262,7 @@ def test_memory_error_is_reported_as_such(monkeypatch):
     raise MemoryError
 
   monkeypatch.setattr(compiler._Builder, "camera", exhausted)  # pylint: disable=protected-access
-  with pytest.raises(MJCFError, match="cannot compile the model: out of memory"):
+  with pytest.raises(MJCFError, match=r"cannot compile the model \(in exhausted\): out of memory"):
     physics.MjModel.from_xml_string(_model('<camera name="c"/>'))
 
 

@@ -56,7 +56,9 @@ def _internal_error(exc, filename):
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
   node = None
   tb = exc.__traceback__
+  where = ""
   while tb is not None:
+    where = tb.tb_frame.f_code.co_name
     local = tb.tb_frame.f_locals
     for value in [local.get("node"), *local.values()]:
       if isinstance(value, parser.Node):
@@ -64,7 +66,8 @@ def _internal_error(exc, filename):
         break
     tb = tb.tb_next
   what = {MemoryError: "out of memory", RecursionError: "nested too deeply"}.get(type(exc))
-  message = f"cannot compile the model: {what or type(exc).__name__}" + (f": {exc}" if str(exc) else "")
+  message = (f"cannot compile the model (in {where}): {what or type(exc).__name__}"
+             + (f": {exc}" if str(exc) else ""))
   if node is None:
     return MJCFError(message, filename)
   return MJCFError(message, node.file, node.line, node.tag, node.attrs.get("name") if node.attrs else None)
