@@ -172,6 +172,11 @@ ACCEPTED = [
     ("range_reversed_auto", _model('<body><joint range="2 1"/><geom size="1"/></body>'), ["jnt_range", "jnt_limited"]),
     ("ctrlrange_reversed_auto", _model(_BODY, tail='<actuator><motor joint="j" ctrlrange="1 -1"/></actuator>'),
      ["actuator_ctrlrange", "actuator_ctrllimited"]),
+    ("short_keyframe", _model('<body pos="1 2 3"><freejoint/><geom size="0.1"/></body>\n'
+                              '<body><joint name="j" type="slide" ref="0.7"/><geom size="0.1"/></body>',
+                              tail='<actuator><motor joint="j"/><motor joint="j"/></actuator>\n'
+                                   '<keyframe><key qpos="0.1 5" qvel="1 2" ctrl="3"/></keyframe>'),
+     ["key_qpos", "key_qvel", "key_ctrl"]),
     ("light_cutoff_inf", _model('<light cutoff="inf"/>'), ["light_cutoff"]),
     ("deep_bodies_254", _model('<body><joint/><geom size="0.1"/>' * 254 + "</body>" * 254),
      ["nbody", "body_parentid", "body_mass"]),

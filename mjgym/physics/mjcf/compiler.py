@@ -1550,9 +1550,13 @@ class _Builder:
       for attr, n in sizes.items():
         if node.has(attr):
           value = node.get(attr)
-          if len(value) != n:
+          # MuJoCo 4 completes a short qpos, qvel, act or ctrl with the defaults (qpos0, zeros)
+          short_ok = attr in ("qpos", "qvel", "act", "ctrl") and len(value) < n
+          if len(value) != n and not short_ok:
             fail(node, f"expected {n} number{'s' * (n != 1)}, got {len(value)}", attr)
-          out[f"key_{attr}"][i] = np.reshape(value, out[f"key_{attr}"][i].shape)
+          row = out[f"key_{attr}"][i].reshape(-1)
+          row[:len(value)] = value
+          out[f"key_{attr}"][i] = row.reshape(out[f"key_{attr}"][i].shape)
       for j, q in enumerate(out["key_mquat"][i]):
         norm = np.linalg.norm(q)
         if norm < 1e-15:
