@@ -177,6 +177,9 @@ ACCEPTED = [
                               tail='<actuator><motor joint="j"/><motor joint="j"/></actuator>\n'
                                    '<keyframe><key qpos="0.1 5" qvel="1 2" ctrl="3"/></keyframe>'),
      ["key_qpos", "key_qvel", "key_ctrl"]),
+    ("empty_material_and_texture", _model('<geom size="1" material=""/>', '<asset><material name="m" texture=""/>'
+                                                                          "</asset>"), ["geom_matid", "nmat"]),
+    ("nan_range_end", _model('<body><joint limited="true" range="nan 1"/><geom size="1"/></body>'), ["jnt_limited"]),
     ("light_cutoff_inf", _model('<light cutoff="inf"/>'), ["light_cutoff"]),
     ("deep_bodies_254", _model('<body><joint/><geom size="0.1"/>' * 254 + "</body>" * 254),
      ["nbody", "body_parentid", "body_mass"]),

@@ -410,7 +410,7 @@ class _Builder:
     if mass < 0 or node.get("density", 0.0) < 0:
       fail(node, "mass and density must be non-negative", "mass" if node.has("mass") else "density")
     friction = node.get("friction", [1.0, 0.005, 0.0001])
-    matid = self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1
+    matid = self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
     group = node.get("group", 0)
     geomid = self.add(
         ObjType.GEOM, node, geom_type=_GEOM_TYPES[gtype], geom_contype=node.get("contype", 1),
@@ -453,7 +453,7 @@ class _Builder:
     self.add(ObjType.SITE, node, site_type=_GEOM_TYPES[stype], site_bodyid=bodyid,
              site_group=node.get("group", 0), site_size=size, site_pos=pos, site_quat=quat,
              site_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]),
-             site_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1)
+             site_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1)
 
   def resolve_targets(self):
     """Target bodies of cameras and lights (looked up once all bodies exist; targets may come later)."""
@@ -500,7 +500,7 @@ class _Builder:
         self.texture(node)
     for asset in self.root.all("asset"):
       for node in asset.all("material"):
-        texid = self.lookup(ObjType.TEXTURE, node, "texture") if node.has("texture") else -1
+        texid = self.lookup(ObjType.TEXTURE, node, "texture") if node.get("texture") else -1
         self.add(ObjType.MATERIAL, node, mat_texid=texid, mat_texuniform=int(node.get("texuniform", False)),
                  mat_texrepeat=node.get("texrepeat", [1.0, 1.0]), mat_emission=node.get("emission", 0.0),
                  mat_specular=node.get("specular", 0.5), mat_shininess=node.get("shininess", 0.5),
@@ -1120,7 +1120,7 @@ class _Builder:
                  tendon_stiffness=_linear(node, "stiffness"), tendon_damping=_linear(node, "damping"),
                  tendon_frictionloss=node.get("frictionloss", 0.0), tendon_lengthspring=spring,
                  tendon_length0=length0, tendon_group=node.get("group", 0),
-                 tendon_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1,
+                 tendon_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1,
                  tendon_width=node.get("width", 0.003), tendon_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
     v.update(nwrap=len(wtype), tendon_adr=np.array(adr, np.int32), tendon_num=np.array(num, np.int32),
              wrap_type=np.array(wtype, np.int32), wrap_objid=np.array(wobj, np.int32),
@@ -1568,9 +1568,9 @@ class _Builder:
 
 
 def _range_ok(node, flag, rng):
-  """MuJoCo's test of a limited range where ``limited`` is 'true' ('auto' limits only a range that passes it)."""
+  """MuJoCo's test of a range where ``limited`` is 'true' (range[0] >= range[1] fails; a NaN end passes)."""
   del node, flag
-  return rng[0] < rng[1]
+  return not rng[0] >= rng[1]
 
 
 def _range_rule(node, flag):
