@@ -1,8 +1,15 @@
 """MJCF loading: ``load_path`` / ``load_string`` parse, check and compile a model into an MjModel."""
 
+import contextlib
 import os
+import sys
 
 from mjgym.physics.mjcf.errors import MJCFError
+
+# Nesting the compiler follows by recursion (elements, bodies, default classes) goes as deep as the XML parser
+# allows (libxml2's limit for huge trees, 2048 levels; MuJoCo's tinyxml2 stops at 500); each level takes a few
+# Python frames.
+_RECURSION_LIMIT = 20000
 
 
 def load_path(filename, assets=None):
@@ -21,6 +28,52 @@ def load_string(xml, assets=None):
 
 
 def _compile(text, filename, source):
+  """Compiles, turning any exception but MJCFError (and KeyboardInterrupt / SystemExit) into a located
+  MJCFError: the loader's one error type for any input. Known problems are reported where they are found;
+  this is the last line of defence for the ones nobody foresaw."""
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  try:
+    with _deep_recursion(), np.errstate(all="ignore"):
+      return _compile_checked(text, filename, source)
+  except MJCFError:
+    raise
+  except Exception as e:  # pylint: disable=broad-except
+    raise _internal_error(e, filename) from e
+
+
+@contextlib.contextmanager
+def _deep_recursion():
+  old = sys.getrecursionlimit()
+  sys.setrecursionlimit(max(old, _RECURSION_LIMIT))
+  try:
+    yield
+  finally:
+    sys.setrecursionlimit(old)
+
+
+def _internal_error(exc, filename):
+  """An MJCFError for an unexpected exception, located at the innermost MJCF element being compiled."""
+  from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
+  node = None
+  tb = exc.__traceback__
+  where = ""
+  while tb is not None:
+    where = tb.tb_frame.f_code.co_name
+    local = tb.tb_frame.f_locals
+    for value in [local.get("node"), *local.values()]:
+      if isinstance(value, parser.Node):
+        node = value
+        break
+    tb = tb.tb_next
+  what = {MemoryError: "out of memory", RecursionError: "nested too deeply"}.get(type(exc))
+  message = (f"cannot compile the model (in {where}): {what or type(exc).__name__}"
+             + (f": {exc}" if str(exc) else ""))
+  if node is None:
+    return MJCFError(message, filename)
+  return MJCFError(message, node.file, node.line, node.tag, node.attrs.get("name") if node.attrs else None)
+
+
+def _compile_checked(text, filename, source):
   from mjgym.physics.containers import MjModel  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import compiler  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel

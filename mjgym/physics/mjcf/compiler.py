@@ -2,6 +2,7 @@
 
 import math
 import os
+import re
 
 import numpy as np
 
@@ -40,9 +41,6 @@ _VISUAL_USED = {
 }
 
 
-def _floats(text):
-  """Numbers of an attribute kept as text (visual-only attributes are not converted by the parser)."""
-  return [float(x) for x in str(text).split()]
 _SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
 _ST, _STAGE, _DT = types.SensorType, types.Stage, types.DataType
 # Sensor tag -> (type, stage it needs, data type, dimension).
@@ -86,6 +84,15 @@ _SENSOR_INFO = {
     "subtreeangmom": (_ST.SUBTREEANGMOM, _STAGE.VEL, _DT.REAL, 3),
     "clock": (_ST.CLOCK, _STAGE.POS, _DT.REAL, 1),
 }
+# mjgym's bounds on inputs that set how much memory the model or its data take (MuJoCo has none; it fails when
+# an allocation does). Documented in docs/mjcf.md.
+MAX_NCONMAX = 1_000_000  # contacts per world (<size nconmax>)
+MAX_NJMAX = 10_000_000  # constraint rows per world (<size njmax>)
+MAX_EFC_J = 2**27  # entries of the dense constraint Jacobian, njmax * nv (1 GiB)
+MAX_NKEY = 100_000  # keyframes (<size nkey>)
+MAX_HFIELD_SAMPLES = 2**26  # elevation samples of one height field (nrow * ncol)
+MAX_TEXTURE_PIXELS = 2**26  # pixels of one builtin texture (width * height, 6 faces for a cube)
+_MEMORY = re.compile(r"(-1|[0-9]+[KMGTPEkmgtpe]?)\Z")
 # MuJoCo's mjMINVAL: the smallest mass or inertia of a body that moves.
 _MINVAL = types.MINVAL
 # Width of an eq_data row (MuJoCo's mjNEQDATA) and the column flagging a weld whose relpose set_const fills.
@@ -201,13 +208,14 @@ class _Builder:
       if np.linalg.norm(v[:3]) < 1e-15:
         fail(node, "rotation axis has zero length", attr)
       axis, half = spatial.unit(v[:3]), self.cfg.orientation_angle(v[3]) / 2
-      return np.array([math.cos(half), math.sin(half) * axis[0], math.sin(half) * axis[1], math.sin(half) * axis[2]])
+      c, sn = spatial.cos(half), spatial.sin(half)
+      return np.array([c, sn * axis[0], sn * axis[1], sn * axis[2]])
     if attr == "euler":
       q = spatial.IDENTITY_QUAT.copy()
       for ch, angle in zip(self.cfg.eulerseq, v):
         half = self.cfg.orientation_angle(angle) / 2
-        qi = np.array([math.cos(half), 0.0, 0.0, 0.0])
-        qi[1 + "xyz".index(ch.lower())] = math.sin(half)
+        qi = np.array([spatial.cos(half), 0.0, 0.0, 0.0])
+        qi[1 + "xyz".index(ch.lower())] = spatial.sin(half)
         # Lower case rotates about the moving (already rotated) axes, upper case about the fixed ones.
         q = spatial.unit(spatial.quat_mul(q, qi) if ch.islower() else spatial.quat_mul(qi, q))
       return spatial.unit(q)
@@ -247,6 +255,7 @@ class _Builder:
   # ---- the tree ----
 
   def build(self):
+    self.check_sizes()
     worldbody = self.root.all("worldbody")
     self.assets()
     self.add(ObjType.BODY, None, body_parentid=0, body_pos=np.zeros(3), body_quat=spatial.IDENTITY_QUAT,
@@ -284,6 +293,9 @@ class _Builder:
                       body_mocapid=-1, body_gravcomp=node.get("gravcomp", 0.0))
     self.body_info.append(dict(node=node, geoms=[], joints=[], inertial=None, parent=parent, mocap=mocap))
     self.body_children(node, bodyid)
+    ndof = sum(_JOINT_NV[j["type"]] for j in self.body_info[bodyid]["joints"])
+    if ndof > 6:
+      fail(node, f"more than 6 dofs in one body ({ndof}); split the joints over a chain of bodies")
     if mocap:
       if parent != 0:
         fail(node, "mocap bodies must be children of the world body", "mocap")
@@ -312,8 +324,9 @@ class _Builder:
       rng = np.array([self.cfg.angle(r) for r in rng])
     if limited and jtype == 0:
       fail(node, "a free joint cannot be limited", "limited")
-    if limited and rng[0] > rng[1]:
-      fail(node, f"limited joint needs range[0] <= range[1], got {list(node.get('range', [0, 0]))}", "range")
+    if limited and not _range_ok(node, "limited", rng):
+      fail(node, f"limited joint needs {_range_rule(node, 'limited')}, got {_plain(node.get('range', [0, 0]))}",
+           "range")
     ref = node.get("ref", 0.0)
     springref = node.get("springref", 0.0)
     if jtype == 3:
@@ -321,20 +334,22 @@ class _Builder:
     jntid = self.add(ObjType.JOINT, node, jnt_type=jtype, jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
                      jnt_limited=int(limited), jnt_pos=np.asarray(node.get("pos", [0.0] * 3), float) if jtype
                      else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
-                     jnt_stiffness=node.get("stiffness", 0.0), jnt_range=rng,
+                     jnt_stiffness=_linear(node, "stiffness"), jnt_range=rng,
                      jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", _SOLREF),
                      jnt_solimp=node.get("solimplimit", _SOLIMP))
     info["joints"].append(dict(id=jntid, type=jtype, ref=ref, springref=springref, node=node))
 
   def limited(self, node, attr, range_attr):
-    """MuJoCo's limited flags: explicit true/false, or 'auto' = range given (needs compiler autolimits)."""
+    """MuJoCo's limited flags: explicit true/false, or 'auto' = a range with range[0] < range[1] given (needs
+    compiler autolimits; an empty or reversed range under 'auto' leaves the object unlimited, as in MuJoCo 4)."""
     value = node.get(attr, "auto")
     if value == "auto":
       if node.has(range_attr):
         if not self.cfg.autolimits:
           fail(node, f"'{range_attr}' given without '{attr}': set {attr} explicitly or use the compiler "
                "option autolimits='true'", range_attr)
-        return True
+        rng = node.get(range_attr)
+        return bool(rng[0] < rng[1])
       return False
     if value == "true" and not node.has(range_attr):
       fail(node, f"{attr}='true' needs '{range_attr}'", attr)
@@ -357,10 +372,7 @@ class _Builder:
         meshid = self.lookup(objtype, node, kind)
       elif node.has(kind):
         fail(node, f"'{kind}' given for a geom of type {gtype}", kind)
-    need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gtype, 0)
-    for i in range(need):
-      if not size[i] > 0:
-        fail(node, f"size {i} must be positive for a {gtype}, got {size[i]}", "size")
+    self.check_size(node, gtype, size, "geom")
     if gtype == "plane" and bodyid != 0 and self.body_info[bodyid]["joints"]:
       fail(node, "planes can only be attached to static bodies", "type")
     if gtype == "mesh":
@@ -379,7 +391,7 @@ class _Builder:
       # MuJoCo's numbers for a height field: the box from -bottom to top bounds it, and its mass and inertia
       # are those of a box with the half sizes in geom_size.
       size = [rx, ry, 0.5 * (0.5 * top + bottom)]
-      rb = math.sqrt(rx * rx + ry * ry + max(top, bottom) ** 2)
+      rb = spatial.sqrt(rx * rx + ry * ry + max(top, bottom) * max(top, bottom))
       aabb = np.array([0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom)])
       volume, unit_inertia = spatial.primitive_inertia("box", size)
     elif gtype == "plane":
@@ -390,14 +402,15 @@ class _Builder:
       rb = spatial.rbound(gtype, size)
       aabb = np.concatenate([np.zeros(3), spatial.half_extents(gtype, size)])
       volume, unit_inertia = spatial.primitive_inertia(gtype, size)
-    if node.has("mass"):
+    if node.has("mass") and not math.isnan(node.get("mass")):
       mass = node.get("mass")
     else:
+      # (a NaN mass is MuJoCo's "not given": the density decides)
       mass = node.get("density", 1000.0) * volume
     if mass < 0 or node.get("density", 0.0) < 0:
       fail(node, "mass and density must be non-negative", "mass" if node.has("mass") else "density")
     friction = node.get("friction", [1.0, 0.005, 0.0001])
-    matid = self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1
+    matid = self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
     group = node.get("group", 0)
     geomid = self.add(
         ObjType.GEOM, node, geom_type=_GEOM_TYPES[gtype], geom_contype=node.get("contype", 1),
@@ -415,16 +428,32 @@ class _Builder:
       self.body_info[bodyid]["geoms"].append(dict(id=geomid, mass=mass, pos=pos, quat=quat,
                                                   inertia=mass * unit_inertia))
 
+  @staticmethod
+  def check_size(node, gtype, size, what):
+    """MuJoCo's size checks: no NaN; the sizes a primitive uses positive; a plane's grid spacing positive."""
+    if what == "geom" and any(math.isnan(x) for x in size):
+      fail(node, f"{what} size must not be NaN, got {_plain(size)}", "size")
+    if gtype == "plane":
+      if not size[2] > 0:
+        fail(node, f"plane size 2 (grid spacing) must be positive, got {_plain(size[2])}", "size")
+      return
+    need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gtype, 0)
+    for i in range(need):
+      # (MuJoCo lets a NaN site size through)
+      if not size[i] > 0 and not (what == "site" and math.isnan(size[i])):
+        fail(node, f"size {i} must be positive for a {gtype}, got {_plain(size[i])}", "size")
+
   def site(self, node, bodyid):
     stype = node.get("type", "sphere")
     size = list(node.get("size", [0.005] * 3))
     pos, quat = self.frame(node)
     if node.has("fromto"):
       pos, quat, size = self.fromto_frame(node, stype, size)
+    self.check_size(node, stype, size, "site")
     self.add(ObjType.SITE, node, site_type=_GEOM_TYPES[stype], site_bodyid=bodyid,
              site_group=node.get("group", 0), site_size=size, site_pos=pos, site_quat=quat,
              site_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]),
-             site_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1)
+             site_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1)
 
   def resolve_targets(self):
     """Target bodies of cameras and lights (looked up once all bodies exist; targets may come later)."""
@@ -441,6 +470,8 @@ class _Builder:
 
   def camera(self, node, bodyid):
     pos, quat = self.frame(node)
+    if node.get("fovy", 45.0) >= 180:
+      fail(node, f"fovy must be below 180 degrees, got {node.get('fovy')}", "fovy")
     self.add(ObjType.CAMERA, node, cam_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], cam_bodyid=bodyid,
              cam_targetbodyid=node, cam_pos=pos, cam_quat=quat, cam_fovy=node.get("fovy", 45.0),
              cam_ipd=node.get("ipd", 0.068))
@@ -469,7 +500,7 @@ class _Builder:
         self.texture(node)
     for asset in self.root.all("asset"):
       for node in asset.all("material"):
-        texid = self.lookup(ObjType.TEXTURE, node, "texture") if node.has("texture") else -1
+        texid = self.lookup(ObjType.TEXTURE, node, "texture") if node.get("texture") else -1
         self.add(ObjType.MATERIAL, node, mat_texid=texid, mat_texuniform=int(node.get("texuniform", False)),
                  mat_texrepeat=node.get("texrepeat", [1.0, 1.0]), mat_emission=node.get("emission", 0.0),
                  mat_specular=node.get("specular", 0.5), mat_shininess=node.get("shininess", 0.5),
@@ -486,13 +517,20 @@ class _Builder:
     if node.get("builtin", "none") == "none":
       fail(node, "a texture needs 'builtin' (image files are not supported)", "builtin")
     width, height = node.get("width", 0), node.get("height", 0)
+    if width < 1:
+      fail(node, f"a builtin texture needs a positive width, got {width}", "width")
     if ttype != 0:
       # Cube and skybox builtins are square faces stacked vertically, six of them.
       height = 6 * width
+    elif height < 1:
+      fail(node, f"a builtin texture needs a positive height, got {height}", "height")
+    if width * height > MAX_TEXTURE_PIXELS:
+      fail(node, f"texture of {width} x {height} pixels is larger than mjgym's bound of {MAX_TEXTURE_PIXELS} pixels",
+           "width")
     self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width,
              tex_builtin=_BUILTINS[node.get("builtin", "none")], tex_mark=_MARKS[node.get("mark", "none")],
-             tex_rgb1=_floats(node.get("rgb1", "0.8 0.8 0.8")), tex_rgb2=_floats(node.get("rgb2", "0.5 0.5 0.5")),
-             tex_markrgb=_floats(node.get("markrgb", "0 0 0")), tex_random=_floats(node.get("random", "0.01"))[0])
+             tex_rgb1=node.get("rgb1", [0.8, 0.8, 0.8]), tex_rgb2=node.get("rgb2", [0.5, 0.5, 0.5]),
+             tex_markrgb=node.get("markrgb", [0.0, 0.0, 0.0]), tex_random=node.get("random", 0.01))
 
   def mesh(self, node):
     """A mesh asset from an STL/OBJ file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
@@ -522,6 +560,8 @@ class _Builder:
                                        node.get("inertia", meshlib.DEFAULT_INERTIA))
     except ValueError as e:
       fail(node, f"cannot load {what}: {e}", attr)
+    except (ArithmeticError, IndexError, KeyError, TypeError, UnicodeError) as e:
+      fail(node, f"cannot load {what}: {type(e).__name__}: {e}", attr)
     self.meshes.append(processed)
     self.add(ObjType.MESH, node)
 
@@ -551,7 +591,7 @@ class _Builder:
     if not node.has("size"):
       fail(node, "required attribute missing", "size")
     size = [float(x) for x in node.get("size")]
-    if min(size) <= 0:
+    if not all(x > 0 for x in size):
       fail(node, f"size must be 4 positive numbers (radius x, radius y, elevation z, base z), got {size}", "size")
     if node.has("file"):
       name = node.get("file")
@@ -565,6 +605,9 @@ class _Builder:
       if nrow < 2 or ncol < 2:
         fail(node, f"nrow and ncol must be at least 2 (or give a 'file'), got {nrow} x {ncol}",
              "nrow" if nrow < 2 else "ncol")
+      if nrow * ncol > MAX_HFIELD_SAMPLES:
+        fail(node, f"height field of {nrow} x {ncol} samples is larger than mjgym's bound of {MAX_HFIELD_SAMPLES} "
+             "samples", "nrow")
       if node.has("elevation"):
         values = np.asarray(node.get("elevation"), np.float32)
         if values.size != nrow * ncol:
@@ -628,11 +671,18 @@ class _Builder:
     if node.has("fullinertia"):
       if node.has("diaginertia"):
         fail(node, "give either diaginertia or fullinertia, not both", "fullinertia")
+      orient = [a for a in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if node.has(a)]
+      if orient:
+        fail(node, f"give either fullinertia or an orientation ({orient[0]}), not both", "fullinertia")
       xx, yy, zz, xy, xz, yz = node.get("fullinertia")
       tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+      if not np.all(np.isfinite(tensor)):
+        fail(node, f"fullinertia must be finite, got {_plain(node.get('fullinertia'))}", "fullinertia")
       values, rot = spatial.principal_frame(tensor)
-      if values[0] < 0:
-        fail(node, "inertia matrix must be positive semidefinite", "fullinertia")
+      # MuJoCo's test: the smallest eigenvalue at least mjEPS
+      if values[2] < _EPS:
+        fail(node, f"fullinertia {_plain(node.get('fullinertia'))} is not positive definite (its smallest "
+             f"eigenvalue is {_plain(values[2])})", "fullinertia")
       quat = spatial.quat_mul(quat, rot)
       diag = values
     elif node.has("diaginertia"):
@@ -658,6 +708,9 @@ class _Builder:
       r = spatial.quat_to_mat(g["quat"])
       d = g["pos"] - com
       tensor += r @ np.diag(g["inertia"]) @ r.T + g["mass"] * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+    if not np.all(np.isfinite(tensor)):
+      # geoms too large or too far apart for double precision: MuJoCo's mass test rejects the body
+      return total, com, spatial.IDENTITY_QUAT.copy(), np.full(3, np.nan)
     values, quat = spatial.principal_frame(tensor)
     return total, com, quat, values
 
@@ -737,7 +790,7 @@ class _Builder:
           dof_parentid.append(prev)
           prev = len(dof_bodyid) - 1
           armature.append(node.get("armature", 0.0))
-          damping.append(node.get("damping", 0.0))
+          damping.append(_linear(node, "damping"))
           frictionloss.append(node.get("frictionloss", 0.0))
           dof_solref.append(node.get("solreffriction", _SOLREF))
           dof_solimp.append(node.get("solimpfriction", _SOLIMP))
@@ -804,11 +857,42 @@ class _Builder:
     v["narmax"] = min(v["njmax"], types.NARMAX if dual else types.NARMAX // 4)
     return v
 
+  def size_option(self, attr):
+    """(value, element) of a <size> attribute, the last one given; (None, None) if none."""
+    found = None, None
+    for node in self.root.all("size"):
+      if node.has(attr):
+        found = node.get(attr), node
+    return found
+
+  def check_sizes(self):
+    """<size> attributes as MuJoCo checks them (-1 means the default), and mjgym's bounds on the ones that
+    set how much memory a model or its data preallocates."""
+    for node in self.root.all("size"):
+      for attr in ("nconmax", "njmax", "nstack", "nkey", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
+                   "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor"):
+        if node.get(attr, 0) < -1:
+          fail(node, f"{attr} must be >= -1, got {node.get(attr)}", attr)
+      for attr in ("nuserdata",):
+        if node.get(attr, 0) < 0:
+          fail(node, f"{attr} must be non-negative, got {node.get(attr)}", attr)
+      if node.get("nconmax", 0) > MAX_NCONMAX:
+        fail(node, f"nconmax {node.get('nconmax')} is larger than mjgym's bound of {MAX_NCONMAX} contacts",
+             "nconmax")
+      if node.get("njmax", 0) > MAX_NJMAX:
+        fail(node, f"njmax {node.get('njmax')} is larger than mjgym's bound of {MAX_NJMAX} constraint rows",
+             "njmax")
+      if node.get("nkey", 0) > MAX_NKEY:
+        fail(node, f"nkey {node.get('nkey')} is larger than mjgym's bound of {MAX_NKEY} keyframes", "nkey")
+      if node.has("memory") and not _MEMORY.match(node.get("memory").strip()):
+        fail(node, "expected an unsigned integer with an optional suffix K, M, G, T, P or E (or -1), got "
+             f"'{node.get('memory')}'", "memory")
+
   def nconmax(self, v):
     """Contact capacity per world: ``<size nconmax>`` when given, else enough for a pile of the model's geoms."""
-    for node in self.root.all("size"):
-      if node.has("nconmax") and int(node.get("nconmax")) > 0:
-        return int(node.get("nconmax"))
+    value, _ = self.size_option("nconmax")
+    if value is not None and value > 0:
+      return value
     types_ = np.atleast_1d(v.get("geom_type", []))
     nhf = int(np.count_nonzero(types_ == int(types.GeomType.HFIELD)))
     # A height field makes up to MAXCONPAIR contacts with every other geom it touches.
@@ -817,9 +901,12 @@ class _Builder:
   def njmax(self, v):
     """Constraint-row capacity: ``<size njmax>`` when given, else every possible non-contact row plus the
     rows of nconmax contacts of the model's largest condim under either cone."""
-    for node in self.root.all("size"):
-      if node.has("njmax") and int(node.get("njmax")) > 0:
-        return int(node.get("njmax"))
+    value, node = self.size_option("njmax")
+    if value is not None and value > 0:
+      if value * max(v["nv"], 1) > MAX_EFC_J:
+        fail(node, f"njmax {value} rows of {v['nv']} dofs need a constraint Jacobian larger than mjgym's bound of "
+             f"{MAX_EFC_J} entries", "njmax")
+      return value
     rows = {0: 3, 1: 6}  # connect, weld; joint and tendon couplings take one row
     n = sum(rows.get(int(t), 1) for t in np.atleast_1d(v.get("eq_type", [])))
     n += int(np.count_nonzero(v.get("dof_frictionloss", [])))
@@ -880,17 +967,22 @@ class _Builder:
   def check_masses(self, weldid):
     for b in range(1, len(self.body_info)):
       info = self.body_info[b]
-      if info["joints"] and (self.mass[b] < _MINVAL or np.any(self.body_inertia[b] < _MINVAL)):
+      if info["joints"] and not (self.mass[b] >= _MINVAL and np.all(self.body_inertia[b] >= _MINVAL)):
         # A massless body on joints is allowed when its welded children carry the mass (MuJoCo's rule).
         children = [c for c in range(b + 1, len(self.body_info)) if weldid[c] == b]
         if not children:
-          fail(info["node"], "mass and inertia of moving bodies must be larger than 1e-15 "
-               "(add geoms, an <inertial>, or compiler boundmass/boundinertia)")
+          what = ("mass and inertia of moving bodies must be larger than 1e-15 (add geoms, an <inertial>, or "
+                  "compiler boundmass/boundinertia)")
+          if np.isnan(self.mass[b]) or np.any(np.isnan(self.body_inertia[b])):
+            what = (f"mass {_plain(self.mass[b])} and inertia {_plain(self.body_inertia[b])} of a moving body must "
+                    "be numbers larger than 1e-15 (NaN from a NaN mass, density, size or position, or geoms too "
+                    "large or far apart)")
+          fail(info["node"], what)
       a = self.body_inertia[b]
-      tol = 1e-12 * max(1.0, float(a.max()))
+      tol = 1e-12 * max(1.0, float(a.max())) if np.all(np.isfinite(a)) else 0.0
       if a[0] + a[1] < a[2] - tol or a[0] + a[2] < a[1] - tol or a[1] + a[2] < a[0] - tol:
         node = info["inertial"] or info["node"]
-        fail(node, f"inertia {list(a)} violates A + B >= C (use compiler balanceinertia='true')")
+        fail(node, f"principal inertia {_plain(a)} violates A + B >= C (use compiler balanceinertia='true')")
 
   def mesh_fields(self, v):
     verts, faces, vadr, fadr, vnum, fnum = [], [], [], [], [], []
@@ -995,6 +1087,8 @@ class _Builder:
             if not jn.has(attr):
               fail(jn, "required attribute missing", attr)
           j = self.lookup(ObjType.JOINT, jn, "joint")
+          if j in wobj[adr[-1]:]:
+            fail(jn, f"joint '{jn.get('joint')}' is repeated in the fixed tendon", "joint")
           if self.rows["jnt_type"][j] not in (2, 3):
             fail(jn, "fixed tendons can only use hinge and slide joints", "joint")
           coef = jn.get("coef", 1.0)
@@ -1005,8 +1099,8 @@ class _Builder:
           spring_length += coef * self.qpos_spring[self.jnt_qposadr[j]]
         limited = self.limited(node, "limited", "range")
         rng = node.get("range", [0.0, 0.0])
-        if limited and not rng[0] < rng[1]:
-          fail(node, f"limited tendon needs range[0] < range[1], got {rng}", "range")
+        if limited and not _range_ok(node, "limited", rng):
+          fail(node, f"limited tendon needs {_range_rule(node, 'limited')}, got {_plain(rng)}", "range")
         spring = node.get("springlength", [-1.0, -1.0])
         if len(spring) == 1:
           spring = [spring[0], spring[0]]
@@ -1016,15 +1110,17 @@ class _Builder:
           # No spring length given: the tendon's length in the spring reference configuration (for
           # spatial tendons that needs kinematics, done once the model exists: see setconst).
           spring = [spring_length, spring_length]
+        if node.tag == "spatial" and not node.get("width", 0.003) > 0:
+          fail(node, f"a spatial tendon needs a positive width, got {node.get('width')}", "width")
         self.add(ObjType.TENDON, node, tendon_limited=int(limited), tendon_range=rng,
                  tendon_solref_lim=node.get("solreflimit", _SOLREF),
                  tendon_solimp_lim=node.get("solimplimit", _SOLIMP),
                  tendon_solref_fri=node.get("solreffriction", _SOLREF),
                  tendon_solimp_fri=node.get("solimpfriction", _SOLIMP), tendon_margin=node.get("margin", 0.0),
-                 tendon_stiffness=node.get("stiffness", 0.0), tendon_damping=node.get("damping", 0.0),
+                 tendon_stiffness=_linear(node, "stiffness"), tendon_damping=_linear(node, "damping"),
                  tendon_frictionloss=node.get("frictionloss", 0.0), tendon_lengthspring=spring,
                  tendon_length0=length0, tendon_group=node.get("group", 0),
-                 tendon_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.has("material") else -1,
+                 tendon_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1,
                  tendon_width=node.get("width", 0.003), tendon_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
     v.update(nwrap=len(wtype), tendon_adr=np.array(adr, np.int32), tendon_num=np.array(num, np.int32),
              wrap_type=np.array(wtype, np.int32), wrap_objid=np.array(wobj, np.int32),
@@ -1063,6 +1159,12 @@ class _Builder:
       fail(node, "a spatial tendon needs at least two path elements")
     if kinds[0] != site or kinds[-1] != site:
       fail(node, "a spatial tendon's path must start and end with a site")
+    for k, kind in enumerate(kinds):
+      # MuJoCo's rules: a site has a neighbour that is not a pulley, and is not the same site as the next one
+      if kind == site and (k == 0 or kinds[k - 1] == pulley) and (k == len(kinds) - 1 or kinds[k + 1] == pulley):
+        fail(node.children[k], "a site in a spatial tendon needs a neighbour that is not a pulley")
+      if kind == site and k + 1 < len(kinds) and kinds[k + 1] == site and rows[k][1] == rows[k + 1][1]:
+        fail(node.children[k + 1], "the same site twice in a row in a spatial tendon", "site")
     for k in range(1, len(kinds) - 1):
       if kinds[k] not in (site, pulley) and (kinds[k - 1] != site or kinds[k + 1] != site):
         fail(node.children[k], "a wrapping geom must sit between two sites")
@@ -1082,10 +1184,9 @@ class _Builder:
         for kind in ("ctrl", "force", "act"):
           lim = self.limited(node, f"{kind}limited", f"{kind}range")
           rng = node.get(f"{kind}range", [0.0, 0.0])
-          if lim and not rng[0] < rng[1]:
-            fail(node, f"invalid {kind}range {rng}: needs range[0] < range[1]", f"{kind}range")
-          if kind == "force" and lim and (rng[0] > 0 or rng[1] < 0):
-            fail(node, f"forcerange {rng} must contain 0", "forcerange")
+          if lim and not _range_ok(node, f"{kind}limited", rng):
+            fail(node, f"invalid {kind}range {_plain(rng)}: needs {_range_rule(node, f'{kind}limited')}",
+                 f"{kind}range")
           limits[kind] = (int(lim), rng)
         if p["dyntype"] == 5 or p["gaintype"] == 3 or p["biastype"] == 3:
           fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")
@@ -1280,6 +1381,8 @@ class _Builder:
         if geom_body[g1] > geom_body[g2]:
           g1, g2 = g2, g1
         b1, b2 = geom_body[g1], geom_body[g2]
+        if node.get("condim", 3) not in (1, 3, 4, 6):
+          fail(node, f"condim must be 1, 3, 4 or 6, got {node.get('condim')}", "condim")
         pairs.append((node, dict(pair_dim=node.get("condim", 3), pair_geom1=g1, pair_geom2=g2,
                  pair_signature=(b1 << 16) + b2, pair_solref=node.get("solref", _SOLREF),
                  pair_solreffriction=node.get("solreffriction", [0.0, 0.0]),
@@ -1311,7 +1414,7 @@ class _Builder:
         elif key == "active":
           value = [int(given[name].strip() in ("true", "1"))]
         else:
-          value = _floats(given[name])
+          value = [given[name]] if not isinstance(given[name], list) else given[name]
         v["vis_" + name] = value
 
   def sensors(self, v):
@@ -1339,6 +1442,8 @@ class _Builder:
           reftype, refid = self.frame_object(node, "reftype", "refname")
         if node.get("cutoff", 0.0) < 0:
           fail(node, "cutoff must be non-negative", "cutoff")
+        if node.get("noise", 0.0) < 0:
+          fail(node, "noise must be non-negative", "noise")
         self.add(ObjType.SENSOR, node, sensor_type=int(stype), sensor_datatype=int(datatype),
                  sensor_needstage=int(stage), sensor_objtype=int(objtype), sensor_objid=objid,
                  sensor_reftype=int(reftype), sensor_refid=refid, sensor_dim=dim, sensor_adr=adr,
@@ -1396,6 +1501,9 @@ class _Builder:
     a, flags = {}, {}
     for node in self.root.all("option"):
       a.update(node.attrs)
+      # MuJoCo 4 loads any timestep and fails (or runs away) at the first step; mjgym refuses it here
+      if node.has("timestep") and not (math.isfinite(node.get("timestep")) and node.get("timestep") > 0):
+        fail(node, f"timestep must be a positive finite number, got {_plain(node.get('timestep'))}", "timestep")
       for f in node.all("flag"):
         flags.update(f.attrs)
     v.update(opt_timestep=a.get("timestep", 0.002), opt_impratio=a.get("impratio", 1.0),
@@ -1404,9 +1512,9 @@ class _Builder:
              opt_gravity=a.get("gravity", [0, 0, -9.81]),
              opt_wind=a.get("wind", [0.0] * 3), opt_magnetic=a.get("magnetic", [0.0, -0.5, 0.0]),
              opt_density=a.get("density", 0.0), opt_viscosity=a.get("viscosity", 0.0),
-             opt_o_margin=a.get("o_margin", 0.0), opt_o_solref=a.get("o_solref", _SOLREF),
-             opt_o_solimp=a.get("o_solimp", _SOLIMP),
-             opt_o_friction=a.get("o_friction", [1.0, 1.0, 0.005, 1e-4, 1e-4]),
+             opt_o_margin=a.get("o_margin", 0.0), opt_o_solref=_full(a.get("o_solref", []), _SOLREF),
+             opt_o_solimp=_full(a.get("o_solimp", []), _SOLIMP),
+             opt_o_friction=_full(a.get("o_friction", []), [1.0, 1.0, 0.005, 1e-4, 1e-4]),
              opt_integrator=_INTEGRATORS[a.get("integrator", "Euler")],
              opt_cone=int(a.get("cone", "pyramidal") == "elliptic"),
              opt_jacobian={"dense": 0, "sparse": 1, "auto": 2}[a.get("jacobian", "auto")],
@@ -1442,9 +1550,13 @@ class _Builder:
       for attr, n in sizes.items():
         if node.has(attr):
           value = node.get(attr)
-          if len(value) != n:
+          # MuJoCo 4 completes a short qpos, qvel, act or ctrl with the defaults (qpos0, zeros)
+          short_ok = attr in ("qpos", "qvel", "act", "ctrl") and len(value) < n
+          if len(value) != n and not short_ok:
             fail(node, f"expected {n} number{'s' * (n != 1)}, got {len(value)}", attr)
-          out[f"key_{attr}"][i] = np.reshape(value, out[f"key_{attr}"][i].shape)
+          row = out[f"key_{attr}"][i].reshape(-1)
+          row[:len(value)] = value
+          out[f"key_{attr}"][i] = row.reshape(out[f"key_{attr}"][i].shape)
       for j, q in enumerate(out["key_mquat"][i]):
         norm = np.linalg.norm(q)
         if norm < 1e-15:
@@ -1455,15 +1567,54 @@ class _Builder:
     return out
 
 
+def _range_ok(node, flag, rng):
+  """MuJoCo's test of a range where ``limited`` is 'true' (range[0] >= range[1] fails; a NaN end passes)."""
+  del node, flag
+  return not rng[0] >= rng[1]
+
+
+def _range_rule(node, flag):
+  del node, flag
+  return "range[0] < range[1]"
+
+
+def _plain(x):
+  """Numbers as plain text for messages: 2.5, [1.0, 2.0] (never np.float64(2.5))."""
+  if isinstance(x, (list, tuple, np.ndarray)):
+    return "[" + ", ".join(_plain(v) for v in x) + "]"
+  return repr(float(x)) if not isinstance(x, (int, np.integer)) else str(int(x))
+
+
+def _linear(node, attr):
+  """A joint's or tendon's stiffness or damping: MuJoCo 4 reads up to three polynomial coefficients; mjgym
+  models the linear one."""
+  value = node.get(attr, [0.0])
+  value = value if isinstance(value, list) else [value]
+  if any(v != 0 for v in value[1:]):
+    fail(node, f"nonlinear {attr} (more than one coefficient) is not supported (unsupported feature)", attr)
+  return value[0]
+
+
+def _full(values, base):
+  """A partially given array: the values given, then the rest of ``base``."""
+  out = list(base)
+  out[:len(values)] = values
+  return out
+
+
 def _read_hfield(data, name, node):
   """Elevations (nrow, ncol) float32 of a height field file: a PNG, or MuJoCo's binary format (int32 nrow,
   int32 ncol, then nrow * ncol float32 in row order)."""
   if name.lower().endswith(".png"):
     import imageio.v3 as iio  # pylint: disable=import-outside-toplevel
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+      fail(node, f"'{name}' is not a valid PNG file (it does not start with the PNG signature)", "file")
     try:
       image = iio.imread(data, extension=".png")
     except Exception as e:  # pylint: disable=broad-except
-      fail(node, f"cannot decode PNG '{name}': {e}", "file")
+      fail(node, f"'{name}' is not a valid PNG file (it cannot be decoded: {type(e).__name__})", "file")
+    if image.ndim not in (2, 3) or image.size == 0:
+      fail(node, f"'{name}' is not a valid PNG height field (image of shape {image.shape})", "file")
     if image.ndim == 3:
       image = image[..., 0]
     if image.dtype == np.uint16:
@@ -1544,8 +1695,9 @@ def _apply_shortcut(rec, kind, attrs, node):
       b2 = -attrs["kv"]
     else:
       b2 = rec["biasprm"][2] if same else 0.0
-    if kp < 0 or attrs.get("dampratio", 0.0) < 0 or attrs.get("kv", 0.0) < 0:
-      fail(node, "kp, kv and dampratio must be non-negative", "kp")
+    for attr in ("kv", "dampratio"):
+      if attrs.get(attr, 0.0) < 0:
+        fail(node, f"{attr} must be non-negative, got {attrs[attr]}", attr)
     gain, bias = [kp], [0.0, -kp, b2]
     rec["inheritrange"] = own.get("inheritrange", 0.0)
     if kind == "intvelocity":
@@ -1558,8 +1710,6 @@ def _apply_shortcut(rec, kind, attrs, node):
         dyntype, dynprm[0] = 3, timeconst
   elif kind == "velocity":
     kv = attrs.get("kv", rec["gainprm"][0] if same else 1.0)
-    if kv < 0:
-      fail(node, "kv must be non-negative", "kv")
     gain, bias = [kv], [0.0, 0.0, -kv]
   elif kind == "damper":
     kv = own.get("kv", 1.0)

@@ -1,6 +1,8 @@
 """MJCF text -> a checked tree of elements with typed attributes, includes spliced in and defaults applied."""
 
+import math
 import os
+import re
 
 from lxml import etree
 
@@ -9,17 +11,35 @@ from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
 
 _SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
+_SOLREF = (0.02, 1.0)
 # Attributes that may be given with fewer values than they hold: the missing tail keeps the value
 # inherited from the default class, or else the built-in default here (keyed by attribute, then element).
 _PARTIAL_BASE = {
     "size": {"geom": (0.0, 0.0, 0.0), "site": (0.005, 0.005, 0.005)},
     "friction": {"geom": (1.0, 0.005, 0.0001), "pair": (1.0, 1.0, 0.005, 0.0001, 0.0001)},
     "solimp": _SOLIMP, "solimplimit": _SOLIMP, "solimpfriction": _SOLIMP,
+    "solref": _SOLREF, "solreflimit": _SOLREF,
+    "solreffriction": {"joint": _SOLREF, "tendon": _SOLREF, "pair": (0.0, 0.0)},
     "gear": (1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
     "dynprm": (1.0,) + (0.0,) * 9, "gainprm": (1.0,) + (0.0,) * 9, "biasprm": (0.0,) * 10,
     "polycoef": (0.0, 1.0, 0.0, 0.0, 0.0),
 }
 _ACTUATOR_KINDS = tuple(schema.ACTUATORS)
+
+# Numbers as MuJoCo's XML reader takes them (C's strtod / strtol): decimal and hexadecimal floats, a leading
+# sign, inf / infinity / nan in any case; no Python-only forms such as '1_000'. Words are split on ASCII
+# white space only. An overflowing float or an int outside 32 bits is an error, as in MuJoCo.
+_WS = re.compile(r"[ \t\n\r\f\v]+")
+_DEC = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
+_HEX = re.compile(r"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?[0-9]+)?\Z")
+_SPECIAL = re.compile(r"[+-]?(inf|infinity|nan(\([0-9A-Za-z_]*\))?)\Z", re.IGNORECASE)
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+_INT_MAX = 2**31 - 1
+_ABSENT = object()
+# the largest float32: a single-precision attribute at or past the rounding to inf is too large
+_FLT_MAX = 3.4028235677973366e38
+# libxml2's element nesting limit with huge_tree
+_MAX_DEPTH = 2048
 
 
 class Node:
@@ -89,16 +109,38 @@ def parse(text, filename, source):
   if root_elem.tag != "mujoco":
     raise MJCFError(f"root element must be <mujoco>, got <{root_elem.tag}>", filename, root_elem.sourceline)
   root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)])
+  _check_unique(root)
   classes = _collect_defaults(root)
   _apply_defaults(root, classes, None)
   return root, classes
 
 
+def _check_unique(root):
+  """MuJoCo's schema: <visual> holds each of its parts once; names of <custom> data are unique."""
+  for visual in root.all("visual"):
+    seen = set()
+    for child in visual.children:
+      if child.tag in seen:
+        fail(child, f"<visual> holds at most one <{child.tag}>")
+      seen.add(child.tag)
+  names = set()
+  for custom in root.all("custom"):
+    for child in custom.children:
+      name = child.get("name")
+      if name and (child.tag, name) in names:
+        fail(child, f"repeated name '{name}' in <{child.tag}>", "name")
+      names.add((child.tag, name))
+
+
 def _xml(text, filename):
-  parser = etree.XMLParser(remove_comments=True, remove_pis=True, resolve_entities=False)
+  # huge_tree lifts libxml2's default nesting limit (256) to 2048: MuJoCo (tinyxml2) reads up to 500 levels
+  parser = etree.XMLParser(remove_comments=True, remove_pis=True, resolve_entities=False, huge_tree=True)
   try:
     return etree.fromstring(text, parser)
   except etree.XMLSyntaxError as e:
+    if "Excessive depth" in str(e.msg):
+      raise MJCFError(f"elements nested deeper than {_MAX_DEPTH} levels (the XML parser's limit; MuJoCo's is 500)",
+                      filename, e.lineno) from None
     raise MJCFError(f"XML syntax error: {e.msg}", filename, e.lineno) from None
 
 
@@ -127,7 +169,9 @@ def _convert(elem, file, parent, parent_tag, source, stack):
     if spec is None:
       node.attrs = {"name": elem.get("name")} if elem.get("name") else {}
       fail(node, f"unknown attribute (known: {', '.join(sorted(specs))})", attr)
-    attrs[attr] = _value(node, attr, spec, text, elem)
+    value = _value(node, attr, spec, text, elem)
+    if value is not _ABSENT:
+      attrs[attr] = value
   node.attrs = attrs
   node.given = frozenset(attrs)
   for child in elem:
@@ -150,7 +194,9 @@ def _include(elem, file, parent, parent_tag, source, stack):
     fail(inc, "required attribute missing", "file")
   path = name if os.path.isabs(name) else os.path.join(os.path.dirname(file), name)
   if os.path.abspath(path) in stack:
-    fail(inc, f"file '{name}' includes itself", "file")
+    start = stack.index(os.path.abspath(path))
+    cycle = " -> ".join(os.path.basename(p) for p in stack[start:] + [os.path.abspath(path)])
+    fail(inc, f"include cycle: {cycle}", "file")
   text = source.read(path, inc, "file")
   root = _xml(text, path)
   children = []
@@ -187,15 +233,14 @@ def _value(node, attr, spec, text, elem):
       fail(node, f"expected one of {', '.join(choices)}; got '{text}'", attr)
     return text
   kind, count = spec[0], spec[1:]
-  words = text.split()
-  convert = float if kind == "f" else int
-  values = []
-  for w in words:
-    try:
-      values.append(convert(w))
-    except ValueError:
-      what = "a number" if kind == "f" else "an integer"
-      fail(node, f"expected {what}, got '{w}'", attr)
+  words = [w for w in _WS.split(text) if w]
+  if not words:
+    return _ABSENT  # MuJoCo reads an empty number list as an attribute not given
+  values = [(parse_int if kind == "i" else parse_float)(w, node, attr) for w in words]
+  if kind == "g":
+    for w, v in zip(words, values):
+      if math.isfinite(v) and abs(v) > _FLT_MAX:
+        fail(node, f"number '{w}' is too large (beyond the largest float32, as MuJoCo stores it)", attr)
   if count == "*":
     return values
   lo, hi = (int(c) for c in count.split("-")) if "-" in count else (int(count or 1),) * 2
@@ -206,12 +251,44 @@ def _value(node, attr, spec, text, elem):
   return values[0] if (lo == hi == 1) else values
 
 
+def parse_float(word, node, attr):
+  """One float as MuJoCo reads it (see _DEC, _HEX, _SPECIAL), or a located MJCFError."""
+  if _DEC.match(word):
+    value = float(word)
+  elif _HEX.match(word):
+    try:
+      value = float.fromhex(word)
+    except OverflowError:
+      value = float("inf")
+  elif _SPECIAL.match(word):
+    body = word.lstrip("+-").lower()
+    value = float("nan") if body.startswith("nan") else float(word[0] + "inf" if word[0] in "+-" else "inf")
+    return value
+  else:
+    fail(node, f"expected a number, got '{word}'", attr)
+  if value in (float("inf"), float("-inf")):
+    fail(node, f"number '{word}' is too large (beyond the largest double)", attr)
+  return value
+
+
+def parse_int(word, node, attr):
+  """One 32-bit integer as MuJoCo reads it (decimal, optional sign), or a located MJCFError."""
+  if not _INT.match(word):
+    fail(node, f"expected an integer, got '{word}'", attr)
+  value = int(word)
+  if not -_INT_MAX - 1 <= value <= _INT_MAX:
+    fail(node, f"integer '{word}' is too large (beyond 32 bits)", attr)
+  return value
+
+
 def _collect_defaults(root):
   """Builds the default classes: 'main' is the top one; nested classes inherit from their parents."""
   classes = {"main": DefaultClass("main", None)}
   tops = root.all("default")
   for top in tops:
     name = top.get("class", "main")
+    if not name:
+      fail(top, "empty class name", "class")
     if name != "main":
       classes[name] = DefaultClass(name, classes["main"])
     _fill_class(top, classes[name], classes)
@@ -219,11 +296,17 @@ def _collect_defaults(root):
 
 
 def _fill_class(node, cls, classes):
+  seen = set()
   for child in node.children:
+    if child.tag != "default":
+      # a default class holds at most one of each element (MuJoCo's schema)
+      if child.tag in seen:
+        fail(child, f"a default class holds at most one <{child.tag}>")
+      seen.add(child.tag)
     if child.tag == "default":
       name = child.get("class")
-      if name is None:
-        fail(child, "nested default class needs a name", "class")
+      if not name:
+        fail(child, "nested default class needs a name" if name is None else "empty class name", "class")
       if name in classes:
         fail(child, f"repeated default class name '{name}'", "class")
       classes[name] = DefaultClass(name, cls)

@@ -2,7 +2,8 @@
 
 Each attribute spec is a short string:
   ``s``            a string
-  ``f`` / ``i``    one float / int; ``f3`` exactly three; ``f1-3`` one to three (missing ones keep defaults);
+  ``f`` / ``i``    one float / int (``g``: a float MuJoCo stores in single precision, so that beyond float32's
+                   range is too large); ``f3`` exactly three; ``f1-3`` one to three (missing ones keep defaults);
                    ``f*`` any number
   ``b``            ``true`` / ``false``;  ``auto`` is ``false`` / ``true`` / ``auto``
   ``e:a|b``        one of the listed words
@@ -14,28 +15,30 @@ is an error too, so no input is silently dropped.
 """
 
 _ORIENT = {"quat": "f4", "axisangle": "f4", "euler": "f3", "xyaxes": "f6", "zaxis": "f3"}
-_SOLIMP = "f3-5"
+# MuJoCo reads solref and solimp (and friction) partially: missing values keep the default (parser._PARTIAL_BASE)
+_SOLIMP = "f1-5"
+_SOLREF = "f1-2"
 
 JOINT = {
     "name": "s", "class": "s", "type": "e:free|ball|slide|hinge", "group": "i", "pos": "f3", "axis": "f3",
-    "limited": "auto", "range": "f2", "ref": "f", "springref": "f", "stiffness": "f", "damping": "f",
-    "armature": "f", "frictionloss": "f", "margin": "f", "solreflimit": "f2", "solimplimit": _SOLIMP,
-    "solreffriction": "f2", "solimpfriction": _SOLIMP, "user": "v",
+    "limited": "auto", "range": "f2", "ref": "f", "springref": "f", "stiffness": "f1-3", "damping": "f1-3",
+    "armature": "f", "frictionloss": "f", "margin": "f", "solreflimit": _SOLREF, "solimplimit": _SOLIMP,
+    "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "user": "v",
     "springdamper": "x", "actuatorfrclimited": "x", "actuatorfrcrange": "x", "actuatorgravcomp": "x",
 }
 
 GEOM = {
     "name": "s", "class": "s", "type": "e:plane|hfield|sphere|capsule|ellipsoid|cylinder|box|mesh|sdf",
     "contype": "i", "conaffinity": "i", "condim": "i", "group": "i", "priority": "i", "size": "f1-3",
-    "material": "s", "rgba": "f4", "friction": "f1-3", "mass": "f", "density": "f", "solmix": "f",
-    "solref": "f2", "solimp": _SOLIMP, "margin": "f", "gap": "f", "fromto": "f6", "pos": "f3", "mesh": "s",
+    "material": "s", "rgba": "g4", "friction": "f1-3", "mass": "f", "density": "f", "solmix": "f",
+    "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "fromto": "f6", "pos": "f3", "mesh": "s",
     "user": "v", "hfield": "s", "shellinertia": "x", "fitscale": "x", "fluidshape": "x", "fluidcoef": "x",
     **_ORIENT,
 }
 
 SITE = {
     "name": "s", "class": "s", "type": "e:sphere|capsule|ellipsoid|cylinder|box", "group": "i",
-    "pos": "f3", "material": "s", "rgba": "f4", "size": "f1-3", "fromto": "f6", "user": "v", **_ORIENT,
+    "pos": "f3", "material": "s", "rgba": "g4", "size": "f1-3", "fromto": "f6", "user": "v", **_ORIENT,
 }
 
 CAMERA = {
@@ -47,8 +50,8 @@ CAMERA = {
 LIGHT = {
     "name": "s", "class": "s", "mode": "e:fixed|track|trackcom|targetbody|targetbodycom", "target": "s",
     "directional": "b", "type": "e:spot|directional|point|image", "castshadow": "b", "active": "b",
-    "pos": "f3", "dir": "f3", "attenuation": "f3", "cutoff": "f", "exponent": "f", "ambient": "f3",
-    "diffuse": "f3", "specular": "f3", "bulbradius": "v", "intensity": "v", "range": "v", "texture": "v",
+    "pos": "f3", "dir": "f3", "attenuation": "g3", "cutoff": "g", "exponent": "g", "ambient": "g3",
+    "diffuse": "g3", "specular": "g3", "bulbradius": "v", "intensity": "v", "range": "v", "texture": "v",
 }
 
 _ACTUATOR_COMMON = {
@@ -78,10 +81,10 @@ ACTUATORS = {"general": GENERAL, "motor": MOTOR, "position": POSITION, "velocity
              "adhesion": ADHESION}
 
 FIXED_TENDON = {
-    "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": "f2",
-    "solimplimit": _SOLIMP, "solreffriction": "f2", "solimpfriction": _SOLIMP, "frictionloss": "f",
-    "springlength": "f1-2", "stiffness": "f", "damping": "f", "margin": "f", "material": "s", "rgba": "f4",
-    "width": "f", "user": "v", "armature": "x", "actuatorfrclimited": "x", "actuatorfrcrange": "x",
+    "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": _SOLREF,
+    "solimplimit": _SOLIMP, "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "frictionloss": "f",
+    "springlength": "f1-2", "stiffness": "f1-3", "damping": "f1-3", "margin": "f", "user": "v", "armature": "x",
+    "actuatorfrclimited": "x", "actuatorfrcrange": "x",
 }
 
 # Sensors: common attributes, then the object each kind reads. MuJoCo 4's sampling attributes (delay,
@@ -109,26 +112,27 @@ SENSORS["rangefinder"].update(camera="x", data="x")
 SENSORS["user"] = {**_SENSOR_COMMON, "objtype": "s", "objname": "s", "datatype": "e:real|positive|axis|quaternion",
                    "needstage": "e:pos|vel|acc", "dim": "i"}
 
-SPATIAL_TENDON = {**{k: v for k, v in FIXED_TENDON.items()}}
+# only spatial tendons are drawn (MuJoCo's fixed tendons have no material, rgba or width)
+SPATIAL_TENDON = {**FIXED_TENDON, "material": "s", "rgba": "g4", "width": "f"}
 
 MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
-        "maxhullvert": "v", "vertex": "f*", "face": "i*", "normal": "x", "texcoord": "x", "refpos": "x",
+        "maxhullvert": "v", "vertex": "g*", "face": "i*", "normal": "x", "texcoord": "x", "refpos": "x",
         "refquat": "x", "inertia": "e:convex|exact|legacy|shell", "builtin": "x", "params": "x", "material": "v"}
 HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i", "size": "f4",
-          "elevation": "f*"}
+          "elevation": "g*"}
 MATERIAL = {"name": "s", "class": "s", "texture": "s", "texrepeat": "f2", "texuniform": "b",
             "emission": "f", "specular": "f", "shininess": "f", "reflectance": "f", "metallic": "v",
-            "roughness": "v", "rgba": "f4"}
+            "roughness": "v", "rgba": "g4"}
 TEXTURE = {"name": "s", "type": "e:2d|cube|skybox", "file": "s", "gridsize": "v", "gridlayout": "v",
-           "builtin": "e:none|gradient|checker|flat", "rgb1": "v", "rgb2": "v", "mark": "v", "markrgb": "v",
-           "random": "v", "width": "i", "height": "i", "hflip": "v", "vflip": "v", "content_type": "v",
+           "builtin": "e:none|gradient|checker|flat", "rgb1": "f3", "rgb2": "f3",
+           "mark": "e:none|edge|cross|random", "markrgb": "f3", "random": "f", "width": "i", "height": "i", "hflip": "v", "vflip": "v", "content_type": "v",
            "fileright": "v", "fileleft": "v", "fileup": "v", "filedown": "v", "filefront": "v",
            "fileback": "v", "nchannel": "v", "colorspace": "v"}
 
 PAIR = {"name": "s", "class": "s", "geom1": "s", "geom2": "s", "condim": "i", "friction": "f1-5",
-        "solref": "f2", "solreffriction": "f2", "solimp": _SOLIMP, "margin": "f", "gap": "f"}
+        "solref": _SOLREF, "solreffriction": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f"}
 EXCLUDE = {"name": "s", "body1": "s", "body2": "s"}
-_EQ_COMMON = {"name": "s", "class": "s", "active": "b", "solref": "f2", "solimp": _SOLIMP}
+_EQ_COMMON = {"name": "s", "class": "s", "active": "b", "solref": _SOLREF, "solimp": _SOLIMP}
 EQUALITY = {
     "connect": {**_EQ_COMMON, "body1": "s", "body2": "s", "site1": "s", "site2": "s", "anchor": "f3"},
     "weld": {**_EQ_COMMON, "body1": "s", "body2": "s", "site1": "s", "site2": "s", "anchor": "f3",
@@ -151,7 +155,7 @@ _COMPILER = {
 _OPTION = {
     "timestep": "f", "impratio": "f", "tolerance": "f", "ls_tolerance": "f", "noslip_tolerance": "f",
     "gravity": "f3", "wind": "f3", "magnetic": "f3", "density": "f", "viscosity": "f", "o_margin": "f",
-    "o_solref": "f2", "o_solimp": "f5", "o_friction": "f5",
+    "o_solref": _SOLREF, "o_solimp": _SOLIMP, "o_friction": "f1-5",
     "integrator": "e:Euler|RK4|implicit|implicitfast", "cone": "e:pyramidal|elliptic",
     "jacobian": "e:dense|sparse|auto", "solver": "e:PGS|CG|Newton", "iterations": "i",
     "ls_iterations": "i", "noslip_iterations": "i", "ccd_tolerance": "f", "ccd_iterations": "i",
@@ -164,10 +168,10 @@ DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "
                  "eulerdamp", "autoreset", "nativeccd", "island", "multiccd")
 ENABLE_FLAGS = ("override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact", "ipc", "speculative")
 _FLAG = {name: "e:enable|disable" for name in DISABLE_FLAGS + ENABLE_FLAGS}
-_SIZE = {name: "v" for name in ("memory", "njmax", "nconmax", "nstack", "nuserdata", "nuser_body",
+_SIZE = {name: "i" for name in ("njmax", "nconmax", "nstack", "nuserdata", "nkey", "nuser_body",
                                 "nuser_jnt", "nuser_geom", "nuser_site", "nuser_cam", "nuser_tendon",
                                 "nuser_actuator", "nuser_sensor")}
-_SIZE["nkey"] = "i"
+_SIZE["memory"] = "s"
 _STATISTIC = {name: "v" for name in ("meaninertia", "meanmass", "meansize", "extent", "center")}
 _VISUAL = {
     "global": ("cameraid", "orthographic", "fovy", "ipd", "azimuth", "elevation", "linewidth", "glow",
@@ -185,6 +189,21 @@ _VISUAL = {
              "crankbroken", "frustum", "bv", "bvactive"),
 }
 
+
+
+def _visual_spec(section, attr):
+  """How MuJoCo reads a <visual> attribute (numbers checked like any other, though most are not used)."""
+  if section == "rgba":
+    return "g4"
+  if attr in ("active", "orthographic", "ellipsoidinertia", "bvactive"):
+    return "v"
+  if section == "quality" or attr in ("cameraid", "offwidth", "offheight"):
+    return "i"
+  if section == "headlight":
+    return "g3"
+  return "g"
+
+
 # Element path (parent/child, or a bare name matched anywhere) -> attribute specs. Children allowed are
 # those whose spec exists under the parent's name.
 ELEMENTS = {
@@ -198,7 +217,7 @@ ELEMENTS = {
     "mujoco/size": _SIZE,
     "mujoco/statistic": _STATISTIC,
     "mujoco/visual": {},
-    **{f"visual/{k}": {a: "v" for a in v} for k, v in _VISUAL.items()},
+    **{f"visual/{k}": {a: _visual_spec(k, a) for a in v} for k, v in _VISUAL.items()},
     "mujoco/asset": {},
     "asset/mesh": MESH,
     "asset/texture": TEXTURE,

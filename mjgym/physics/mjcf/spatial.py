@@ -21,7 +21,7 @@ def normvec(v):
     sq += x * x
   if sq < _EPS:
     return v, 0.0
-  n = math.sqrt(sq)
+  n = sqrt(sq)
   return (v / n if abs(n - 1.0) > _EPS else v), n
 
 
@@ -55,16 +55,16 @@ def quat_to_mat(q):
 def mat_to_quat(r):
   """Unit quaternion of a rotation matrix, as MuJoCo's compiler converts a frame (largest component first)."""
   if r[0, 0] + r[1, 1] + r[2, 2] > 0:
-    w = 0.5 * math.sqrt(1 + r[0, 0] + r[1, 1] + r[2, 2])
+    w = 0.5 * sqrt(1 + r[0, 0] + r[1, 1] + r[2, 2])
     q = [w, 0.25 * (r[2, 1] - r[1, 2]) / w, 0.25 * (r[0, 2] - r[2, 0]) / w, 0.25 * (r[1, 0] - r[0, 1]) / w]
   elif r[0, 0] > r[1, 1] and r[0, 0] > r[2, 2]:
-    x = 0.5 * math.sqrt(1 + r[0, 0] - r[1, 1] - r[2, 2])
+    x = 0.5 * sqrt(1 + r[0, 0] - r[1, 1] - r[2, 2])
     q = [0.25 * (r[2, 1] - r[1, 2]) / x, x, 0.25 * (r[0, 1] + r[1, 0]) / x, 0.25 * (r[0, 2] + r[2, 0]) / x]
   elif r[1, 1] > r[2, 2]:
-    y = 0.5 * math.sqrt(1 - r[0, 0] + r[1, 1] - r[2, 2])
+    y = 0.5 * sqrt(1 - r[0, 0] + r[1, 1] - r[2, 2])
     q = [0.25 * (r[0, 2] - r[2, 0]) / y, 0.25 * (r[0, 1] + r[1, 0]) / y, y, 0.25 * (r[1, 2] + r[2, 1]) / y]
   else:
-    z = 0.5 * math.sqrt(1 - r[0, 0] - r[1, 1] + r[2, 2])
+    z = 0.5 * sqrt(1 - r[0, 0] - r[1, 1] + r[2, 2])
     q = [0.25 * (r[1, 0] - r[0, 1]) / z, 0.25 * (r[0, 2] + r[2, 0]) / z, 0.25 * (r[1, 2] + r[2, 1]) / z, z]
   return unit(q)
 
@@ -81,7 +81,7 @@ def quat_z_to_vec(vec):
   if s < 1e-10:
     axis = np.array([1.0, 0.0, 0.0])
   half = math.atan2(s, v[2]) / 2
-  return np.array([math.cos(half), axis[0] * math.sin(half), axis[1] * math.sin(half), axis[2] * math.sin(half)])
+  return np.array([cos(half), axis[0] * sin(half), axis[1] * sin(half), axis[2] * sin(half)])
 
 
 # eig3 stops when the largest off-diagonal entry is below this fraction of the tensor's largest entry, and takes
@@ -145,18 +145,41 @@ def principal_frame(tensor):
   return eig3(tensor, INERTIA_EIG_TOL)
 
 
+def _cube(r):
+  """r ** 3 as C's pow computes it, and +-inf where Python's float power raises OverflowError."""
+  try:
+    return r ** 3
+  except OverflowError:
+    return math.copysign(math.inf, r)
+
+
+def sqrt(x):
+  """math.sqrt, NaN (as in C) where it raises for a negative argument (only non-finite input gets there)."""
+  return math.sqrt(x) if x >= 0 else math.nan
+
+
+def cos(x):
+  """math.cos, NaN (as in C) for an infinite angle."""
+  return math.cos(x) if math.isfinite(x) else math.nan
+
+
+def sin(x):
+  """math.sin, NaN (as in C) for an infinite angle."""
+  return math.sin(x) if math.isfinite(x) else math.nan
+
+
 def primitive_inertia(gtype, size):
   """(volume, principal inertia per unit mass) of a primitive geom of the given half-sizes."""
   r = size[0]
   if gtype == "sphere":
-    return 4.0 / 3.0 * math.pi * r ** 3, np.full(3, 0.4 * r * r)
+    return 4.0 / 3.0 * math.pi * _cube(r), np.full(3, 0.4 * r * r)
   if gtype == "capsule":
     h = size[1]
     vcyl = math.pi * r * r * 2.0 * h
-    vsph = 4.0 / 3.0 * math.pi * r ** 3
+    vsph = 4.0 / 3.0 * math.pi * _cube(r)
     vol = vcyl + vsph
     # Cylinder plus two hemispheres, each hemisphere's own inertia moved to the end caps (Steiner).
-    mc, ms = vcyl / vol, vsph / vol
+    mc, ms = (vcyl / vol, vsph / vol) if vol else (math.nan, math.nan)
     izz = mc * 0.5 * r * r + ms * 0.4 * r * r
     ixx = mc * (3.0 * r * r + 4.0 * h * h) / 12.0 + ms * (0.4 * r * r + h * h + 0.75 * h * r)
     return vol, np.array([ixx, ixx, izz])
