@@ -5,8 +5,7 @@ numbers, wrong arity, deleted, duplicated and renamed elements, deep nesting). E
 process (tests/fuzz_worker.py) with a time limit, since a numba kernel cannot be interrupted: it loads the model
 and, if that works, steps it 10 times. A case passes when the loader raised MJCFError, or the model stepped with
 finite qpos, qvel and sensordata, or non-finite ones that a warning in ``d.warning`` accounts for. Anything else
-(another exception from the loader or from mj_step, a hang, a dead child, silent NaN) fails it, except the
-engine's known crashes listed in ENGINE_KNOWN, which are counted and reported.
+(another exception from the loader or from mj_step, a hang, a dead child, silent NaN) fails it.
 
 CI runs a fixed, derandomized set of MJGYM_FUZZ_EXAMPLES examples (default 300, under a minute once the
 kernels are compiled); a longer run: ``MJGYM_FUZZ_EXAMPLES=5000 pytest tests/test_fuzz_loader.py``.
@@ -31,10 +30,6 @@ STEPS = 10
 CASE_TIMEOUT = 120.0  # seconds per case; a 600-deep chain of bodies loads in a few
 SEEDS = fuzz_corpus.seed_models()
 _OUTCOMES = collections.Counter()
-# Exceptions from mj_step (not the loader) that the fuzzer finds in models MuJoCo loads too: the engine's part of
-# issue 21 (division by zero in a numba kernel once the state or the model holds inf or NaN). Listed so that the
-# loader's fuzzing keeps going; any other exception from mj_step fails the case.
-ENGINE_KNOWN = {"ZeroDivisionError: division by zero"}
 
 
 class _Draws:
@@ -76,23 +71,27 @@ def test_mutated_models_load_and_step_or_fail_with_mjcf_error(worker, mirrors, d
   text, done = fuzz_corpus.mutated_text(seed, _Draws(data), count)
   path = mirrors.write(seed, text)
   result = worker.run(path, steps=STEPS, timeout=CASE_TIMEOUT)
-  if result["status"] == "step_crash" and result["error"] in ENGINE_KNOWN:
-    # the engine's part of issue 21: recorded, not failed here (see ENGINE_KNOWN)
-    _OUTCOMES["known engine crash"] += 1
-    return
   _OUTCOMES["warned" if result.get("warned") else result["status"]] += 1
   assert result["status"] in ("ok", "reject"), (seed.name, done, result)
 
 
-_ENGINE_REPRO = ('<mujoco><option integrator="implicitfast"/><worldbody><body><joint name="j"/><geom size="0.1"/>'
+# The fuzzer's first engine signature: a NaN velocity gain with an implicit integrator raised ZeroDivisionError out
+# of mj_step (numba's Python error model). MuJoCo steps it to NaN with one BADQVEL warning per step (autoreset).
+_ENGINE_REPRO = ('<mujoco><option integrator="{}"/><worldbody><body><joint name="j"/><geom size="0.1"/>'
                  '</body></worldbody><actuator><position joint="j" kv="nan"/></actuator></mujoco>')
 
 
-@pytest.mark.xfail(raises=ZeroDivisionError, strict=False,
-                   reason="engine part of issue 21: mj_step raises ZeroDivisionError (ENGINE_KNOWN); loads in MuJoCo")
-def test_known_engine_crash_minimal_model():
+@pytest.mark.parametrize("integrator", ["implicitfast", "implicit"])
+def test_nan_velocity_gain_steps_as_mujoco(integrator):
+  import mujoco  # pylint: disable=import-outside-toplevel
+  import numpy as np  # pylint: disable=import-outside-toplevel
   from mjgym import physics  # pylint: disable=import-outside-toplevel
-  m = physics.MjModel.from_xml_string(_ENGINE_REPRO)
-  d = physics.MjData(m)
+  xml = _ENGINE_REPRO.format(integrator)
+  m, mjm = physics.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+  d, mjd = physics.MjData(m), mujoco.MjData(mjm)
+  d.ctrl[:] = mjd.ctrl[:] = 0.5
   for _ in range(STEPS):
     physics.mj_step(m, d)
+    mujoco.mj_step(mjm, mjd)
+    np.testing.assert_array_equal(d.warning.number, mjd.warning.number)
+    np.testing.assert_array_equal(np.isnan(d.qvel), np.isnan(mjd.qvel))
