@@ -318,22 +318,20 @@ def inverse_fd(m, d, eps, flg_actuation, stages, DfDq, DfDv, DfDa, DsDq, DsDv, D
     if out is not None:
       out.reshape(nv, -1)[i] = inv * (now - ref)
 
-  if DfDa is not None or DsDa is not None:
+  def nudge_each(values, rerun_stages, dforce, dsensor):
+    """Forward differences of the force and sensors in each entry of ``values`` (d.qacc or d.qvel)."""
+    if dforce is None and dsensor is None:
+      return
     for i in range(nv):
-      saved = d.qacc[i]
-      d.qacc[i] += eps
-      f = force(False, False)
-      d.qacc[i] = saved
-      rows(DfDa, i, f, center)
-      rows(DsDa, i, d.sensordata, sensor)
-  if DfDv is not None or DsDv is not None:
-    for i in range(nv):
-      saved = d.qvel[i]
-      d.qvel[i] += eps
-      f = force(True, True)
-      d.qvel[i] = saved
-      rows(DfDv, i, f, center)
-      rows(DsDv, i, d.sensordata, sensor)
+      saved = values[i]
+      values[i] += eps
+      f = force(rerun_stages, rerun_stages)
+      values[i] = saved
+      rows(dforce, i, f, center)
+      rows(dsensor, i, d.sensordata, sensor)
+
+  nudge_each(d.qacc, False, DfDa, DsDa)
+  nudge_each(d.qvel, True, DfDv, DsDv)
   if DfDq is not None or DsDq is not None or DmDq is not None:
     dpos = np.zeros(nv)
     for i in range(nv):
