@@ -8,10 +8,11 @@ twice on the same model, Hopper:
 
 then times every runner sampling ``--steps`` env steps at once (RLlib's own ``EnvRunner.sample``: the policy's
 forward pass, the env step and the episode bookkeeping, all in the runners) and prints env-steps/s sampled, summed
-over runners, with the mjgym/gym ratio, and beside them the rate of the same mjgym vector env stepped directly on
-one thread (what a runner's env costs without RLlib around it). Runner 0 of each configuration is warmed up first
-(numba loads from the cache, torch initializes), so the figures are steady-state sampling. Needs
-``pip install -e ".[ray,test]"`` (mujoco for Hopper-v5). No asserts on time: the machine is shared; read the numbers side by side.
+over runners, with the mjgym/gym ratio, and beside them the rate of each runner's vector env stepped directly in
+this process (mjgym's on one thread; Gymnasium's SyncVectorEnv): what a runner's env costs without RLlib around
+it. Runner 0 of each configuration is warmed up first (numba loads from the cache, torch initializes), so the
+figures are steady-state sampling. Needs ``pip install -e ".[ray,test]"`` (mujoco for Hopper-v5). No asserts on
+time: the machine is shared; read the numbers side by side.
 
   python benchmarks/bench_rllib.py                          # 1 and 2 runners x 16 and 64 worlds
   python benchmarks/bench_rllib.py --runners 2 --worlds 64 --steps 20000
@@ -48,21 +49,25 @@ def sample_rate(env, runners, worlds, steps):
   return sum(counts) / seconds
 
 
-def env_rate(worlds, steps):
-  """Env-steps/s of mjgym's vector env of ``worlds`` worlds stepped directly on one thread (random actions, in
-  this process): the env's share of a runner's time, without RLlib around it."""
+def env_rate(env, worlds, steps):
+  """Env-steps/s of the vector env a runner holds, stepped directly in this process with random actions: mjgym's
+  batched env on one thread, or Gymnasium's SyncVectorEnv of Hopper-v5. The env's share of a runner's time,
+  without RLlib around it."""
   import numpy as np  # pylint: disable=import-outside-toplevel
-  env = gym.make_vec("mjgym:MjHopper-v0", num_envs=worlds, vectorization_mode="vector_entry_point", num_threads=1)
-  env.reset(seed=0)
+  if env.startswith("mjgym:"):
+    vec = gym.make_vec(env, num_envs=worlds, vectorization_mode="vector_entry_point", num_threads=1)
+  else:
+    vec = gym.make_vec(env, num_envs=worlds, vectorization_mode="sync")
+  vec.reset(seed=0)
   actions = np.random.default_rng(0).uniform(-1, 1, (64, worlds, 3))
   for a in actions[:8]:
-    env.step(a)
+    vec.step(a)
   n = max(1, steps // worlds)
   start = time.perf_counter()
   for k in range(n):
-    env.step(actions[k % 64])
+    vec.step(actions[k % 64])
   seconds = time.perf_counter() - start
-  env.close()
+  vec.close()
   return n * worlds / seconds
 
 
@@ -79,15 +84,16 @@ def main(argv=None):
   print(f"RLlib {ray.__version__}, Gymnasium {gym.__version__}, {cpus:.0f} CPUs in the Ray cluster; "
         f"{args.steps} env steps per runner per timed sample()", flush=True)
   print(f"{'runners':>7s} {'worlds/runner':>13s} {'mjgym steps/s':>14s} {'Hopper-v5 steps/s':>18s} {'ratio':>6s} "
-        f"{'mjgym env alone, 1 thread':>26s}", flush=True)
+        f"{'env alone: mjgym':>17s} {'Hopper-v5':>10s}", flush=True)
   rows = []
   for runners in args.runners:
     for worlds in args.worlds:
       ours = sample_rate("mjgym:MjHopper-v0", runners, worlds, args.steps)
       theirs = sample_rate("Hopper-v5", runners, worlds, args.steps)
-      alone = env_rate(worlds, args.steps)
-      rows.append((runners, worlds, ours, theirs, alone))
-      print(f"{runners:7d} {worlds:13d} {ours:14,.0f} {theirs:18,.0f} {ours / theirs:5.2f}x {alone:26,.0f}", flush=True)
+      alone = env_rate("mjgym:MjHopper-v0", worlds, args.steps), env_rate("Hopper-v5", worlds, args.steps)
+      rows.append((runners, worlds, ours, theirs) + alone)
+      print(f"{runners:7d} {worlds:13d} {ours:14,.0f} {theirs:18,.0f} {ours / theirs:5.2f}x {alone[0]:17,.0f} "
+            f"{alone[1]:10,.0f}", flush=True)
   ray.shutdown()
   return rows
 
