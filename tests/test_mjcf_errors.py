@@ -116,6 +116,12 @@ CASES = [
 @pytest.mark.parametrize("text,line,element,attribute,fragment", [c[1:] for c in CASES],
                          ids=[c[0] for c in CASES])
 def test_error_is_located(tmp_path, text, line, element, attribute, fragment):
+  assert_located_error(tmp_path, text, line, element, attribute, fragment)
+
+
+def assert_located_error(tmp_path, text, line, element, attribute, fragment):
+  """Loading ``text`` from a file raises an MJCFError (a ValueError) whose message starts with that file and
+  ``line`` and names ``<element>``, ``attribute '...'`` (each unless None) and ``fragment``; returns the message."""
   path = tmp_path / "model.xml"
   path.write_text(text)
   with pytest.raises(MJCFError) as info:
@@ -128,6 +134,7 @@ def test_error_is_located(tmp_path, text, line, element, attribute, fragment):
   if attribute is not None:
     assert f"attribute '{attribute}'" in message, message
   assert fragment in message, message
+  return message
 
 
 def test_missing_include(tmp_path):
