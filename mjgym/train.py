@@ -50,7 +50,10 @@ def sb3_arguments(hyperparams, env_id):
   normalize = h.pop("normalize", False)
   if isinstance(normalize, str):
     normalize = eval(normalize, {"dict": dict})  # pylint: disable=eval-used  (rl-zoo3's own convention)
-  normalize = {} if normalize is True else (normalize or None)
+  normalize = {} if normalize is True else (dict(normalize) if normalize else None)
+  if normalize is not None and "gamma" in h:
+    # as rl-zoo3 does: the return that VecNormalize scales rewards by is discounted with the algorithm's gamma
+    normalize["gamma"] = h["gamma"]
   for key in ("env_wrapper", "frame_stack", "callback", "vec_env_wrapper"):
     if key in h:
       usage.fail("mjgym train", f"hyperparameter {key!r} of {env_id} is not supported by mjgym train; "

@@ -2,6 +2,7 @@
 and one-line errors for bad input."""
 
 import json
+import pickle
 
 import imageio
 import imageio.v3 as iio
@@ -70,6 +71,10 @@ def test_normalized_run_saves_and_loads_its_statistics(tmp_path, capsys):
   assert _run("train", "MjHopper-v0", "--steps", 256, "--n-envs", 4, "--eval-episodes", 1, "--out", run,
               "--no-video") == 0
   assert (run / "vecnormalize.pkl").exists()
+  # rl-zoo3 discounts the return that scales the rewards with the algorithm's gamma (0.999 for PPO Hopper), not
+  # VecNormalize's default 0.99
+  with open(run / "vecnormalize.pkl", "rb") as f:
+    assert pickle.load(f).gamma == 0.999
   assert _run("eval", run, "--episodes", 1) == 0
   assert "MjHopper-v0" in capsys.readouterr().out
 
