@@ -46,6 +46,7 @@ def _struct(kind, rows):
   lines += ["])", "", ""]
   args = ", ".join(name for name, _, _ in rows)
   lines += [
+      "@_link.cold  # runs once per model / Data: its IR is not worth optimizing",
       "@njit(cache=True, error_model=\"numpy\")",
       f"def new_{kind.lower()}({args}):",
       f'  """Builds a {kind} struct from its fields, in table order."""',
@@ -63,6 +64,8 @@ def main():
       "from numba import njit",
       "from numba.core import types as nt",
       "from numba.experimental import structref",
+      "",
+      "from mjgym.physics import _link",
       "",
       "",
   ]

@@ -14,19 +14,19 @@ import os
 import subprocess
 import sys
 
-# The stage kernels that take (Model, Data), in the order the pipeline first calls them, with the seconds each took
-# to compile from an empty cache on this project's 2-core machines (benchmarks/bench_compile.py): most of the
-# pipeline's compile. Compiled one by one with explicit signatures they can be shared out among processes (the
+# The stage kernels that take (Model, Data), in the order a process first calls them (a new MjData resets itself),
+# with the seconds each took to compile from an empty cache on this project's 2-core machines
+# (benchmarks/bench_compile.py): most of the pipeline's compile. Compiled one by one with explicit signatures they can be shared out among processes (the
 # seconds balance the shares); the entry points that call them then load them from the cache.
 _STAGES = (
-    ("smooth", "kinematics", 3.1), ("smooth", "com_pos", 1.8), ("smooth", "camlight", 1.5),
-    ("smooth", "tendon", 6.0), ("smooth", "crb", 2.4), ("smooth", "factor_m", 0.7),
+    ("forward", "reset_data", 6.7), ("smooth", "kinematics", 3.1), ("smooth", "com_pos", 1.8),
+    ("smooth", "camlight", 1.5), ("smooth", "tendon", 6.0), ("smooth", "crb", 2.4), ("smooth", "factor_m", 0.7),
     ("collision.driver", "collision", 20.6), ("constraint", "make_constraint", 11.5),
     ("smooth", "transmission", 1.9), ("sensor", "sensor_pos", 8.7), ("actuation", "fwd_velocity_quantities", 0.2),
     ("smooth", "com_vel", 1.2), ("passive", "passive", 2.3), ("smooth", "rne", 1.3), ("sensor", "sensor_vel", 2.4),
     ("actuation", "fwd_actuation", 1.8), ("constraint", "constraint_velocity", 1.9), ("solver", "solve", 15.3),
     ("sensor", "sensor_acc", 8.5), ("smooth", "rne_postconstraint", 0.5), ("forward", "implicit", 8.8),
-    ("forward", "euler", 0.8), ("forward", "reset_data", 6.7),
+    ("forward", "euler", 0.8),
 )
 
 _HELPER = []

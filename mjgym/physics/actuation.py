@@ -4,6 +4,7 @@ import math as pymath
 
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import support
 from mjgym.physics.types import BiasType
 from mjgym.physics.types import DisableBit
@@ -18,6 +19,7 @@ _DSBL_CLAMPCTRL = int(DisableBit.CLAMPCTRL)
 _DSBL_ACTUATION = int(DisableBit.ACTUATION)
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def fwd_velocity_quantities(m, d):
   """ten_velocity = ten_J qvel and actuator_velocity = actuator_moment qvel (zero if actuation is off)."""
@@ -81,6 +83,7 @@ def _input(m, d, i, ctrl):
   return d.act[k]
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def fwd_actuation(m, d):
   """act_dot, actuator_force and qfrc_actuator from ctrl, act and the transmission."""

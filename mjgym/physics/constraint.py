@@ -22,6 +22,7 @@ import math as pymath
 import numpy as np
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import island
 from mjgym.physics import math
 from mjgym.physics import smooth
@@ -465,6 +466,7 @@ def _contacts(m, d):
         d.efc_diagA[i] = r * imp / (1.0 - imp)
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def make_constraint(m, d):
   """Builds all efc rows of the current positions (after collision) and their D, R, vel, aref and b, then
@@ -555,6 +557,7 @@ def _equality_bias(m, d, e, first):
     d.efc_aref[first + 3 + k] -= scale * (t1[1 + k] + t2[1 + k] + t3[1 + k])
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def constraint_velocity(m, d):
   """efc_vel = J qvel; efc_aref = -B vel - K imp (pos - margin) (minus (d/dt J) qvel for connect and weld);

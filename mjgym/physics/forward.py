@@ -24,6 +24,7 @@ import math as pymath
 import numpy as np
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import _structs
 from mjgym.physics import actuation
 from mjgym.physics.collision import driver
@@ -63,6 +64,7 @@ def _disabled(m, flag):
 # ---------------------------------------------------------------- reset ----
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def reset_data(m, d):
   """Resets Data like mj_resetData: everything zero (warning statistics too), qpos = qpos0, mocap bodies at their
@@ -131,7 +133,8 @@ def _check(m, d, values, warning):
 # --------------------------------------------------------------- stages ----
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def fwd_position(m, d, narrow):
   """Position-dependent computations."""
   smooth.kinematics(m, d)
@@ -145,14 +148,16 @@ def fwd_position(m, d, narrow):
   smooth.transmission(m, d)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def fwd_velocity(m, d):
   """Velocity-dependent computations."""
   _velocity_to_passive(m, d)
   smooth.rne(m, d)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def _velocity_to_passive(m, d):
   """The velocity stage up to the passive forces (where MuJoCo calls mjcb_passive)."""
   actuation.fwd_velocity_quantities(m, d)
@@ -160,7 +165,8 @@ def _velocity_to_passive(m, d):
   passive.passive(m, d)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def fwd_acceleration(m, d):
   """Sums the smooth forces and solves for the unconstrained acceleration qacc_smooth."""
   for i in range(m.nv):
@@ -169,7 +175,8 @@ def fwd_acceleration(m, d):
   smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def fwd_constraint(m, d):
   """Constraint forces: reference accelerations of the efc rows, then the solver -> qacc, qfrc_constraint."""
   constraint.constraint_velocity(m, d)
@@ -181,7 +188,8 @@ def fwd_constraint(m, d):
 # evaluations (sensors=False), as MuJoCo does.
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def _forward_position(m, d, sensors, narrow):
   """The position stage, its sensors and the potential energy."""
   fwd_position(m, d, narrow)
@@ -194,7 +202,8 @@ def _forward_position(m, d, sensors, narrow):
     d.energy[1] = 0.0
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def _forward_velocity_end(m, d, sensors):
   """The velocity stage after the passive forces, its sensors and the kinetic energy."""
   smooth.rne(m, d)
@@ -204,7 +213,8 @@ def _forward_velocity_end(m, d, sensors):
     energy.energy_vel(m, d)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def _forward_acceleration(m, d, sensors):
   """Actuation, the smooth and constrained accelerations and the acceleration sensors (after mjcb_control)."""
   actuation.fwd_actuation(m, d)
@@ -214,7 +224,8 @@ def _forward_acceleration(m, d, sensors):
     sensor.sensor_acc(m, d)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def _forward(m, d, sensors, narrow):
   _forward_position(m, d, sensors, narrow)
   _velocity_to_passive(m, d)
@@ -222,7 +233,8 @@ def _forward(m, d, sensors, narrow):
   _forward_acceleration(m, d, sensors)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def forward(m, d, narrow):
   """Forward dynamics: every quantity of the current state, ending with qacc and the sensors."""
   _forward(m, d, True, narrow)
@@ -263,6 +275,7 @@ def _advance(m, d, act_dot, qacc, qvel):
   d.qacc_warmstart[:] = d.qacc
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def euler(m, d):
   """Semi-implicit Euler; joint damping is integrated implicitly, as in MuJoCo, unless eulerdamp is off."""
@@ -288,7 +301,8 @@ def euler(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def rungekutta4(m, d, narrow):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
   nv, na = m.nv, m.na
@@ -467,6 +481,7 @@ def _lu_solve_inplace(a, piv, x):
     x[i] = s / a[i, i]
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def implicit(m, d):
   """Implicit-in-velocity integrators: (M - h qDeriv) qacc = qfrc_smooth + qfrc_constraint.
@@ -489,7 +504,8 @@ def implicit(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def step(m, d, nstep, narrow, parts=3):
   """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate.
 
@@ -503,7 +519,8 @@ def step(m, d, nstep, narrow, parts=3):
       step_integrate(m, d, narrow)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def step_forward(m, d, narrow):
   """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
   _check(m, d, d.qpos, Warning.BADQPOS)
@@ -515,7 +532,8 @@ def step_forward(m, d, narrow):
     forward(m, d, narrow)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
+@_link.separate
+@njit(cache=True, error_model="numpy")
 def step_integrate(m, d, narrow):
   """The second part of a step: the model's integrator."""
   integrator = m.opt_integrator[0]
@@ -574,12 +592,14 @@ def apply(m, d, op, nstep, narrow):
       smooth.rne_postconstraint(m, d)
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def run(m, d, op, nstep):
   """Operation ``op`` on one world, with the closed-form colliders (spheres, capsules, boxes, planes, ...)."""
   apply(m, d, op, nstep, driver.narrow_closed_form)
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def run_ccd(m, d, op, nstep):
   """Operation ``op`` on one world, with every collider (GJK/EPA, multiccd, meshes, height fields too)."""

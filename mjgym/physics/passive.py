@@ -4,6 +4,7 @@ import math as pymath
 
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics import support
 from mjgym.physics.types import DisableBit
@@ -171,6 +172,7 @@ def fluid_vel_derivative(m, d, qDeriv):
               qDeriv[a, b] += dk * row[a] * row[b]
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def passive(m, d):
   """qfrc_spring, qfrc_damper, qfrc_fluid and their sum (with gravity compensation) qfrc_passive."""

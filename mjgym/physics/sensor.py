@@ -15,6 +15,7 @@ import math as pymath
 
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
@@ -228,6 +229,7 @@ def _enabled(m):
   return m.nsensor > 0 and (m.opt_disableflags[0] & _DSBL_SENSOR) == 0
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def sensor_pos(m, d):
   """Position-dependent sensors."""
@@ -288,6 +290,7 @@ def sensor_pos(m, d):
     _cutoff(m, d, i)
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def sensor_vel(m, d):
   """Velocity-dependent sensors."""
@@ -360,6 +363,7 @@ def _needs_rne_post(m):
   return False
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def sensor_acc(m, d):
   """Acceleration- and force-dependent sensors (after the constraint solve)."""

@@ -10,6 +10,7 @@ import math as pymath
 
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import constraint  # circular: constraint uses smooth's solvers
 from mjgym.physics import math
 from mjgym.physics import support
@@ -74,6 +75,7 @@ def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
       out_mat[k] = src[b, k]
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def kinematics(m, d):
   """Global frames of bodies, joints, geoms and sites from qpos (and mocap poses)."""
@@ -157,6 +159,7 @@ def _inert_com(res, inertia, ximat, offset, mass):
   res[9] = mass
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def com_pos(m, d):
   """subtree_com, cinert and cdof: the com-based frames of bodies and dofs."""
@@ -207,6 +210,7 @@ def _dof_com(res, axis, offset):
   _store(res[3:], math.cross(axis, offset))
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def camlight(m, d):
   """Global poses of cameras and lights in their tracking modes."""
@@ -258,6 +262,7 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
       out_mat[3 * k + 2] = z[k]
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def tendon(m, d):
   """Lengths, dense Jacobians (ntendon, nv) and wrap points of fixed and spatial tendons."""
@@ -350,6 +355,7 @@ def _spatial_tendon(m, d, t, wrapadr):
   return length
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def transmission(m, d):
   """actuator_length and dense actuator_moment (nu, nv) of every transmission, times gear."""
@@ -494,6 +500,7 @@ def _gear_axis(trntype, gear, quat):
 # -------------------------------------------------------------------------------------------- inertia ----
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def crb(m, d):
   """Composite rigid-body inertias (crb) and the joint-space inertia qM (legacy sparse layout)."""
@@ -611,6 +618,7 @@ def solve_sparse(m, ld, diaginv, x, y):
     x[i] -= s
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def factor_m(m, d):
   """qLD, qLDiagInv = sparse Lᵀ D L factor of qM; pivots raised to MINVAL count as INERTIA warnings."""
@@ -626,6 +634,7 @@ def warn_inertia(d, nsmall, last):
     d.warning_lastinfo[_WARN_INERTIA] = last
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def solve_m(m, d, x, y):
   """x = M⁻¹ y using the factor from factor_m (x and y may be the same array)."""
@@ -667,6 +676,7 @@ def _add_dof_vel(vel, cdof, qvel, dofadr, n):
       vel[c] += cdof[k, c] * qvel[k]
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def com_vel(m, d):
   """Com-based body velocities cvel and the time derivatives of the dof axes cdof_dot."""
@@ -708,6 +718,7 @@ def _bias(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
     out[j] = math.dot6(d.cdof[j], cfrc[m.dof_bodyid[j]])
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def rne(m, d):
   """qfrc_bias: gravity plus Coriolis and centrifugal forces, by recursive Newton-Euler at qacc = 0."""
@@ -822,6 +833,7 @@ def _point(wrap_xpos, k):
   return (row[c], row[c + 1], row[c + 2])
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def rne_postconstraint(m, d):
   """cacc, cfrc_int and cfrc_ext of the current qacc, as mj_rnePostConstraint (external: xfrc_applied)."""

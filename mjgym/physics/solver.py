@@ -24,6 +24,7 @@ import math as pymath
 import numpy as np
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import smooth
 from mjgym.physics.types import ConstraintState
 from mjgym.physics.types import ConstraintType
@@ -1208,6 +1209,7 @@ def _each_island(m, d, noslip):
 # ------------------------------------------------------------------ entry ----
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def solve(m, d):
   """Solves the constraint problem with m.opt.solver (per island), then noslip if asked; qacc,

@@ -5,6 +5,7 @@ import math as pymath
 
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import MINVAL
@@ -51,6 +52,7 @@ def apply_ft(m, d, force, torque, point, body, qfrc):
     j = m.dof_parentid[j]
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def xfrc_accumulate(m, d, qfrc):
   """qfrc += joint-space forces of all xfrc_applied (force, torque at each body's com)."""

@@ -40,6 +40,7 @@ import math
 
 from numba import njit
 
+from mjgym.physics import _link
 from mjgym.physics import _cache
 from mjgym.physics.collision import box
 from mjgym.physics.collision import convex
@@ -69,6 +70,7 @@ _MESH = int(GeomType.MESH)
 _MINMU = 1e-5  # MuJoCo's mjMINMU
 
 
+@_link.separate
 @njit(cache=True, error_model="numpy")
 def collision(m, d, narrow):
   """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage, in MuJoCo's order.
