@@ -45,9 +45,9 @@ def _entries(target):
   if target.startswith("stages"):
     return []
   if target == "single":
-    return [forward.run]
+    return [forward.run] + [kernel.dispatcher for kernel, _ in forward.lazy_kernels()]
   if target == "single-ccd":
-    return [forward.run_ccd]
+    return [forward.run_ccd, forward.rungekutta4.dispatcher]
   if target == "batch":
     return [batch.run_batch]
   if target == "batch-ccd":
@@ -81,6 +81,10 @@ def compile_target(target):
     if target.startswith("single"):
       d = physics.MjData(m)
       physics.mj_step(m, d)
+      # the kernels compiled only for models that need them (implicit integrators, PGS, tendons, ...): all of them
+      from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
+      for kernel, argtypes in forward.lazy_kernels(m.needs_ccd):
+        kernel.prepare(argtypes)
     else:
       batch.MjDataBatch(m, 2).step()
   elif target == "envs":

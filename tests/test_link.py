@@ -87,6 +87,40 @@ def test_callers_declare_separate_kernels_instead_of_linking_them(tmp_path):
   assert out["declared"] == "True"
 
 
+_CHAIN = textwrap.dedent('''
+    from numba import njit
+    from mjgym.physics import _link
+
+    @_link.separate
+    @njit(cache=True)
+    def leaf(x):
+      return x + 1.0
+
+    @njit(cache=True)
+    def mid(x):
+      return leaf(x) * 2.0
+
+    @njit(cache=True)
+    def top(x):
+      return mid(x) - 1.0
+    ''')
+
+
+def test_a_kernel_linking_a_cached_caller_inherits_its_hooks(tmp_path):
+  """mid is cached first; top, compiled later, links the cached mid in; a third process loads top from the cache
+  and must bind leaf, whose hook came to top through the cached mid (numba leaves rebuilt libraries without
+  their hooks; without _link's fix LLVM aborts the process on the unresolved symbol)."""
+  (tmp_path / "chain.py").write_text(_CHAIN)
+  env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+             PYTHONPATH=f"{tmp_path}{os.pathsep}{pathlib.Path(mjgym.__file__).parents[1]}")
+  for code in ("import chain; print(chain.mid(1.0))", "import chain; print(chain.top(1.0))",
+               "import chain; print(chain.top(1.0), sum(chain.top.stats.cache_hits.values()))"):
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+  assert proc.stdout.split() == ["3.0", "1"]
+
+
 def _model():
   from mjgym import physics as mj  # pylint: disable=import-outside-toplevel
   m = mj.MjModel.from_xml_string('<mujoco><worldbody><body><joint/><geom size=".1"/></body></worldbody></mujoco>')

@@ -15,19 +15,34 @@ The price is that LLVM cannot inline a separate kernel into its callers: mark wh
 helpers. Results are bitwise those of a linked call (the same machine code for the callee; no argument is
 reassociated across the call).
 
+Calls between mjgym kernels never specialize on literal arguments: numba would otherwise compile a callee once per
+constant it is called with (``_pgs(..., 0)`` beside ``_pgs(..., isl)``, ``_each_island(m, d, True)`` beside
+``False``), each copy a full compile. A constant argument is passed as a value of its type, as from Python.
+
+A kernel marked ``@lazy`` is not compiled with its callers at all, only when a model needs it: implicit
+integration, the PGS and noslip solvers, tendons, ... A caller calls it through a cell (a pointer that this process
+owns, bound to a stable symbol), which ``Lazy.prepare`` fills once the kernel is compiled; Python fills the cells a
+model needs before it runs the model (``forward.prepare``). A call through an empty cell raises RuntimeError naming
+the kernel, it never jumps to nowhere. Lazy kernels return nothing.
+
 A kernel marked ``@cold`` runs once per model or Data (the generated struct constructors): its LLVM IR is not
 optimized (opt level 0), which halves its compile time; machine code generation is the same as for every kernel.
 """
 
+import ctypes
 import hashlib
 import importlib
 
 from llvmlite import binding as llvm
+from llvmlite import ir
 from numba.core import base
 from numba.core import cgutils
 from numba.core import codegen
+from numba.core import compiler
+from numba.core import dispatcher
 from numba.core import imputils
 from numba.core import types
+from numba.core.typing import templates
 
 from mjgym.physics import _cache
 
@@ -62,11 +77,14 @@ def cold(dispatcher):
   return dispatcher
 
 
+def _digest(argtypes, restype):
+  sig = ",".join(_stable_repr(t) for t in argtypes) + "->" + _stable_repr(restype)
+  return hashlib.sha1(sig.encode()).hexdigest()[:20]
+
+
 def symbol(fndesc):
   """The stable symbol of a compiled separate kernel: the same name in every process for the same signature."""
-  sig = ",".join(_stable_repr(t) for t in fndesc.argtypes) + "->" + _stable_repr(fndesc.restype)
-  digest = hashlib.sha1(sig.encode()).hexdigest()[:20]
-  return f"mjgym.separate.{fndesc.modname}.{fndesc.qualname}.{digest}"
+  return f"mjgym.separate.{fndesc.modname}.{fndesc.qualname}.{_digest(fndesc.argtypes, fndesc.restype)}"
 
 
 class _Ensure:
@@ -116,6 +134,22 @@ def _call_by_symbol(fndesc, name):
   return imp
 
 
+_rebuild = compiler.CompileResult._rebuild.__func__  # pylint: disable=protected-access
+
+
+def _rebuild_keeping_hooks(cls, target_context, libdata, fndesc, *rest):
+  """CompileResult._rebuild (a cache load), with the entry's reload hooks kept on its library: numba runs them
+  before the load but leaves the rebuilt library without them, so a new kernel that links the cached one in would
+  not inherit them, and a cached copy of that kernel would load without its separate callees bound."""
+  result = _rebuild(cls, target_context, libdata, fndesc, *rest)
+  reload_init = rest[5]
+  result.library._reload_init.update(reload_init or ())  # pylint: disable=protected-access
+  return result
+
+
+compiler.CompileResult._rebuild = classmethod(_rebuild_keeping_hooks)  # pylint: disable=protected-access
+
+
 _insert_user_function = base.BaseContext.insert_user_function
 
 
@@ -159,3 +193,118 @@ def _optimize_final_module_cold(self):
 
 codegen.CPUCodeLibrary._optimize_functions = _optimize_functions_cold  # pylint: disable=protected-access
 codegen.CPUCodeLibrary._optimize_final_module = _optimize_final_module_cold  # pylint: disable=protected-access
+
+
+_get_call_template = dispatcher._DispatcherBase.get_call_template  # pylint: disable=protected-access
+
+
+def _get_call_template_unliteral(self, args, kws):
+  """Dispatcher.get_call_template, which types (and compiles) a jitted call: for mjgym kernels, on the arguments'
+  plain types."""
+  if self.py_func.__module__.split(".", 1)[0] == "mjgym":
+    args = tuple(types.unliteral(a) for a in args)
+    kws = {k: types.unliteral(v) for k, v in kws.items()}
+  return _get_call_template(self, args, kws)
+
+
+dispatcher._DispatcherBase.get_call_template = _get_call_template_unliteral  # pylint: disable=protected-access
+
+
+class Lazy:
+  """A kernel compiled only when ``prepare`` is called for it: jitted callers call it through a cell (see the
+  module docstring). Called from Python it is the kernel itself."""
+
+  def __init__(self, dispatcher):
+    func = dispatcher.py_func
+    self.dispatcher = dispatcher
+    self.__name__, self.__qualname__, self.__module__ = func.__name__, func.__qualname__, func.__module__
+    self.__doc__ = func.__doc__
+    self._cells = {}  # argument types -> (cell, symbol)
+    lazy = self
+
+    class _Template(templates.AbstractTemplate):
+      key = self
+
+      def generic(self, args, kws):  # pylint: disable=arguments-differ
+        assert not kws, "lazy kernels take positional arguments"
+        return templates.signature(types.none, *(types.unliteral(a) for a in args))
+
+    templates.infer_global(self, types.Function(_Template))
+
+    @imputils.lower_builtin(self, types.VarArg(types.Any))
+    def _lower(context, builder, sig, args):
+      return lazy._lower_call(context, builder, sig, args)
+
+  def __call__(self, *args):
+    return self.dispatcher(*args)
+
+  def __repr__(self):
+    return f"<lazy kernel {self.__module__}.{self.__qualname__}>"
+
+  def cell(self, argtypes):
+    """(ctypes cell, symbol) for ``argtypes``; created and bound to its symbol on first use."""
+    argtypes = tuple(argtypes)
+    found = self._cells.get(argtypes)
+    if found is None:
+      name = f"mjgym.lazy.{self.__module__}.{self.__qualname__}.{_digest(argtypes, types.none)}"
+      cell = ctypes.c_void_p(0)
+      llvm.add_symbol(name, ctypes.addressof(cell))
+      found = self._cells[argtypes] = (cell, name)
+    return found
+
+  def prepared(self, argtypes):
+    """Whether the kernel is compiled for ``argtypes`` and its cell filled."""
+    found = self._cells.get(tuple(argtypes))
+    return found is not None and bool(found[0].value)
+
+  def prepare(self, argtypes):
+    """Compiles (or loads from the cache) the kernel for ``argtypes`` and fills its cell."""
+    argtypes = tuple(argtypes)
+    cell, _ = self.cell(argtypes)
+    if cell.value:
+      return
+    self.dispatcher.compile(argtypes)
+    cres = self.dispatcher.overloads[argtypes]
+    cell.value = cres.library.get_pointer_to_function(cres.fndesc.mangled_name)
+
+  def _lower_call(self, context, builder, sig, args):
+    argtypes = tuple(sig.args)
+    _, name = self.cell(argtypes)
+    fnty = context.call_conv.get_function_type(types.none, argtypes)
+    slot = cgutils.add_global_variable(builder.module, ir.IntType(8).as_pointer(), name)
+    address = builder.load(slot)
+    with cgutils.if_unlikely(builder, cgutils.is_null(builder, address)):
+      context.call_conv.return_user_exc(
+          builder, RuntimeError, (f"mjgym kernel {self.__module__}.{self.__qualname__} was not prepared for this "
+                                  "model (forward.prepare)",))
+    status, _ = context.call_conv.call_function(builder, builder.bitcast(address, fnty.as_pointer()), types.none,
+                                                argtypes, args)
+    with cgutils.if_unlikely(builder, status.is_error):
+      context.call_conv.return_status_propagate(builder, status)
+    context.active_code_library._reload_init.add(_Cell(self.__module__, self.__qualname__, argtypes))  # pylint: disable=protected-access
+    return context.get_dummy_value()
+
+
+class _Cell:
+  """A ``reload_init`` hook of a cached caller of a lazy kernel: binds the cell's symbol (empty until prepared)."""
+
+  def __init__(self, module, qualname, argtypes):
+    self.module, self.qualname, self.argtypes = module, qualname, tuple(argtypes)
+
+  def __eq__(self, other):
+    return isinstance(other, _Cell) and (self.module, self.qualname, self.argtypes) == (
+        other.module, other.qualname, other.argtypes)
+
+  def __hash__(self):
+    return hash((self.module, self.qualname, self.argtypes))
+
+  def __call__(self):
+    target = importlib.import_module(self.module)
+    for part in self.qualname.split("."):
+      target = getattr(target, part)
+    target.cell(self.argtypes)
+
+
+def lazy(dispatcher):
+  """Makes ``dispatcher`` (a ``numba.njit`` function returning nothing) a lazy kernel: returns its ``Lazy``."""
+  return Lazy(dispatcher)

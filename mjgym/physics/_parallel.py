@@ -20,13 +20,15 @@ import sys
 # seconds balance the shares); the entry points that call them then load them from the cache.
 _STAGES = (
     ("forward", "reset_data", 6.7), ("smooth", "kinematics", 3.1), ("smooth", "com_pos", 1.8),
-    ("smooth", "camlight", 1.5), ("smooth", "tendon", 6.0), ("smooth", "crb", 2.4), ("smooth", "factor_m", 0.7),
+    ("smooth", "camlight", 1.5), ("smooth", "crb", 2.4), ("smooth", "factor_m", 0.7),
     ("collision.driver", "collision", 20.6), ("constraint", "make_constraint", 11.5),
     ("smooth", "transmission", 1.9), ("sensor", "sensor_pos", 8.7), ("actuation", "fwd_velocity_quantities", 0.2),
     ("smooth", "com_vel", 1.2), ("passive", "passive", 2.3), ("smooth", "rne", 1.3), ("sensor", "sensor_vel", 2.4),
     ("actuation", "fwd_actuation", 1.8), ("constraint", "constraint_velocity", 1.9), ("solver", "solve", 15.3),
-    ("sensor", "sensor_acc", 8.5), ("smooth", "rne_postconstraint", 0.5), ("forward", "implicit", 8.8),
-    ("forward", "euler", 0.8),
+    ("sensor", "sensor_acc", 8.5), ("smooth", "rne_postconstraint", 0.5), ("forward", "euler", 0.8),
+    # lazy (compiled only for models that use them), but MuJoCo's default solver is Newton: most models need it,
+    # so the helper, which starts from this end, takes it first
+    ("solver", "_solve_primal", 14.0),
 )
 
 _HELPER = []
@@ -59,6 +61,7 @@ def stage_kernels(ccd=False):
   kernels = []
   for i, (module, name, _) in enumerate(_stages(ccd)):
     disp = getattr(importlib.import_module(f"mjgym.physics.{module}"), name)
+    disp = getattr(disp, "dispatcher", disp)  # a lazy kernel's own dispatcher
     if name == "collision":
       narrow = driver.narrow_all if i == len(_STAGES) else driver.narrow_closed_form
       kernels.append((disp, md + (numba.typeof(narrow),)))

@@ -148,6 +148,7 @@ class MjDataBatch:
       if mask[0]:
         forward.entry(self.model)(self.model._struct, self._worlds[0]._struct, op, int(nstep))
       return
+    forward.prepare(self.model)
     if self._structs is None:
       self._structs = List([d._struct for d in self._worlds])
     if self._models is None:

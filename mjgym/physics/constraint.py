@@ -190,6 +190,7 @@ def _polynomial(coef, x):
   return p, dp
 
 
+@_link.lazy
 @njit(cache=True, error_model="numpy")
 def _equality(m, d):
   """Rows of the active equality constraints: connect (3), weld (6), joint (1), tendon (1)."""
@@ -480,7 +481,7 @@ def make_constraint(m, d):
     d.contact_efc_address[c] = -1
   if _disabled(m, _DSBL_CONSTRAINT):
     return
-  if not _disabled(m, _DSBL_EQUALITY):
+  if m.neq > 0 and not _disabled(m, _DSBL_EQUALITY):
     _equality(m, d)
   d.ne[0] = d.nefc[0]
   if not _disabled(m, _DSBL_FRICTIONLOSS):
@@ -557,6 +558,21 @@ def _equality_bias(m, d, e, first):
     d.efc_aref[first + 3 + k] -= scale * (t1[1 + k] + t2[1 + k] + t3[1 + k])
 
 
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _equality_velocity(m, d):
+  """The velocity-dependent bias of the connect and weld rows ((d/dt J) qvel), in efc_aref."""
+  i = 0
+  while i < d.ne[0]:
+    e = d.efc_id[i]
+    etype = m.eq_type[e]
+    if etype == EqType.CONNECT or etype == EqType.WELD:
+      _equality_bias(m, d, e, i)
+      i += 3 if etype == EqType.CONNECT else 6
+    else:
+      i += 1
+
+
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def constraint_velocity(m, d):
@@ -570,15 +586,8 @@ def constraint_velocity(m, d):
     d.efc_vel[i] = vel
     kbip = d.efc_KBIP[i]
     d.efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d.efc_pos[i] - d.efc_margin[i])
-  i = 0
-  while i < d.ne[0]:
-    e = d.efc_id[i]
-    etype = m.eq_type[e]
-    if etype == EqType.CONNECT or etype == EqType.WELD:
-      _equality_bias(m, d, e, i)
-      i += 3 if etype == EqType.CONNECT else 6
-    else:
-      i += 1
+  if d.ne[0] > 0:
+    _equality_velocity(m, d)
   for i in range(d.nefc[0]):
     acc = 0.0
     for k in range(nv):

@@ -11,7 +11,7 @@ _DSBL_GRAVITY = int(DisableBit.GRAVITY)
 _DSBL_SPRING = int(DisableBit.SPRING)
 
 
-@_link.separate
+@_link.lazy
 @njit(cache=True, error_model="numpy")
 def energy_pos(m, d):
   """energy[0]: gravity (-sum of m g·x over the bodies' coms) plus the energy 0.5 k x² of joint and tendon springs.
@@ -57,7 +57,7 @@ def energy_pos(m, d):
   d.energy[0] = e
 
 
-@_link.separate
+@_link.lazy
 @njit(cache=True, error_model="numpy")
 def energy_vel(m, d):
   """energy[1] = 0.5 qvel·M qvel, from the sparse qM of the position stage (no scratch needed)."""

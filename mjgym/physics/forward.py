@@ -4,14 +4,16 @@ Reads like MuJoCo's engine_forward.c: ``fwd_position`` -> ``fwd_velocity`` -> ``
 ``fwd_acceleration`` -> ``fwd_constraint``; ``step`` checks the state, runs ``forward`` and advances the state
 with the selected integrator (semi-implicit Euler, RK4, implicit, implicitfast).
 
-How this file is compiled matters as much as what it computes. numba finishes every jitted function it compiles
-as a program of its own: the machine code of a function holds the code of everything it calls. A pipeline whose
-orchestration layers (step -> forward -> fwd_position -> ...) were each a compiled function generated the whole
-engine's code once per layer (measured: 9 copies of 40-50 MB, 360 s of cold compile). So the orchestration here is
-inlined (``inline="always"``: numba splices it into its caller before typing) and the engine has one compiled
-entry per front door and collider tier: ``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
-``run_batch_ccd`` for many, each taking an operation code. The stage kernels they call (kinematics, crb,
-collision, constraint, solver, sensors, ...) stay ordinary compiled functions, generated once each.
+How this file is compiled matters as much as what it computes (physics/_link.py). numba finishes every jitted
+function as a program of its own, with the code of everything it calls linked in and optimized again; a pipeline
+built that way generated the whole engine once per layer and per entry point. So the stages (kinematics, crb,
+collision, constraint, solver, sensors, ...) and the orchestration here (``fwd_position``, ``_forward``,
+``step_forward``, ...) are *separate* kernels: each compiles once, and its callers call it by address. The entry
+points, one per front door and collider tier (``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
+``run_batch_ccd`` for many, each taking an operation code), are small. Kernels that only some models need
+(implicit integration, RK4, the PGS / primal / noslip solvers, tendons, equality constraints, energy,
+acceleration sensors, rangefinders) are *lazy*: compiled when ``prepare`` finds a model that uses them, which
+``entry`` does before every call.
 
 The ``narrow`` argument threaded through the orchestration is the narrow-phase dispatcher of a collider tier
 (collision.driver): ``run`` links only the closed-form colliders, ``run_ccd`` adds GJK/EPA, multiccd and height
@@ -41,6 +43,9 @@ from mjgym.physics.types import EnableBit
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import JointType
 from mjgym.physics.types import MAXVAL
+from mjgym.physics.types import SensorType
+from mjgym.physics.types import SolverType
+from mjgym.physics.types import Stage
 from mjgym.physics.types import Warning
 
 # Butcher tableau of the classic 4th-order Runge-Kutta method.
@@ -140,7 +145,8 @@ def fwd_position(m, d, narrow):
   smooth.kinematics(m, d)
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
-  smooth.tendon(m, d)
+  if m.ntendon > 0:
+    smooth.tendon(m, d)
   smooth.crb(m, d)
   smooth.factor_m(m, d)
   driver.collision(m, d, narrow)
@@ -301,7 +307,7 @@ def euler(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@_link.separate
+@_link.lazy
 @njit(cache=True, error_model="numpy")
 def rungekutta4(m, d, narrow):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
@@ -481,7 +487,7 @@ def _lu_solve_inplace(a, piv, x):
     x[i] = s / a[i, i]
 
 
-@_link.separate
+@_link.lazy
 @njit(cache=True, error_model="numpy")
 def implicit(m, d):
   """Implicit-in-velocity integrators: (M - h qDeriv) qacc = qfrc_smooth + qfrc_constraint.
@@ -576,7 +582,8 @@ def apply(m, d, op, nstep, narrow):
   elif op == OP_INERTIA:
     smooth.kinematics(m, d)
     smooth.com_pos(m, d)
-    smooth.tendon(m, d)
+    if m.ntendon > 0:
+      smooth.tendon(m, d)
     smooth.crb(m, d)
     smooth.factor_m(m, d)
   else:
@@ -654,10 +661,65 @@ def run_part_ccd(m, d, part):
 
 def part_entry(model):
   """``run_part_ccd`` or ``run_part``, as ``entry``."""
+  prepare(model)
   return run_part_ccd if model.needs_ccd else run_part
 
 
 def entry(model):
   """The entry point for ``model`` (an MjModel): ``run_ccd`` if a geom pair it can collide needs the convex
-  colliders, else ``run``."""
+  colliders, else ``run``. The lazy kernels the model needs are prepared first."""
+  prepare(model)
   return run_ccd if model.needs_ccd else run
+
+
+# ---------------------------------------------------------- lazy kernels ----
+
+# The lazy kernels of the pipeline (physics/_link.py) and when a model needs one: exactly the conditions under
+# which the pipeline calls it (a call through an unprepared kernel raises instead). Options are read each time,
+# since a user may change them between steps; the rest of a model's structure is fixed once compiled.
+_LAZY = (
+    (implicit, (), lambda f, o: o[0] == IntegratorType.IMPLICIT or o[0] == IntegratorType.IMPLICITFAST),
+    (rungekutta4, ("narrow",), lambda f, o: o[0] == IntegratorType.RK4),
+    (solver._solve_pgs, (), lambda f, o: o[1] == SolverType.PGS),  # pylint: disable=protected-access
+    (solver._solve_primal, (), lambda f, o: o[1] != SolverType.PGS),  # pylint: disable=protected-access
+    (solver._solve_noslip, (), lambda f, o: o[2] > 0),  # pylint: disable=protected-access
+    (energy.energy_pos, (), lambda f, o: o[3] & _ENBL_ENERGY),
+    (energy.energy_vel, (), lambda f, o: o[3] & _ENBL_ENERGY),
+    (smooth.tendon, (), lambda f, o: f["ntendon"] > 0),
+    (constraint._equality, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
+    (constraint._equality_velocity, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
+    (sensor._sensor_acc, (), lambda f, o: (f["sensor_needstage"] == Stage.ACC).any()),  # pylint: disable=protected-access
+    (sensor._rangefinder_sensor, ("int",),  # pylint: disable=protected-access
+     lambda f, o: (f["sensor_type"] == SensorType.RANGEFINDER).any()),
+)
+
+
+def _options(fields):
+  return (int(fields["opt_integrator"][0]), int(fields["opt_solver"][0]), int(fields["opt_noslip_iterations"][0]),
+          int(fields["opt_enableflags"][0]))
+
+
+def prepare(model):
+  """Compiles (or loads from the cache) the lazy kernels ``model`` needs with its current options and fills
+  their cells, once per process and set of options: about a microsecond when nothing changed."""
+  fields = model._fields  # pylint: disable=protected-access
+  key = (_options(fields), model.needs_ccd)
+  if getattr(model, "_lazy_ready", None) == key:
+    return
+  import numba  # pylint: disable=import-outside-toplevel
+  narrow = driver.narrow_all if model.needs_ccd else driver.narrow_closed_form
+  extra = {"narrow": numba.typeof(narrow), "int": numba.int64}
+  base = (_structs.model_type, _structs.data_type)
+  for kernel, more, needed in _LAZY:
+    if needed(fields, key[0]):
+      kernel.prepare(base + tuple(extra[k] for k in more))
+  object.__setattr__(model, "_lazy_ready", key)
+
+
+def lazy_kernels(ccd=False):
+  """(lazy kernel, argument types) of every lazy kernel of the pipeline, for ``mjgym compile``."""
+  import numba  # pylint: disable=import-outside-toplevel
+  narrow = driver.narrow_all if ccd else driver.narrow_closed_form
+  extra = {"narrow": numba.typeof(narrow), "int": numba.int64}
+  base = (_structs.model_type, _structs.data_type)
+  return [(kernel, base + tuple(extra[k] for k in more)) for kernel, more, _ in _LAZY]

@@ -229,6 +229,13 @@ def _enabled(m):
   return m.nsensor > 0 and (m.opt_disableflags[0] & _DSBL_SENSOR) == 0
 
 
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _rangefinder_sensor(m, d, i):
+  """Rangefinder sensor i: ray casting, compiled only for models that have one."""
+  d.sensordata[m.sensor_adr[i]] = _rangefinder(m, d, m.sensor_objid[i])
+
+
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def sensor_pos(m, d):
@@ -245,7 +252,7 @@ def sensor_pos(m, d):
     if stype == S.MAGNETOMETER:
       _write3(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
     elif stype == S.RANGEFINDER:
-      out[0] = _rangefinder(m, d, objid)
+      _rangefinder_sensor(m, d, i)
     elif stype == S.JOINTPOS:
       out[0] = d.qpos[m.jnt_qposadr[objid]]
     elif stype == S.TENDONPOS:
@@ -369,6 +376,16 @@ def sensor_acc(m, d):
   """Acceleration- and force-dependent sensors (after the constraint solve)."""
   if not _enabled(m):
     return
+  for i in range(m.nsensor):
+    if m.sensor_needstage[i] == Stage.ACC:
+      _sensor_acc(m, d)
+      return
+
+
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _sensor_acc(m, d):
+  """sensor_acc for a model with acceleration-stage sensors (compiled only for those)."""
   if _needs_rne_post(m):
     smooth.rne_postconstraint(m, d)
   for i in range(m.nsensor):

@@ -262,7 +262,7 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
       out_mat[3 * k + 2] = z[k]
 
 
-@_link.separate
+@_link.lazy
 @njit(cache=True, error_model="numpy")
 def tendon(m, d):
   """Lengths, dense Jacobians (ntendon, nv) and wrap points of fixed and spatial tendons."""

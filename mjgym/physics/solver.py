@@ -24,6 +24,7 @@ import math as pymath
 import numpy as np
 from numba import njit
 
+from mjgym.physics import _cache
 from mjgym.physics import _link
 from mjgym.physics import smooth
 from mjgym.physics.types import ConstraintState
@@ -939,6 +940,7 @@ def _pcg32(state):
   return ((xs >> rot) | (xs << ((np.uint64(32) - rot) & np.uint64(31)))) & np.uint64(0xFFFFFFFF), nxt
 
 
+@_cache.stable_identity  # an argument of _each_island
 @njit(cache=True, error_model="numpy")
 def _pgs(m, d, ne, nf, nefc, rows, island):
   """Projected Gauss-Seidel over the listed rows, one row or elliptic block at a time in a shuffled order,
@@ -1065,6 +1067,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     d.solver_niter[island] += it
 
 
+@_cache.stable_identity  # an argument of _each_island
 @njit(cache=True, error_model="numpy")
 def _noslip(m, d, ne, nf, nefc, rows, island):
   """MuJoCo's noslip post-solver: Gauss-Seidel on the friction rows only (dry friction, pyramid edge pairs,
@@ -1185,28 +1188,48 @@ def _dual_finish(m, d):
 
 
 @njit(cache=True, error_model="numpy")
-def _each_island(m, d, noslip):
-  """PGS (or noslip) over each island, or over all rows as one problem when there are no islands."""
+def _each_island(m, d, sweep):
+  """``sweep`` (_pgs or _noslip) over each island, or over all rows as one problem when there are no islands.
+
+  The sweep is an argument rather than a flag so that each compiled copy holds only the one it runs: the PGS
+  solver's does not carry noslip, nor the other way round.
+  """
   nisland = d.nisland[0]
   if nisland == 0:
     rows = d.map_iefc2efc
     for i in range(d.nefc[0]):
       rows[i] = i
-    if noslip:
-      _noslip(m, d, d.ne[0], d.nf[0], d.nefc[0], rows, 0)
-    else:
-      _pgs(m, d, d.ne[0], d.nf[0], d.nefc[0], rows, 0)
+    sweep(m, d, d.ne[0], d.nf[0], d.nefc[0], rows, 0)
     return
   for isl in range(nisland):
     adr = d.island_iefcadr[isl]
     rows = d.map_iefc2efc[adr:adr + d.island_nefc[isl]]
-    if noslip:
-      _noslip(m, d, d.island_ne[isl], d.island_nf[isl], d.island_nefc[isl], rows, isl)
-    else:
-      _pgs(m, d, d.island_ne[isl], d.island_nf[isl], d.island_nefc[isl], rows, isl)
+    sweep(m, d, d.island_ne[isl], d.island_nf[isl], d.island_nefc[isl], rows, isl)
 
 
 # ------------------------------------------------------------------ entry ----
+
+
+# Each solver is compiled only for models that use it (lazy kernels; forward.prepare).
+
+
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _solve_pgs(m, d):
+  _pgs_warmstart(m, d)
+  _each_island(m, d, _pgs)
+
+
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _solve_primal(m, d):
+  _primal(m, d, m.opt_solver[0] == SolverType.NEWTON)
+
+
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _solve_noslip(m, d):
+  _each_island(m, d, _noslip)
 
 
 @_link.separate
@@ -1226,11 +1249,10 @@ def solve(m, d):
   if dual:
     _make_ar(m, d)
   if solver == SolverType.PGS:
-    _pgs_warmstart(m, d)
-    _each_island(m, d, False)
+    _solve_pgs(m, d)
   else:
-    _primal(m, d, solver == SolverType.NEWTON)
+    _solve_primal(m, d)
   if noslip:
-    _each_island(m, d, True)
+    _solve_noslip(m, d)
   if dual:
     _dual_finish(m, d)
