@@ -34,6 +34,7 @@ def copy_contacts(mjd, d):
 
 def forward_given_contacts(m, d, mjd):
   """mj_forward with the collision stage replaced by MuJoCo's contacts (needs the state copied first)."""
+  forward.prepare(m)  # the stages called one by one reach lazy kernels (equality rows, the solvers)
   ms, ds = m._struct, d._struct  # pylint: disable=protected-access
   smooth.kinematics(ms, ds)
   smooth.com_pos(ms, ds)

@@ -54,6 +54,14 @@ def test_every_pipeline_path_finds_its_lazy_kernels_prepared(path):
     assert np.isfinite(d.qacc).all() or d.warning[0].number >= 0
 
 
+def test_every_lazy_kernel_is_cacheable():
+  """No lazy kernel holds a process-specific address (numba would recompile it in every process: a dispatcher
+  passed as a value once did this to the PGS solver)."""
+  for kernel, argtypes in forward.lazy_kernels():
+    kernel.prepare(argtypes)
+    assert not kernel.dispatcher.overloads[argtypes].library.has_dynamic_globals, kernel
+
+
 def test_a_call_through_an_unprepared_kernel_raises():
   m = mj.MjModel.from_xml_path(str(MODELS_DIR / "slide_bodies.xml"))
   m.opt.integrator = IntegratorType.IMPLICITFAST

@@ -16,7 +16,7 @@ helpers. Results are bitwise those of a linked call (the same machine code for t
 reassociated across the call).
 
 Calls between mjgym kernels never specialize on literal arguments: numba would otherwise compile a callee once per
-constant it is called with (``_pgs(..., 0)`` beside ``_pgs(..., isl)``, ``_each_island(m, d, True)`` beside
+constant it is called with (``_pgs(..., 0)`` beside ``_pgs(..., isl)``, ``_forward(m, d, True, narrow)`` beside
 ``False``), each copy a full compile. A constant argument is passed as a value of its type, as from Python.
 
 A kernel marked ``@lazy`` is not compiled with its callers at all, only when a model needs it: implicit

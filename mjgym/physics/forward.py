@@ -27,6 +27,8 @@ import numpy as np
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import _parallel
+from mjgym.physics import _progress
 from mjgym.physics import _structs
 from mjgym.physics import actuation
 from mjgym.physics.collision import driver
@@ -706,13 +708,20 @@ def prepare(model):
   key = (_options(fields), model.needs_ccd)
   if getattr(model, "_lazy_ready", None) == key:
     return
-  import numba  # pylint: disable=import-outside-toplevel
-  narrow = driver.narrow_all if model.needs_ccd else driver.narrow_closed_form
-  extra = {"narrow": numba.typeof(narrow), "int": numba.int64}
-  base = (_structs.model_type, _structs.data_type)
-  for kernel, more, needed in _LAZY:
-    if needed(fields, key[0]):
-      kernel.prepare(base + tuple(extra[k] for k in more))
+  pending = [(kernel, argtypes) for (kernel, _, needed), (_, argtypes) in zip(_LAZY, lazy_kernels(model.needs_ccd))
+             if needed(fields, key[0]) and not kernel.prepared(argtypes)]
+  # Several to compile: the first (the costliest, by _LAZY's order) here, the others in a helper process at once
+  todo = set(_progress.uncached([kernel.dispatcher for kernel, _ in pending]))
+  later = [kernel for kernel, _ in pending if kernel.dispatcher in todo][1:]
+  helper = later and _parallel.compile_lazy_in_helper([f"{k.__module__}.{k.__qualname__}" for k in later],
+                                                      model.needs_ccd)
+  for kernel, argtypes in pending:
+    if not (helper and kernel in later):
+      kernel.prepare(argtypes)
+  if helper:
+    helper.wait()
+    for kernel, argtypes in pending:
+      kernel.prepare(argtypes)  # from the cache the helper filled (compiled here if it could not)
   object.__setattr__(model, "_lazy_ready", key)
 
 

@@ -24,7 +24,6 @@ import math as pymath
 import numpy as np
 from numba import njit
 
-from mjgym.physics import _cache
 from mjgym.physics import _link
 from mjgym.physics import smooth
 from mjgym.physics.types import ConstraintState
@@ -940,7 +939,6 @@ def _pcg32(state):
   return ((xs >> rot) | (xs << ((np.uint64(32) - rot) & np.uint64(31)))) & np.uint64(0xFFFFFFFF), nxt
 
 
-@_cache.stable_identity  # an argument of _each_island
 @njit(cache=True, error_model="numpy")
 def _pgs(m, d, ne, nf, nefc, rows, island):
   """Projected Gauss-Seidel over the listed rows, one row or elliptic block at a time in a shuffled order,
@@ -1067,7 +1065,6 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     d.solver_niter[island] += it
 
 
-@_cache.stable_identity  # an argument of _each_island
 @njit(cache=True, error_model="numpy")
 def _noslip(m, d, ne, nf, nefc, rows, island):
   """MuJoCo's noslip post-solver: Gauss-Seidel on the friction rows only (dry friction, pyramid edge pairs,
@@ -1188,23 +1185,18 @@ def _dual_finish(m, d):
 
 
 @njit(cache=True, error_model="numpy")
-def _each_island(m, d, sweep):
-  """``sweep`` (_pgs or _noslip) over each island, or over all rows as one problem when there are no islands.
-
-  The sweep is an argument rather than a flag so that each compiled copy holds only the one it runs: the PGS
-  solver's does not carry noslip, nor the other way round.
-  """
-  nisland = d.nisland[0]
-  if nisland == 0:
-    rows = d.map_iefc2efc
-    for i in range(d.nefc[0]):
+def _island_rows(d, isl):
+  """(ne, nf, nefc, rows) of island ``isl`` for the dual sweeps (PGS, noslip); with no islands (island 0 then) all
+  rows, as one problem."""
+  if d.nisland[0] == 0:
+    nefc = d.nefc[0]
+    rows = d.map_iefc2efc[:nefc]
+    for i in range(nefc):
       rows[i] = i
-    sweep(m, d, d.ne[0], d.nf[0], d.nefc[0], rows, 0)
-    return
-  for isl in range(nisland):
-    adr = d.island_iefcadr[isl]
-    rows = d.map_iefc2efc[adr:adr + d.island_nefc[isl]]
-    sweep(m, d, d.island_ne[isl], d.island_nf[isl], d.island_nefc[isl], rows, isl)
+    return d.ne[0], d.nf[0], nefc, rows
+  adr = d.island_iefcadr[isl]
+  nefc = d.island_nefc[isl]
+  return d.island_ne[isl], d.island_nf[isl], nefc, d.map_iefc2efc[adr:adr + nefc]
 
 
 # ------------------------------------------------------------------ entry ----
@@ -1217,7 +1209,9 @@ def _each_island(m, d, sweep):
 @njit(cache=True, error_model="numpy")
 def _solve_pgs(m, d):
   _pgs_warmstart(m, d)
-  _each_island(m, d, _pgs)
+  for isl in range(max(d.nisland[0], 1)):
+    ne, nf, nefc, rows = _island_rows(d, isl)
+    _pgs(m, d, ne, nf, nefc, rows, isl)
 
 
 @_link.lazy
@@ -1229,7 +1223,9 @@ def _solve_primal(m, d):
 @_link.lazy
 @njit(cache=True, error_model="numpy")
 def _solve_noslip(m, d):
-  _each_island(m, d, _noslip)
+  for isl in range(max(d.nisland[0], 1)):
+    ne, nf, nefc, rows = _island_rows(d, isl)
+    _noslip(m, d, ne, nf, nefc, rows, isl)
 
 
 @_link.separate
