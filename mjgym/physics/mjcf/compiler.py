@@ -11,7 +11,10 @@ from mjgym.physics import math as mjmath
 from mjgym.physics import types
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
+from mjgym.physics.mjcf import texture as texlib
+from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.mjcf.errors import warn
 from mjgym.physics.types import ObjType
 
 _JOINT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
@@ -166,6 +169,7 @@ class _Builder:
     self.lengthrange_jobs = []  # (actuator id, element) of the length ranges setconst finds by simulation
     self._lengthrange_settings = None
     self.hfields = []  # (nrow, ncol, size, elevation (nrow * ncol) float32 in [0, 1]), by hfield id
+    self.texture_data = []  # tex_data of each texture, by texture id
 
   # ---- bookkeeping ----
 
@@ -327,6 +331,12 @@ class _Builder:
     if limited and not _range_ok(node, "limited", rng):
       fail(node, f"limited joint needs {_range_rule(node, 'limited')}, got {_plain(node.get('range', [0, 0]))}",
            "range")
+    actfrcrange = np.asarray(node.get("actuatorfrcrange", [0.0, 0.0]), float)
+    # MuJoCo: free and ball joints have no joint-level actuator force limit, whatever is given
+    actfrclimited = jtype in (2, 3) and self.limited(node, "actuatorfrclimited", "actuatorfrcrange")
+    if actfrclimited and not _range_ok(node, "actuatorfrclimited", actfrcrange):
+      fail(node, f"actuator force limited joint needs {_range_rule(node, 'actuatorfrclimited')}, got "
+           f"{_plain(node.get('actuatorfrcrange', [0, 0]))}", "actuatorfrcrange")
     ref = node.get("ref", 0.0)
     springref = node.get("springref", 0.0)
     if jtype == 3:
@@ -336,7 +346,8 @@ class _Builder:
                      else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
                      jnt_stiffness=_linear(node, "stiffness"), jnt_range=rng,
                      jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", _SOLREF),
-                     jnt_solimp=node.get("solimplimit", _SOLIMP))
+                     jnt_solimp=node.get("solimplimit", _SOLIMP), jnt_actfrclimited=int(actfrclimited),
+                     jnt_actfrcrange=actfrcrange, jnt_actgravcomp=int(node.get("actuatorgravcomp", False)))
     info["joints"].append(dict(id=jntid, type=jtype, ref=ref, springref=springref, node=node))
 
   def limited(self, node, attr, range_attr):
@@ -510,27 +521,144 @@ class _Builder:
       for node in asset.all("hfield"):
         self.hfield(node)
 
+  def asset_path(self, name, subdir):
+    """Where MuJoCo looks for a file an asset names: relative to the main model's directory and the compiler's
+    directory for its kind (an <include> is textual: not relative to the included file's directory)."""
+    if os.path.isabs(name):
+      return name
+    return os.path.join(os.path.dirname(self.filename), subdir, name)
+
   def texture(self, node):
+    """A texture's pixels as MuJoCo stores them: a builtin pattern, one image file (2d, or a cube or skybox
+    as one repeated face or a grid of faces) or one file a face. A file that cannot be used is a warning and
+    an empty texture: rendering assets never keep a model from loading."""
     ttype = {"2d": 0, "cube": 1, "skybox": 2}[node.get("type", "cube")]
-    if node.has("file") or any(a.startswith("file") for a in node.given):
-      fail(node, "textures from image files are not supported (unsupported feature)", "file")
-    if node.get("builtin", "none") == "none":
-      fail(node, "a texture needs 'builtin' (image files are not supported)", "builtin")
-    width, height = node.get("width", 0), node.get("height", 0)
-    if width < 1:
-      fail(node, f"a builtin texture needs a positive width, got {width}", "width")
-    if ttype != 0:
-      # Cube and skybox builtins are square faces stacked vertically, six of them.
-      height = 6 * width
-    elif height < 1:
-      fail(node, f"a builtin texture needs a positive height, got {height}", "height")
-    if width * height > MAX_TEXTURE_PIXELS:
-      fail(node, f"texture of {width} x {height} pixels is larger than mjgym's bound of {MAX_TEXTURE_PIXELS} pixels",
-           "width")
-    self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width,
-             tex_builtin=_BUILTINS[node.get("builtin", "none")], tex_mark=_MARKS[node.get("mark", "none")],
-             tex_rgb1=node.get("rgb1", [0.8, 0.8, 0.8]), tex_rgb2=node.get("rgb2", [0.5, 0.5, 0.5]),
+    nchannel = node.get("nchannel", 3)
+    if nchannel not in (1, 3, 4):
+      fail(node, f"nchannel must be 1, 3 or 4, got {nchannel}", "nchannel")
+    gridsize, layout = node.get("gridsize", [1, 1]), node.get("gridlayout", "")
+    if node.has("gridlayout") and len(layout) != gridsize[0] * gridsize[1]:
+      fail(node, f"gridlayout has {len(layout)} symbols, gridsize {gridsize[0]} x {gridsize[1]} needs "
+           f"{gridsize[0] * gridsize[1]}", "gridlayout")
+    if any(c not in "." + texlib.FACES for c in layout):
+      fail(node, f"gridlayout symbols must be among '.{texlib.FACES}', got '{layout}'", "gridlayout")
+    kind = _BUILTINS[node.get("builtin", "none")]
+    rgb1 = node.get("rgb1", [0.8, 0.8, 0.8])
+    colorspace = {"auto": 0, "linear": 1, "sRGB": 2}[node.get("colorspace", "auto")]
+    cubefiles = [node.get(a, "") for a in texlib.CUBE_FILES]
+    if kind:
+      width, height = node.get("width", 0), node.get("height", 0)
+      if nchannel != 3:
+        fail(node, f"builtin textures have 3 channels, got {nchannel}", "nchannel")
+      if width < 1:
+        fail(node, f"a builtin texture needs a positive width, got {width}", "width")
+      if ttype != 0:
+        # Cube and skybox builtins are square faces stacked vertically, six of them.
+        height = 6 * width
+      elif height < 1:
+        fail(node, f"a builtin texture needs a positive height, got {height}", "height")
+      if width * height > MAX_TEXTURE_PIXELS:
+        fail(node, f"texture of {width} x {height} pixels is larger than mjgym's bound of {MAX_TEXTURE_PIXELS} "
+             "pixels", "width")
+      data = texlib.builtin(ttype, kind, _MARKS[node.get("mark", "none")], rgb1, node.get("rgb2", [0.5] * 3),
+                            node.get("markrgb", [0.0] * 3), node.get("random", 0.01), width, height)
+    elif node.get("file"):
+      if not node.has("name"):
+        node.attrs["name"] = os.path.splitext(os.path.basename(node.get("file")))[0]
+      if ttype != 0 and (min(gridsize) < 1 or gridsize[0] * gridsize[1] > 12):
+        fail(node, f"gridsize must be positive with at most 12 squares, got {gridsize[0]} x {gridsize[1]}",
+             "gridsize")
+      width, height, data, nchannel, colorspace = self.texture_file(node, ttype, nchannel, colorspace, rgb1)
+    elif any(cubefiles):
+      if ttype == 0:
+        fail(node, "a 2d texture cannot be loaded from separate files (give 'file')",
+             texlib.CUBE_FILES[next(i for i, f in enumerate(cubefiles) if f)])
+      width, height, data, nchannel, colorspace = self.texture_faces(node, cubefiles, nchannel, colorspace, rgb1)
+    else:
+      fail(node, "a texture needs 'builtin', 'file' or (cube and skybox) one file a face ('fileright', ...)",
+           "builtin")
+    self.texture_data.append(data)
+    self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width, tex_nchannel=nchannel,
+             tex_colorspace=colorspace, tex_builtin=kind, tex_mark=_MARKS[node.get("mark", "none")],
+             tex_rgb1=rgb1, tex_rgb2=node.get("rgb2", [0.5, 0.5, 0.5]),
              tex_markrgb=node.get("markrgb", [0.0, 0.0, 0.0]), tex_random=node.get("random", 0.01))
+
+  def read_image(self, node, attr, nchannel):
+    """(pixels (h, w, nchannel), nchannel, sRGB flag) of an image file named by attribute ``attr``."""
+    name = node.get(attr)
+    path = self.asset_path(name, self.cfg.texturedir)
+    try:
+      data = self.source.read(path, node, attr)
+    except MJCFError as e:
+      raise texlib.TextureFileError(f"cannot read '{path}'") from e
+    ctype = texlib.content_type(name, node.get("content_type"))
+    if ctype == "image/png" and len(data) >= 24:
+      w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+      if w * h > MAX_TEXTURE_PIXELS:
+        raise texlib.TextureFileError(f"'{name}' has {w} x {h} pixels, more than mjgym's bound of "
+                                      f"{MAX_TEXTURE_PIXELS}")
+    if ctype == "image/ktx" and (node.get("hflip", False) or node.get("vflip", False)):
+      fail(node, "KTX textures cannot be flipped", "hflip" if node.get("hflip", False) else "vflip")
+    try:
+      image, nchannel, srgb = texlib.decode(data, ctype, nchannel)
+    except texlib.TextureFileError as e:
+      raise texlib.TextureFileError(f"'{name}': {e}") from None
+    return texlib.flip(image, node.get("hflip", False), node.get("vflip", False)), nchannel, srgb
+
+  def texture_file(self, node, ttype, nchannel, colorspace, rgb1):
+    """(width, height, data, nchannel, colorspace) of a texture read from one file."""
+    try:
+      if ttype != 0 and nchannel != 3:
+        raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
+      image, nchannel, srgb = self.read_image(node, "file", nchannel)
+      colorspace = colorspace or (2 if srgb else 1)
+      h, w = image.shape[:2]
+      if ttype == 0:
+        return w, h, image.ravel(), nchannel, colorspace
+      rows, cols = node.get("gridsize", [1, 1])
+      if w % cols or h % rows or w // cols != h // rows:
+        raise texlib.TextureFileError(f"an image of {w} x {h} pixels does not split into a grid of {rows} x "
+                                      f"{cols} square faces")
+      if rows == cols == 1:
+        # MuJoCo keeps the one face (repeated on all six sides when drawn)
+        return w, w, image.ravel(), nchannel, colorspace
+      size = w // cols
+      faces = np.empty((6, size, size, 3), np.uint8)
+      faces[:] = texlib.to_byte(rgb1)
+      for k, symbol in enumerate(node.get("gridlayout", "")):
+        if symbol != ".":
+          r, c = divmod(k, cols)
+          faces[texlib.FACES.index(symbol)] = image[r * size:(r + 1) * size, c * size:(c + 1) * size]
+      return size, 6 * size, faces.ravel(), nchannel, colorspace
+    except texlib.TextureFileError as e:
+      warn(node, f"{e}; the texture is left empty", "file")
+      return 0, 0, np.zeros(0, np.uint8), nchannel, colorspace
+
+  def texture_faces(self, node, files, nchannel, colorspace, rgb1):
+    """(width, height, data, nchannel, colorspace) of a cube or skybox read from one file a face."""
+    attr = "file"
+    try:
+      if nchannel != 3:
+        raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
+      faces, size = [None] * 6, None
+      for i, (attr, name) in enumerate(zip(texlib.CUBE_FILES, files)):
+        if not name:
+          continue
+        image, _, srgb = self.read_image(node, attr, nchannel)
+        colorspace = colorspace or (2 if srgb else 1)
+        h, w = image.shape[:2]
+        if w != h:
+          raise texlib.TextureFileError(f"'{name}' is not square ({w} x {h} pixels)")
+        if size is not None and w != size:
+          raise texlib.TextureFileError(f"'{name}' has {w} x {h} pixels, the first face {size} x {size}")
+        size, faces[i] = w, image
+      data = np.empty((6, size, size, 3), np.uint8)
+      for i, face in enumerate(faces):
+        data[i] = texlib.to_byte(rgb1) if face is None else face
+      return size, 6 * size, data.ravel(), nchannel, colorspace
+    except texlib.TextureFileError as e:
+      warn(node, f"{e}; the texture is left empty", attr)
+      return 0, 0, np.zeros(0, np.uint8), nchannel, colorspace
 
   def mesh(self, node):
     """A mesh asset from an STL/OBJ file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
@@ -849,6 +977,7 @@ class _Builder:
         del v[key]
     self.mesh_fields(v)
     self.hfield_fields(v)
+    self.texture_fields(v)
     v["nconmax"] = self.nconmax(v)
     v["njmax"] = self.njmax(v)
     # The dual solvers (PGS, noslip) keep A + R for this many rows and recompute entries past it: room for
@@ -1032,6 +1161,13 @@ class _Builder:
              mesh_polyvertnum=vertnum, mesh_polyvertadr=np.concatenate([[0], np.cumsum(vertnum)[:-1]]),
              mesh_polyvert=np.concatenate(polys), mesh_polymapnum=mapnum,
              mesh_polymapadr=np.concatenate([[0], np.cumsum(mapnum)[:-1]]), mesh_polymap=np.array(maps, np.int32))
+
+  def texture_fields(self, v):
+    if not self.texture_data:
+      return
+    count = [len(t) for t in self.texture_data]
+    v.update(ntexdata=sum(count), tex_adr=np.concatenate([[0], np.cumsum(count)[:-1]]),
+             tex_data=np.concatenate(self.texture_data))
 
   def hfield_fields(self, v):
     if not self.hfields:

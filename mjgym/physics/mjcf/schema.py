@@ -24,7 +24,7 @@ JOINT = {
     "limited": "auto", "range": "f2", "ref": "f", "springref": "f", "stiffness": "f1-3", "damping": "f1-3",
     "armature": "f", "frictionloss": "f", "margin": "f", "solreflimit": _SOLREF, "solimplimit": _SOLIMP,
     "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "user": "v",
-    "springdamper": "x", "actuatorfrclimited": "x", "actuatorfrcrange": "x", "actuatorgravcomp": "x",
+    "springdamper": "x", "actuatorfrclimited": "auto", "actuatorfrcrange": "f2", "actuatorgravcomp": "b",
 }
 
 GEOM = {
@@ -123,11 +123,11 @@ HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i
 MATERIAL = {"name": "s", "class": "s", "texture": "s", "texrepeat": "f2", "texuniform": "b",
             "emission": "f", "specular": "f", "shininess": "f", "reflectance": "f", "metallic": "v",
             "roughness": "v", "rgba": "g4"}
-TEXTURE = {"name": "s", "type": "e:2d|cube|skybox", "file": "s", "gridsize": "v", "gridlayout": "v",
+TEXTURE = {"name": "s", "type": "e:2d|cube|skybox", "file": "s", "gridsize": "i2", "gridlayout": "s",
            "builtin": "e:none|gradient|checker|flat", "rgb1": "f3", "rgb2": "f3",
-           "mark": "e:none|edge|cross|random", "markrgb": "f3", "random": "f", "width": "i", "height": "i", "hflip": "v", "vflip": "v", "content_type": "v",
-           "fileright": "v", "fileleft": "v", "fileup": "v", "filedown": "v", "filefront": "v",
-           "fileback": "v", "nchannel": "v", "colorspace": "v"}
+           "mark": "e:none|edge|cross|random", "markrgb": "f3", "random": "f", "width": "i", "height": "i",
+           "hflip": "b", "vflip": "b", "content_type": "s", "fileright": "s", "fileleft": "s", "fileup": "s",
+           "filedown": "s", "filefront": "s", "fileback": "s", "nchannel": "i", "colorspace": "e:auto|linear|sRGB"}
 
 PAIR = {"name": "s", "class": "s", "geom1": "s", "geom2": "s", "condim": "i", "friction": "f1-5",
         "solref": _SOLREF, "solreffriction": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f"}
