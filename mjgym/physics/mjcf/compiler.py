@@ -521,12 +521,18 @@ class _Builder:
       for node in asset.all("hfield"):
         self.hfield(node)
 
-  def asset_path(self, name, subdir):
+  def asset_path(self, node, name, subdir, loaddir=None):
     """Where MuJoCo looks for a file an asset names: relative to the main model's directory and the compiler's
-    directory for its kind (an <include> is textual: not relative to the included file's directory)."""
+    directory for its kind (``subdir``), even inside an <include>d file. A file not found there is looked up
+    relative to the included file's directory joined below the main directory and ``loaddir`` (where a height
+    field reads from): with an absolute model path that is the included file's directory, with a relative one
+    MuJoCo puts the kind's directory in front of it, and so does mjgym."""
     if os.path.isabs(name):
       return name
-    return os.path.join(os.path.dirname(self.filename), subdir, name)
+    main = os.path.dirname(self.filename)
+    if node.incdir and not self.source.exists(os.path.join(main, subdir, name)):
+      name = os.path.join(node.incdir, name)
+    return os.path.join(main, subdir if loaddir is None else loaddir, name)
 
   def texture(self, node):
     """A texture's pixels as MuJoCo stores them: a builtin pattern, one image file (2d, or a cube or skybox
@@ -586,7 +592,7 @@ class _Builder:
   def read_image(self, node, attr, nchannel):
     """(pixels (h, w, nchannel), nchannel, sRGB flag) of an image file named by attribute ``attr``."""
     name = node.get(attr)
-    path = self.asset_path(name, self.cfg.texturedir)
+    path = self.asset_path(node, name, self.cfg.texturedir)
     try:
       data = self.source.read(path, node, attr)
     except MJCFError as e:
@@ -670,8 +676,7 @@ class _Builder:
       name = node.get("file")
       if not node.has("name"):
         node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
-      base = os.path.dirname(node.file)
-      path = name if os.path.isabs(name) else os.path.join(base, self.cfg.meshdir, name)
+      path = self.asset_path(node, name, self.cfg.meshdir)
       data = self.source.read(path, node, "file")
       attr, what = "file", f"mesh '{name}'"
     elif node.has("vertex"):
@@ -725,7 +730,8 @@ class _Builder:
       name = node.get("file")
       if not node.has("name"):
         node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
-      path = name if os.path.isabs(name) else os.path.join(os.path.dirname(node.file), self.cfg.assetdir, name)
+      # MuJoCo's reader checks the asset directory, its compiler then reads from the mesh directory
+      path = self.asset_path(node, name, self.cfg.assetdir, loaddir=self.cfg.meshdir)
       elevation = _read_hfield(self.source.read(path, node, "file"), name, node)
       nrow, ncol = elevation.shape
     else:

@@ -45,10 +45,13 @@ _MAX_DEPTH = 2048
 class Node:
   """One MJCF element: tag, typed attributes (after defaults), where it came from, and its children."""
 
-  __slots__ = ("tag", "attrs", "given", "line", "file", "children", "parent", "actuator_chain")
+  __slots__ = ("tag", "attrs", "given", "line", "file", "incdir", "children", "parent", "actuator_chain")
 
-  def __init__(self, tag, attrs, line, file, parent):
+  def __init__(self, tag, attrs, line, file, parent, incdir=""):
     self.tag, self.attrs, self.line, self.file, self.parent = tag, attrs, line, file, parent
+    # the directory of the file this element was <include>d from, as opened (MuJoCo's fallback for asset files
+    # not found relative to the main model); "" in the main file
+    self.incdir = incdir
     self.given = frozenset(attrs)  # attributes written on the element itself
     self.children = []
     self.actuator_chain = ()
@@ -88,6 +91,10 @@ class Source:
 
   def __init__(self, assets):
     self.assets = dict(assets or {})
+    self.main_dir = ""  # the main model's directory, which relative file names start from
+
+  def exists(self, path):
+    return path in self.assets or os.path.basename(path) in self.assets or os.path.isfile(path)
 
   def read(self, path, node=None, attribute=None):
     for key in (path, os.path.basename(path)):
@@ -108,7 +115,8 @@ def parse(text, filename, source):
   root_elem = _xml(text, filename)
   if root_elem.tag != "mujoco":
     raise MJCFError(f"root element must be <mujoco>, got <{root_elem.tag}>", filename, root_elem.sourceline)
-  root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)])
+  source.main_dir = os.path.dirname(filename)
+  root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)], "")
   _check_unique(root)
   classes = _collect_defaults(root)
   _apply_defaults(root, classes, None)
@@ -149,7 +157,7 @@ def _spec_key(parent_tag, tag):
   return key if key in schema.ELEMENTS else None
 
 
-def _convert(elem, file, parent, parent_tag, source, stack):
+def _convert(elem, file, parent, parent_tag, source, stack, incdir):
   tag = elem.tag
   line = elem.sourceline
   if parent is None:
@@ -163,7 +171,7 @@ def _convert(elem, file, parent, parent_tag, source, stack):
       raise MJCFError(f"unknown element <{tag}> inside <{parent_tag}>", file, line, tag)
     specs = schema.ELEMENTS[key]
   attrs = {}
-  node = Node(tag, attrs, line, file, parent)
+  node = Node(tag, attrs, line, file, parent, incdir)
   for attr, text in elem.attrib.items():
     spec = specs.get(attr)
     if spec is None:
@@ -178,21 +186,29 @@ def _convert(elem, file, parent, parent_tag, source, stack):
     if not isinstance(child.tag, str):
       continue
     if child.tag == "include":
-      node.children.extend(_include(child, file, node, tag, source, stack))
+      node.children.extend(_include(child, file, node, tag, source, stack, incdir))
     else:
-      node.children.append(_convert(child, file, node, tag, source, stack))
+      node.children.append(_convert(child, file, node, tag, source, stack, incdir))
   return node
 
 
-def _include(elem, file, parent, parent_tag, source, stack):
-  inc = Node("include", {}, elem.sourceline, file, parent)
+def _include(elem, file, parent, parent_tag, source, stack, incdir):
+  """The elements of an included file. As MuJoCo, its name is looked up relative to the main model's directory
+  first, then relative to the including file's."""
+  inc = Node("include", {}, elem.sourceline, file, parent, incdir)
   unknown = set(elem.attrib) - {"file"}
   if unknown:
     fail(inc, "unknown attribute (known: file)", sorted(unknown)[0])
   name = elem.get("file")
   if not name:
     fail(inc, "required attribute missing", "file")
-  path = name if os.path.isabs(name) else os.path.join(os.path.dirname(file), name)
+  main_dir = source.main_dir
+  if os.path.isabs(name) or source.exists(os.path.join(main_dir, name)):
+    path = os.path.join(main_dir, name)
+  else:
+    path = os.path.join(main_dir, incdir, name)
+  # MuJoCo's directory of the included file: the path it opened, main model's directory included
+  incdir = os.path.dirname(path)
   if os.path.abspath(path) in stack:
     start = stack.index(os.path.abspath(path))
     cycle = " -> ".join(os.path.basename(p) for p in stack[start:] + [os.path.abspath(path)])
@@ -204,9 +220,9 @@ def _include(elem, file, parent, parent_tag, source, stack):
     if not isinstance(child.tag, str):
       continue
     if child.tag == "include":
-      children.extend(_include(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)]))
+      children.extend(_include(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)], incdir))
     else:
-      children.append(_convert(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)]))
+      children.append(_convert(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)], incdir))
   return children
 
 
