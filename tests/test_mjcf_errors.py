@@ -66,6 +66,12 @@ CASES = [
      "autolimits"),
     ("empty_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true" range="2 1"/>\n<geom size="1"/>\n'
      "</body>\n</worldbody>\n</mujoco>", 4, "joint", "range", "range[0] < range[1]"),
+    ("empty_actuatorfrcrange", '<mujoco>\n<worldbody>\n<body>\n<joint actuatorfrclimited="true" '
+     'actuatorfrcrange="1 1"/>\n<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 4, "joint",
+     "actuatorfrcrange", "range[0] < range[1]"),
+    ("actuatorfrcrange_without_autolimits", '<mujoco>\n<compiler autolimits="false"/>\n<worldbody>\n<body>\n'
+     '<joint actuatorfrcrange="0 1"/>\n<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 5, "joint",
+     "actuatorfrcrange", "autolimits"),
     ("bad_ctrlrange", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n'
      '<motor joint="j" ctrllimited="true" ctrlrange="1 -1"/>\n</actuator>\n</mujoco>', 6, "motor", "ctrlrange",
      "invalid ctrlrange"),
