@@ -57,8 +57,10 @@ CASES = [
      "</mujoco>", 6, "muscle", "lengthrange", "did not settle"),
     ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<tactile/>\n</sensor>\n'
      "</mujoco>", 6, "tactile", None, "unsupported"),
-    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="1 1"/>\n<geom size="1"/>\n'
-     "</body>\n</worldbody>\n</mujoco>", 4, "joint", "springdamper", "unsupported"),
+    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size="1" fluidshape="ellipsoid"/>\n'
+     "</body>\n</worldbody>\n</mujoco>", 5, "geom", "fluidshape", "unsupported"),
+    ("springdamper_not_positive", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="0.1 0"/>\n'
+     '<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 4, "joint", "springdamper", "must both be positive"),
     ("limited_without_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true"/>\n<geom size="1"/>\n'
      "</body>\n</worldbody>\n</mujoco>", 4, "joint", "limited", "needs 'range'"),
     ("range_without_autolimits", '<mujoco>\n<compiler autolimits="false"/>\n<worldbody>\n<body>\n'

@@ -167,6 +167,7 @@ class _Builder:
     self.rows = {}
     self.meshes = []  # processed meshes, by mesh id
     self.lengthrange_jobs = []  # (actuator id, element) of the length ranges setconst finds by simulation
+    self.springdamper_jobs = []  # (joint id, timeconst, dampratio) of joints given springdamper
     self._lengthrange_settings = None
     self.hfields = []  # (nrow, ncol, size, elevation (nrow * ncol) float32 in [0, 1]), by hfield id
     self.texture_data = []  # tex_data of each texture, by texture id
@@ -349,6 +350,12 @@ class _Builder:
                      jnt_solimp=node.get("solimplimit", _SOLIMP), jnt_actfrclimited=int(actfrclimited),
                      jnt_actfrcrange=actfrcrange, jnt_actgravcomp=int(node.get("actuatorgravcomp", False)))
     info["joints"].append(dict(id=jntid, type=jtype, ref=ref, springref=springref, node=node))
+    timeconst, dampratio = node.get("springdamper", [0.0, 0.0])
+    if timeconst or dampratio:
+      if not (timeconst > 0 and dampratio > 0):
+        fail(node, f"springdamper (timeconst, dampratio) must both be positive when given, got "
+             f"{_plain([timeconst, dampratio])}", "springdamper")
+      self.springdamper_jobs.append((jntid, timeconst, dampratio))
 
   def limited(self, node, attr, range_attr):
     """MuJoCo's limited flags: explicit true/false, or 'auto' = a range with range[0] < range[1] given (needs
@@ -1886,8 +1893,8 @@ def _apply_shortcut(rec, kind, attrs, node):
 
 def compile_tree(root, filename, source):
   """Model field values, per-type names, and (actuators whose length range setconst simulates, the
-  <compiler><lengthrange> options)."""
+  <compiler><lengthrange> options, joints whose stiffness and damping setconst derives from springdamper)."""
   builder = _Builder(root, filename, source)
   builder.build()
   values = builder.finish()
-  return values, builder.names, (builder.lengthrange_jobs, builder.lengthrange_settings())
+  return values, builder.names, (builder.lengthrange_jobs, builder.lengthrange_settings(), builder.springdamper_jobs)

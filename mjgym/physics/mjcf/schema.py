@@ -24,7 +24,7 @@ JOINT = {
     "limited": "auto", "range": "f2", "ref": "f", "springref": "f", "stiffness": "f1-3", "damping": "f1-3",
     "armature": "f", "frictionloss": "f", "margin": "f", "solreflimit": _SOLREF, "solimplimit": _SOLIMP,
     "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "user": "v",
-    "springdamper": "x", "actuatorfrclimited": "auto", "actuatorfrcrange": "f2", "actuatorgravcomp": "b",
+    "springdamper": "f2", "actuatorfrclimited": "auto", "actuatorfrcrange": "f2", "actuatorgravcomp": "b",
 }
 
 GEOM = {
