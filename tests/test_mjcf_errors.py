@@ -74,6 +74,13 @@ CASES = [
     ("actuatorfrcrange_without_autolimits", '<mujoco>\n<compiler autolimits="false"/>\n<worldbody>\n<body>\n'
      '<joint actuatorfrcrange="0 1"/>\n<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 5, "joint",
      "actuatorfrcrange", "autolimits"),
+    ("frame_unknown_childclass", '<mujoco>\n<worldbody>\n<frame childclass="nope"/>\n</worldbody>\n</mujoco>', 3,
+     "frame", "childclass", "unknown default class 'nope'"),
+    ("frame_two_orientations", '<mujoco>\n<worldbody>\n<frame name="f" quat="1 0 0 0" zaxis="0 0 1">\n'
+     '<geom size="1"/>\n</frame>\n</worldbody>\n</mujoco>', 3, 'frame name="f"', "zaxis",
+     "more than one orientation"),
+    ("joint_in_world_frame", '<mujoco>\n<worldbody>\n<frame>\n<joint/>\n</frame>\n</worldbody>\n</mujoco>', 4,
+     "joint", None, "world body cannot have joints"),
     ("bad_ctrlrange", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n'
      '<motor joint="j" ctrllimited="true" ctrlrange="1 -1"/>\n</actuator>\n</mujoco>', 6, "motor", "ctrlrange",
      "invalid ctrlrange"),

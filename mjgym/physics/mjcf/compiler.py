@@ -241,6 +241,25 @@ class _Builder:
   def frame(self, node):
     return np.asarray(node.get("pos", [0.0, 0.0, 0.0]), float), self.orientation(node)
 
+  def frames(self, node):
+    """(pos, quat) of the <frame> elements an element sat in, composed outermost first and normalized as
+    MuJoCo's compiler composes them; None for an element outside frames."""
+    composed = None
+    for frame in node.frames:
+      pos, quat = self.frame(frame)
+      if composed is not None:
+        pos = composed[0] + spatial.rotate(composed[1], pos)
+        quat = spatial.quat_mul(composed[1], quat)
+      composed = pos, spatial.unit(quat)
+    return composed
+
+  def in_frames(self, node, pos, quat):
+    """An element's pos and quat, given in the frames it sat in, in its body's frame."""
+    composed = self.frames(node)
+    if composed is None:
+      return pos, quat
+    return composed[0] + spatial.rotate(composed[1], pos), spatial.unit(spatial.quat_mul(composed[1], quat))
+
   def fromto_frame(self, node, gtype, size):
     """pos, quat and size of a geom or site given by its end points."""
     ft = np.asarray(node.get("fromto"), float)
@@ -292,7 +311,7 @@ class _Builder:
       self.body(child, bodyid)
 
   def body(self, node, parent):
-    pos, quat = self.frame(node)
+    pos, quat = self.in_frames(node, *self.frame(node))
     mocap = node.get("mocap", False)
     bodyid = self.add(ObjType.BODY, node, body_parentid=parent, body_pos=pos, body_quat=quat,
                       body_mocapid=-1, body_gravcomp=node.get("gravcomp", 0.0))
@@ -319,6 +338,12 @@ class _Builder:
       fail(node, "a free joint can only be used on a top-level body (child of the world body)",
            None if node.tag == "freejoint" else "type")
     axis = np.asarray(node.get("axis", [0.0, 0.0, 1.0]), float)
+    jpos = np.asarray(node.get("pos", [0.0] * 3), float)
+    composed = self.frames(node)
+    if composed is not None and jtype in (2, 3):
+      axis = spatial.rotate(composed[1], axis)
+    if composed is not None and jtype != 0:
+      jpos = composed[0] + spatial.rotate(composed[1], jpos)
     if np.linalg.norm(axis) < 1e-14:
       fail(node, "joint axis has zero length", "axis")
     axis = spatial.unit(axis)
@@ -343,8 +368,7 @@ class _Builder:
     if jtype == 3:
       ref, springref = self.cfg.angle(ref), self.cfg.angle(springref)
     jntid = self.add(ObjType.JOINT, node, jnt_type=jtype, jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
-                     jnt_limited=int(limited), jnt_pos=np.asarray(node.get("pos", [0.0] * 3), float) if jtype
-                     else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
+                     jnt_limited=int(limited), jnt_pos=jpos if jtype else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
                      jnt_stiffness=_linear(node, "stiffness"), jnt_range=rng,
                      jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", _SOLREF),
                      jnt_solimp=node.get("solimplimit", _SOLIMP), jnt_actfrclimited=int(actfrclimited),
@@ -427,6 +451,7 @@ class _Builder:
       mass = node.get("density", 1000.0) * volume
     if mass < 0 or node.get("density", 0.0) < 0:
       fail(node, "mass and density must be non-negative", "mass" if node.has("mass") else "density")
+    pos, quat = self.in_frames(node, pos, quat)
     friction = node.get("friction", [1.0, 0.005, 0.0001])
     matid = self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
     group = node.get("group", 0)
@@ -467,6 +492,7 @@ class _Builder:
     pos, quat = self.frame(node)
     if node.has("fromto"):
       pos, quat, size = self.fromto_frame(node, stype, size)
+    pos, quat = self.in_frames(node, pos, quat)
     self.check_size(node, stype, size, "site")
     self.add(ObjType.SITE, node, site_type=_GEOM_TYPES[stype], site_bodyid=bodyid,
              site_group=node.get("group", 0), site_size=size, site_pos=pos, site_quat=quat,
@@ -487,7 +513,7 @@ class _Builder:
     return -1
 
   def camera(self, node, bodyid):
-    pos, quat = self.frame(node)
+    pos, quat = self.in_frames(node, *self.frame(node))
     if node.get("fovy", 45.0) >= 180:
       fail(node, f"fovy must be below 180 degrees, got {node.get('fovy')}", "fovy")
     self.add(ObjType.CAMERA, node, cam_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], cam_bodyid=bodyid,
@@ -496,6 +522,10 @@ class _Builder:
 
   def light(self, node, bodyid):
     direction = np.asarray(node.get("dir", [0.0, 0.0, -1.0]), float)
+    pos = np.asarray(node.get("pos", [0.0] * 3), float)
+    composed = self.frames(node)
+    if composed is not None:
+      pos, direction = composed[0] + spatial.rotate(composed[1], pos), spatial.rotate(composed[1], direction)
     norm = np.linalg.norm(direction)
     if norm < 1e-15:
       fail(node, "light direction has zero length", "dir")
@@ -505,7 +535,7 @@ class _Builder:
     self.add(ObjType.LIGHT, node, light_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], light_bodyid=bodyid,
              light_targetbodyid=node, light_type=ltype,
              light_castshadow=int(node.get("castshadow", True)), light_active=int(node.get("active", True)),
-             light_pos=node.get("pos", [0.0] * 3), light_dir=direction / norm,
+             light_pos=pos, light_dir=direction / norm,
              light_attenuation=node.get("attenuation", [1.0, 0.0, 0.0]), light_cutoff=node.get("cutoff", 45.0),
              light_exponent=node.get("exponent", 10.0), light_ambient=node.get("ambient", [0.0] * 3),
              light_diffuse=node.get("diffuse", [0.7] * 3), light_specular=node.get("specular", [0.3] * 3))

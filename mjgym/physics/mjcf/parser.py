@@ -45,7 +45,7 @@ _MAX_DEPTH = 2048
 class Node:
   """One MJCF element: tag, typed attributes (after defaults), where it came from, and its children."""
 
-  __slots__ = ("tag", "attrs", "given", "line", "file", "incdir", "children", "parent", "actuator_chain")
+  __slots__ = ("tag", "attrs", "given", "line", "file", "incdir", "children", "parent", "actuator_chain", "frames")
 
   def __init__(self, tag, attrs, line, file, parent, incdir=""):
     self.tag, self.attrs, self.line, self.file, self.parent = tag, attrs, line, file, parent
@@ -55,6 +55,7 @@ class Node:
     self.given = frozenset(attrs)  # attributes written on the element itself
     self.children = []
     self.actuator_chain = ()
+    self.frames = ()  # the <frame> elements this element sat in, outermost first (see _splice_frames)
 
   def child(self, tag):
     """First child with this tag, or None."""
@@ -120,6 +121,7 @@ def parse(text, filename, source):
   _check_unique(root)
   classes = _collect_defaults(root)
   _apply_defaults(root, classes, None)
+  _splice_frames(root)
   return root, classes
 
 
@@ -362,7 +364,7 @@ def _apply_defaults(node, classes, childclass):
     if child.tag == "default":
       continue
     cls = childclass
-    if child.tag == "body":
+    if child.tag in ("body", "frame"):
       if child.has("childclass"):
         cls = _lookup_class(child, child.get("childclass"), classes, "childclass")
     else:
@@ -393,6 +395,31 @@ def _apply_defaults(node, classes, childclass):
             merged[attr] = _merge(tag, attr, None, value)
         child.attrs = merged
     _apply_defaults(child, classes, cls)
+
+
+def _splice_frames(node):
+  """Moves the elements inside each <frame> into the frame's body, in document order (the order MuJoCo numbers
+  them in); each remembers the frames it sat in, which the compiler composes into its position."""
+  spliced = []
+  for child in node.children:
+    if child.tag == "frame":
+      spliced.extend(_frame_contents(child, node, (child,)))
+    else:
+      _splice_frames(child)
+      spliced.append(child)
+  node.children = spliced
+
+
+def _frame_contents(frame, body, chain):
+  contents = []
+  for child in frame.children:
+    if child.tag == "frame":
+      contents.extend(_frame_contents(child, body, chain + (child,)))
+    else:
+      child.frames, child.parent = chain, body
+      _splice_frames(child)
+      contents.append(child)
+  return contents
 
 
 def _lookup_class(node, name, classes, attr):

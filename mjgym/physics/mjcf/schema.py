@@ -268,13 +268,19 @@ ELEMENTS = {
 for _child in ("geom", "site", "camera", "light"):
   ELEMENTS[f"worldbody/{_child}"] = ELEMENTS[f"body/{_child}"]
 ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
+# A <frame> moves the elements inside it (and sets their default class): it holds what its body holds.
+FRAME = {"name": "s", "childclass": "s", "pos": "f3", **_ORIENT}
+ELEMENTS["worldbody/frame"] = ELEMENTS["body/frame"] = ELEMENTS["frame/frame"] = FRAME
+for _child in ("body", "joint", "freejoint", "geom", "site", "camera", "light"):
+  ELEMENTS[f"frame/{_child}"] = ELEMENTS[f"body/{_child}"]
 
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
     "mujoco": ("extension", "deformable", "plugin"),
     "asset": ("skin", "model"),
-    "worldbody": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
-    "body": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
+    "worldbody": ("composite", "flexcomp", "attach", "plugin", "replicate"),
+    "body": ("composite", "flexcomp", "attach", "plugin", "replicate"),
+    "frame": ("composite", "flexcomp", "attach", "plugin", "replicate"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
     "tendon": (),
