@@ -160,3 +160,12 @@ def test_renderer_draws_image_textures_in_their_mean_colour(tmp_path):
   path.write_text('<mujoco><asset><texture name="t" type="2d" file="half.png"/></asset><worldbody/></mujoco>')
   m = physics.MjModel.from_xml_path(str(path))
   oracle.assert_close(scene._mean_texture_color(m, 0, None), [0.5, 0.0, 0.5], 1e-12, "mean colour")
+
+
+def test_cube_from_ktx_warns(tmp_path):
+  (tmp_path / "t.ktx").write_bytes(bytes(range(48)))
+  path = tmp_path / "model.xml"
+  path.write_text('<mujoco><asset><texture name="t" type="cube" file="t.ktx"/></asset><worldbody/></mujoco>')
+  with pytest.warns(MJCFWarning, match="RGB images"):
+    m = physics.MjModel.from_xml_path(str(path))
+  assert m.tex_width[0] == 0

@@ -655,9 +655,11 @@ class _Builder:
         raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
       image, nchannel, srgb = self.read_image(node, "file", nchannel)
       colorspace = colorspace or (2 if srgb else 1)
-      h, w = image.shape[:2]
+      h, w, have = image.shape
       if ttype == 0:
         return w, h, image.ravel(), nchannel, colorspace
+      if have != 3:
+        raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")
       rows, cols = node.get("gridsize", [1, 1])
       if w % cols or h % rows or w // cols != h // rows:
         raise texlib.TextureFileError(f"an image of {w} x {h} pixels does not split into a grid of {rows} x "
@@ -689,7 +691,9 @@ class _Builder:
           continue
         image, _, srgb = self.read_image(node, attr, nchannel)
         colorspace = colorspace or (2 if srgb else 1)
-        h, w = image.shape[:2]
+        h, w, have = image.shape
+        if have != 3:
+          raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")
         if w != h:
           raise texlib.TextureFileError(f"'{name}' is not square ({w} x {h} pixels)")
         if size is not None and w != size:
@@ -704,7 +708,7 @@ class _Builder:
       return 0, 0, np.zeros(0, np.uint8), nchannel, colorspace
 
   def mesh(self, node):
-    """A mesh asset from an STL/OBJ file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
+    """A mesh asset from an STL, OBJ or MSH file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
     from mjgym.physics.mjcf import mesh as meshlib  # pylint: disable=import-outside-toplevel
     for inline in ("vertex", "face"):
       if node.has("file") and node.has(inline):
