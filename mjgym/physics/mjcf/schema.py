@@ -142,7 +142,7 @@ EQUALITY = {
 }
 # What a default class may hold: element name -> attributes (``class`` itself is not allowed inside).
 DEFAULTABLE = {"joint": JOINT, "geom": GEOM, "site": SITE, "camera": CAMERA, "light": LIGHT, "mesh": MESH,
-               "material": MATERIAL, "pair": PAIR, "equality": _EQ_COMMON, "tendon": FIXED_TENDON,
+               "material": MATERIAL, "pair": PAIR, "equality": _EQ_COMMON, "tendon": SPATIAL_TENDON,
                **ACTUATORS}
 
 _COMPILER = {
