@@ -169,3 +169,19 @@ def test_cube_from_ktx_warns(tmp_path):
   with pytest.warns(MJCFWarning, match="RGB images"):
     m = physics.MjModel.from_xml_path(str(path))
   assert m.tex_width[0] == 0
+
+
+def test_skin_warns_and_is_left_out(tmp_path):
+  """A skin (a mesh drawn over bodies) is a rendering asset mjgym does not draw: a located warning, and the model
+  loads with MuJoCo's bodies and geoms."""
+  path = tmp_path / "model.xml"
+  path.write_text('<mujoco>\n<asset>\n<skin name="s" vertex="0 0 0 1 0 0 0 1 0" face="0 1 2">\n'
+                  '<bone body="b" bindpos="0 0 0" bindquat="1 0 0 0" vertid="0 1 2" vertweight="1 1 1"/>\n'
+                  '</skin>\n</asset>\n<worldbody>\n<body name="b"><freejoint/><geom size="0.1"/></body>\n'
+                  '</worldbody>\n</mujoco>')
+  ref = mujoco.MjModel.from_xml_path(str(path))
+  assert ref.nskin == 1
+  with pytest.warns(MJCFWarning) as record:
+    m = physics.MjModel.from_xml_path(str(path))
+  assert str(record[0].message).startswith(f'{path}:3: <skin name="s">: skins are not drawn')
+  assert (m.nbody, m.ngeom, m.nq) == (ref.nbody, ref.ngeom, ref.nq)

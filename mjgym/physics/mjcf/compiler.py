@@ -557,6 +557,8 @@ class _Builder:
         self.mesh(node)
       for node in asset.all("hfield"):
         self.hfield(node)
+      for node in asset.all("skin"):
+        warn(node, "skins are not drawn by mjgym's renderer and do not act on the physics; the skin is left out")
 
   def asset_path(self, node, name, subdir, loaddir=None):
     """Where MuJoCo looks for a file an asset names: relative to the main model's directory and the compiler's

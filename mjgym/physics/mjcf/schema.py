@@ -224,6 +224,10 @@ ELEMENTS = {
     "asset/hfield": HFIELD,
     "asset/material": MATERIAL,
     "material/layer": {"texture": "v", "role": "v"},
+    # skinned meshes are drawn only, and not by mjgym's renderer: read, warned about and left out
+    "asset/skin": {"name": "s", "file": "v", "material": "v", "rgba": "v", "inflate": "v", "vertex": "v",
+                   "texcoord": "v", "face": "v", "group": "v"},
+    "skin/bone": {"body": "v", "bindpos": "v", "bindquat": "v", "vertid": "v", "vertweight": "v"},
     "mujoco/default": {"class": "s"},
     "default/default": {"class": "s"},
     **{f"default/{k}": v for k, v in DEFAULTABLE.items()},
@@ -277,7 +281,7 @@ for _child in ("body", "joint", "freejoint", "geom", "site", "camera", "light"):
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
     "mujoco": ("extension", "deformable", "plugin"),
-    "asset": ("skin", "model"),
+    "asset": ("model",),
     "worldbody": ("composite", "flexcomp", "attach", "plugin", "replicate"),
     "body": ("composite", "flexcomp", "attach", "plugin", "replicate"),
     "frame": ("composite", "flexcomp", "attach", "plugin", "replicate"),
