@@ -10,6 +10,7 @@ import imageio.v3 as iio
 import mujoco
 import numpy as np
 import pytest
+from PIL import Image
 
 from mjgym import physics
 from mjgym.physics.mjcf.errors import MJCFWarning
@@ -185,3 +186,36 @@ def test_skin_warns_and_is_left_out(tmp_path):
     m = physics.MjModel.from_xml_path(str(path))
   assert str(record[0].message).startswith(f'{path}:3: <skin name="s">: skins are not drawn')
   assert (m.nbody, m.ngeom, m.nq) == (ref.nbody, ref.ngeom, ref.nq)
+
+
+def _png16(path, pixels):
+  """A 16-bit RGB or RGBA PNG (which Pillow does not write)."""
+  h, w, c = pixels.shape
+  raw = b"".join(b"\0" + pixels[r].astype(">u2").tobytes() for r in range(h))
+
+  def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+  header = struct.pack(">IIBBBBB", w, h, 16, 2 if c == 3 else 6, 0, 0, 0)
+  path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw))
+                   + chunk(b"IEND", b""))
+
+
+def test_png_colour_types(tmp_path):
+  """Palettes (with and without transparency), 1-bit grey, an RGB colour key, 16-bit RGB and RGBA: decoded into
+  1, 3 and 4 channels as MuJoCo's lodepng decodes them."""
+  rng = np.random.default_rng(7)
+  rgb = rng.integers(0, 256, (5, 4, 3), dtype=np.uint8)
+  palette = Image.fromarray(rgb).convert("P", palette=Image.Palette.ADAPTIVE, colors=6)
+  palette.save(tmp_path / "palette.png")
+  palette.save(tmp_path / "palette_alpha.png", transparency=2)
+  Image.fromarray((rng.integers(0, 2, (5, 4)) * 255).astype(np.uint8)).convert("1").save(tmp_path / "bw.png")
+  Image.fromarray(rgb).save(tmp_path / "key.png", transparency=tuple(int(v) for v in rgb[0, 0]))
+  _png16(tmp_path / "rgb16.png", rng.integers(0, 65536, (5, 4, 3)).astype(np.uint16))
+  _png16(tmp_path / "rgba16.png", rng.integers(0, 65536, (5, 4, 4)).astype(np.uint16))
+  names = ("palette", "palette_alpha", "bw", "key", "rgb16", "rgba16")
+  textures = "".join(f'<texture name="{n}{c}" type="2d" file="{n}.png" nchannel="{c}"/>' for n in names
+                     for c in (1, 3, 4))
+  path = tmp_path / "model.xml"
+  path.write_text(f"<mujoco><asset>{textures}</asset></mujoco>")
+  _same_textures(*_load_both(path))

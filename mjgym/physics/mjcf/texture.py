@@ -142,13 +142,13 @@ def content_type(filename, given):
   return CONTENT_TYPES.get(ext, f"unknown (extension '{ext}')" if ext else "unknown (no extension)")
 
 
-def _is_srgb(data):
-  """Whether a PNG carries an sRGB chunk (lodepng's srgb_defined), from its chunk list before the image data."""
+def _has_chunk(data, name):
+  """Whether a PNG carries a chunk (sRGB, tRNS) before its image data."""
   pos = len(_PNG_SIGNATURE)
   while pos + 8 <= len(data):
     length = int.from_bytes(data[pos:pos + 4], "big")
     kind = data[pos + 4:pos + 8]
-    if kind == b"sRGB":
+    if kind == name:
       return True
     if kind in (b"IDAT", b"IEND"):
       return False
@@ -156,11 +156,22 @@ def _is_srgb(data):
   return False
 
 
+def _key_alpha(data, alpha):
+  """The alpha a PNG's tRNS chunk gives a palette, grey or RGB image without an alpha channel (lodepng's and
+  Pillow's reading: palette alphas, or 0 where a pixel equals the colour key); 8-bit images only."""
+  import io  # pylint: disable=import-outside-toplevel
+  from PIL import Image  # pylint: disable=import-outside-toplevel
+  image = Image.open(io.BytesIO(data))
+  if image.mode not in ("P", "L", "RGB", "1"):
+    return alpha
+  return np.asarray(image.convert("RGBA"))[:, :, 3]
+
+
 def decode(data, ctype, nchannel):
   """(pixels (h, w, nchannel) uint8, nchannel, is_srgb) of a texture file, converted as lodepng converts.
 
   PNG: 16-bit samples keep their high byte; grey becomes (g, g, g), colour becomes grey through its red
-  channel, and a missing alpha is 255. KTX: MuJoCo keeps the file's bytes as one row of one channel.
+  channel, and a missing alpha is 255 (or, with a tRNS chunk, the palette's alpha or 0 at the colour key). KTX: MuJoCo keeps the file's bytes as one row of one channel.
   """
   if ctype == "image/ktx":
     if not data:
@@ -188,6 +199,8 @@ def decode(data, ctype, nchannel):
   h, w, have = image.shape
   grey = have <= 2
   alpha = image[:, :, have - 1] if have in (2, 4) else np.full((h, w), 255, np.uint8)
+  if nchannel == 4 and have in (1, 3) and _has_chunk(data, b"tRNS"):
+    alpha = _key_alpha(data, alpha)
   if nchannel == 1:
     out = image[:, :, :1]
   elif nchannel == 3:
@@ -195,7 +208,7 @@ def decode(data, ctype, nchannel):
   else:
     rgb = np.repeat(image[:, :, :1], 3, axis=2) if grey else image[:, :, :3]
     out = np.concatenate([rgb, alpha[:, :, None]], axis=2)
-  return np.ascontiguousarray(out), nchannel, _is_srgb(data)
+  return np.ascontiguousarray(out), nchannel, _has_chunk(data, b"sRGB")
 
 
 def flip(image, hflip, vflip):
