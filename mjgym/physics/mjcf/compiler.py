@@ -1855,6 +1855,14 @@ def _apply_shortcut(rec, kind, attrs, node):
     if any(a in attrs for a in ("gaintype", "biastype", "gainprm", "biasprm", "dyntype", "dynprm")):
       rec["kind"] = "general"
     return
+  if kind == "adhesion":
+    # as MuJoCo 4: the gain defaults to the record's gain, whichever element set it; the rest is the shortcut's
+    gain = attrs.get("gain", rec["gainprm"][0])
+    if gain < 0:
+      fail(node, "gain must be non-negative", "gain")
+    rec.update(kind=kind, own={}, dyntype=0, dynprm=[1.0] + [0.0] * 9, gaintype=0, gainprm=[gain] + [0.0] * 9,
+               biastype=0, biasprm=[0.0] * 10)
+    return
   # A shortcut takes its own parameters' defaults from the record when the record was set by the same
   # shortcut or by <general>; MuJoCo's rules for the remaining mixes are not reproduced, so refuse them.
   # (a motor reads nothing from the record)
@@ -1907,10 +1915,6 @@ def _apply_shortcut(rec, kind, attrs, node):
     if "diameter" in own:
       area = math.pi / 4.0 * own["diameter"] ** 2
     gain, bias = [area], list(own.get("bias", [0.0, 0.0, 0.0]))
-  elif kind == "adhesion":
-    gain, biastype = [own.get("gain", 1.0)], 0
-    if gain[0] < 0:
-      fail(node, "gain must be non-negative", "gain")
   else:  # muscle
     tc = own.get("timeconst", [0.01, 0.04])
     rng = own.get("range", [0.75, 1.05])
