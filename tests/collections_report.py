@@ -8,8 +8,9 @@ directory given on the command line. Every
 ``*.xml`` under them is loaded by MuJoCo first; a file MuJoCo does not load on its own (an include fragment, a
 template) is skipped. The rest are loaded by mjgym and counted:
 
-- PASS: loads, with MuJoCo's nq, nv, nu, nbody, njnt, ngeom, nsite, nmesh, ntex, nsensordata;
-- DIFF: loads with other sizes (the first that differs is printed);
+- PASS: loads, with MuJoCo's sizes (nq, nv, nu, nbody, ...) and, within 1e-6, its qpos0, body positions and
+  masses, joint ranges, damping, actuator gains and biases, geom sizes and texture bytes (``FIELDS``);
+- DIFF: loads with another size or field (the first that differs is printed);
 - FAIL: mjgym raises (the first line of its error is printed) or runs past the time limit.
 
 Each model loads in a worker process, so that a hang or a crash costs one model.
@@ -22,7 +23,12 @@ import importlib.util
 import pathlib
 import sys
 
+import numpy as np
+
 SIZES = ("nq", "nv", "nu", "nbody", "njnt", "ngeom", "nsite", "nmesh", "ntex", "nsensordata")
+# compiled quantities compared too (rtol 1e-6): the tree's reference pose, masses, joint and actuator parameters
+FIELDS = ("qpos0", "body_pos", "body_mass", "jnt_range", "dof_damping", "actuator_gainprm", "actuator_biasprm",
+          "geom_size", "tex_data")
 PACKAGES = ("gymnasium_robotics", "dm_control", "mujoco_menagerie")
 
 
@@ -58,6 +64,10 @@ def _load(path):
   for size in SIZES:
     if getattr(ours, size) != getattr(ref, size):
       return "diff", f"{size}: mjgym {getattr(ours, size)}, MuJoCo {getattr(ref, size)}"
+  for field in FIELDS:
+    mine, theirs = np.asarray(getattr(ours, field), float), np.asarray(getattr(ref, field), float)
+    if not np.allclose(mine, theirs, rtol=1e-6, atol=1e-9):
+      return "diff", f"{field}: largest difference {np.max(np.abs(mine - theirs)):.3g}"
   return "pass", ""
 
 

@@ -108,3 +108,19 @@ def test_fallback_with_asset_directories(tmp_path, monkeypatch, relative):
   ours = _same(path)
   assert np.ptp(ours.mesh_vert[:, 0]) > 1.0
   assert ours.tex_data[0] == 200
+
+
+def test_worldbody_elements_make_one_world_body(tmp_path):
+  """A second <worldbody> (here from an include after the first) adds to the one world body: its geoms are
+  numbered with the world's, before every body's, as in MuJoCo."""
+  (tmp_path / "robot.xml").write_text(
+      '<mujoco><worldbody><geom name="post" size="0.1" pos="1 0 0"/><body name="a"><freejoint/>'
+      '<geom name="a" size="0.1"/><body name="b" pos="0 0 1"><joint/><geom name="b" size="0.1"/></body></body>'
+      '</worldbody></mujoco>')
+  path = tmp_path / "main.xml"
+  path.write_text('<mujoco><include file="robot.xml"/><worldbody><geom name="floor" type="plane" size="1 1 1"/>'
+                  '<body name="c"><freejoint/><geom name="c" size="0.2"/></body></worldbody></mujoco>')
+  ours, ref = physics.MjModel.from_xml_path(str(path)), mujoco.MjModel.from_xml_path(str(path))
+  assert ours.names_of(physics.mjtObj.mjOBJ_GEOM) == [ref.geom(i).name for i in range(ref.ngeom)]
+  assert ours.names_of(physics.mjtObj.mjOBJ_BODY) == [ref.body(i).name for i in range(ref.nbody)]
+  np.testing.assert_array_equal(ours.geom_bodyid, ref.geom_bodyid)

@@ -9,6 +9,7 @@ import numpy as np
 from mjgym.physics import containers
 from mjgym.physics import math as mjmath
 from mjgym.physics import types
+from mjgym.physics.mjcf import parser
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf import texture as texlib
@@ -287,8 +288,11 @@ class _Builder:
     self.names[ObjType.BODY][0] = "world"
     self.body_info = [dict(node=None, geoms=[], joints=[], inertial=None, parent=-1)]
     self.jnt_rows, self.geom_rows = [], []
-    for wb in worldbody:
-      self.body_children(wb, 0)
+    if worldbody:
+      # Several <worldbody> elements (from includes) make one world body: its own geoms, sites, ... first
+      world = parser.Node("worldbody", {}, worldbody[0].line, worldbody[0].file, self.root)
+      world.children = [child for wb in worldbody for child in wb.children]
+      self.body_children(world, 0)
     self.resolve_targets()
     self.inertia()
     self.kinematics()
