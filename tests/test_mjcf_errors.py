@@ -183,3 +183,17 @@ def test_include_from_assets():
 def test_string_errors_name_the_string():
   with pytest.raises(MJCFError, match=r"^<string>:1: <geom> attribute 'size'"):
     physics.MjModel.from_xml_string('<mujoco><worldbody><geom size="a"/></worldbody></mujoco>')
+
+
+def test_body_outside_worldbody_is_left_out_as_mujoco_does(tmp_path):
+  """MuJoCo's schema lets a <body> stand in <mujoco> (files meant to be included in a <worldbody>) and leaves it
+  out of the model: mjgym too, with a located warning."""
+  import mujoco  # pylint: disable=import-outside-toplevel
+  from mjgym.physics.mjcf.errors import MJCFWarning  # pylint: disable=import-outside-toplevel
+  path = tmp_path / "part.xml"
+  path.write_text('<mujoco>\n<body name="arm">\n<joint/>\n<geom size="0.1"/>\n</body>\n</mujoco>')
+  ref = mujoco.MjModel.from_xml_path(str(path))
+  with pytest.warns(MJCFWarning) as record:
+    m = physics.MjModel.from_xml_path(str(path))
+  assert str(record[0].message).startswith(f'{path}:2: <body name="arm">: a <body> directly inside <mujoco>')
+  assert (m.nbody, m.ngeom, m.njnt) == (ref.nbody, ref.ngeom, ref.njnt) == (1, 0, 0)

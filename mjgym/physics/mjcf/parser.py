@@ -9,6 +9,7 @@ from lxml import etree
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.mjcf.errors import warn
 
 _SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
 _SOLREF = (0.02, 1.0)
@@ -166,6 +167,13 @@ def _convert(elem, file, parent, parent_tag, source, stack, incdir):
     specs = schema.ELEMENTS["mujoco"]
   else:
     key = _spec_key(parent_tag, tag)
+    if key is None and (parent_tag, tag) == ("mujoco", "body"):
+      # MuJoCo's schema lets a <body> stand in <mujoco> (a file meant to be included in a <worldbody>) and its
+      # compiler leaves it out of the model: so does mjgym, saying so
+      warn(Node(tag, {"name": elem.get("name")} if elem.get("name") else {}, line, file, parent),
+           "a <body> directly inside <mujoco> is not part of the model (MuJoCo leaves it out too); put it in "
+           "<worldbody>")
+      return None
     if key is None:
       if tag in schema.UNSUPPORTED_ELEMENTS.get(parent_tag, ()):
         raise MJCFError(f"<{tag}> inside <{parent_tag}> is not supported (unsupported feature)", file, line,
@@ -191,6 +199,7 @@ def _convert(elem, file, parent, parent_tag, source, stack, incdir):
       node.children.extend(_include(child, file, node, tag, source, stack, incdir))
     else:
       node.children.append(_convert(child, file, node, tag, source, stack, incdir))
+  node.children = [c for c in node.children if c is not None]
   return node
 
 
@@ -225,7 +234,7 @@ def _include(elem, file, parent, parent_tag, source, stack, incdir):
       children.extend(_include(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)], incdir))
     else:
       children.append(_convert(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)], incdir))
-  return children
+  return [c for c in children if c is not None]
 
 
 def _value(node, attr, spec, text, elem):
