@@ -61,10 +61,9 @@ def _mt19937_64_uniform(count, seed=42):
   matrix = np.uint64(0xB5026F5AA96619E9)
   mt = np.zeros(n, np.uint64)
   mt[0] = seed
-  with np.errstate(over="ignore"):
-    for i in range(1, n):
-      prev = int(mt[i - 1])
-      mt[i] = (6364136223846793005 * (prev ^ (prev >> 62)) + i) & 0xFFFFFFFFFFFFFFFF
+  for i in range(1, n):
+    prev = int(mt[i - 1])
+    mt[i] = (6364136223846793005 * (prev ^ (prev >> 62)) + i) & 0xFFFFFFFFFFFFFFFF
   out = np.empty(count, np.float64)
   done = 0
   one = np.uint64(1)
