@@ -72,3 +72,25 @@ def test_bad_ctrl_is_mujocos_badctrl(model, bad):
       for field in ("qpos", "qvel", "actuator_force", "qfrc_actuator"):
         np.testing.assert_allclose(getattr(d, field), getattr(mjd, field), rtol=RTOL, atol=1e-12, err_msg=field)
   assert mjd.warning[int(mujoco.mjtWarning.mjWARN_BADCTRL)].number > 0
+
+
+def test_joint_actuator_force_limits_and_gravcomp():
+  """actuatorfrcrange clamps the total actuator force at a hinge or slide (not a ball), actuatorgravcomp moves a
+  joint's gravity compensation from qfrc_passive to qfrc_actuator (before the clamp): a 300-step rollout under
+  random controls in both engines, compared after every step."""
+  from mjgym import physics  # pylint: disable=import-outside-toplevel
+  path = str(oracle.MODELS_DIR / "joint_actuator_limits.xml")
+  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  for name in ("jnt_actfrclimited", "jnt_actfrcrange", "jnt_actgravcomp"):
+    np.testing.assert_array_equal(getattr(m, name), getattr(mjm, name), err_msg=name)
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  rng = np.random.default_rng(19)
+  clamped = 0
+  for _ in range(300):
+    d.ctrl[:] = mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu) * [1, 1, 1, 0.3, 1]
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    for name in ("qfrc_actuator", "qfrc_gravcomp", "qfrc_passive", "sensordata", "qpos", "qvel"):
+      oracle.assert_close(getattr(d, name), getattr(mjd, name), 1e-9, name)
+    clamped += mjd.qfrc_actuator[0] in (-2.0, 1.5)
+  assert clamped > 50

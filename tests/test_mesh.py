@@ -55,6 +55,17 @@ def obj_file(vert, polys, attributes=False):
   return ("\n".join(lines) + "\n").encode()
 
 
+def msh_file(vert, tris, extras=False):
+  """MuJoCo's legacy binary MSH: int32 counts (vertices, normals, texture coordinates, faces), float32 vertices,
+  normals and texture coordinates, int32 faces; ``extras`` adds (arbitrary) normals and texture coordinates."""
+  vert = np.asarray(vert, np.float32)
+  n = len(vert) if extras else 0
+  normals = np.tile(np.float32([0, 0, 1]), (n, 1))
+  texcoord = np.zeros((n, 2), np.float32)
+  head = struct.pack("<4i", len(vert), n, n, len(tris))
+  return head + vert.tobytes() + normals.tobytes() + texcoord.tobytes() + np.asarray(tris, "<i4").tobytes()
+
+
 def fan(polys):
   return [(p[0], p[k], p[k + 1]) for p in polys for k in range(1, len(p) - 1)]
 
@@ -158,7 +169,9 @@ def shape_files(name):
           ("binary_stl", f"{name}.stl", stl, f"{name}.stl", stl),
           ("binary_stl_solid_header", f"{name}.stl", binary_stl(vert, tris, b"solid but binary"), f"{name}.stl", stl),
           # MuJoCo reads binary STL only; it gets the binary twin of the ASCII file.
-          ("ascii_stl", f"{name}.stl", ascii_stl(vert, tris), f"{name}.stl", stl)]
+          ("ascii_stl", f"{name}.stl", ascii_stl(vert, tris), f"{name}.stl", stl),
+          ("msh", f"{name}.msh", msh_file(vert, tris, extras=name in ("box", "icosphere")), f"{name}.msh",
+           msh_file(vert, tris, extras=name in ("box", "icosphere")))]
 
 
 # ---- the oracle ----
@@ -234,11 +247,11 @@ def test_shapes_match_mujoco(shape, tmp_path):
 def test_inertia_modes_match_mujoco(inertia, scale):
   # The U prism is non-convex with its face centroid outside the solid: the four modes all differ.
   vert, tris = u_prism_triangles()
-  data = binary_stl(vert, tris)
-  m = mujoco_model("u.stl", data, inertia=inertia, scale=scale)
-  compiled = mesh.process_mesh(*mesh.read_mesh(data, "u.stl"), scale=scale or (1, 1, 1), inertia=inertia)
-  check_against_mujoco(m, compiled, convex=inertia == "convex")
-  np.testing.assert_array_equal(compiled.face, m.mesh_face)
+  for filename, data in (("u.stl", binary_stl(vert, tris)), ("u.msh", msh_file(vert, tris))):
+    m = mujoco_model(filename, data, inertia=inertia, scale=scale)
+    compiled = mesh.process_mesh(*mesh.read_mesh(data, filename), scale=scale or (1, 1, 1), inertia=inertia)
+    check_against_mujoco(m, compiled, convex=inertia == "convex")
+    np.testing.assert_array_equal(compiled.face, m.mesh_face)
 
 
 def test_default_inertia_is_legacy():
@@ -327,6 +340,11 @@ def flipped_face_box():
     ("zero.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 0 1 2\n", "vertex index 0 out of range"),
     ("flat.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n", "coplanar"),
     ("tiny.obj", obj_file(box_shape(hi=(2e-5, 2e-5, 2e-5))[0], box_shape()[1]), "too small"),
+    ("short.msh", b"\0" * 12, "missing header"),
+    ("few.msh", struct.pack("<4i", 3, 0, 0, 1) + b"\0" * 48, "invalid sizes"),
+    ("normals.msh", struct.pack("<4i", 4, 2, 0, 0) + b"\0" * 72, "invalid sizes"),
+    ("truncated.msh", msh_file(*tetrahedron_shape())[:-4], "unexpected file size"),
+    ("range.msh", msh_file(tetrahedron_shape()[0], [(0, 1, 4)]), "out of range"),
 ])
 def test_malformed_files(filename, data, message):
   with pytest.raises(mesh.MeshError, match=message):

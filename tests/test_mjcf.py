@@ -12,7 +12,7 @@ RTOL = 1e-9
 MODEL_PATHS = [oracle.gym_asset(n) for n in oracle.GYM_MODELS] + sorted(oracle.MODELS_DIR.glob("*.xml"))
 
 SIZES = ("nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "ntendon", "nkey", "ncam", "nlight",
-         "nmocap", "nwrap", "neq", "npair", "nexclude", "nmesh", "nmat", "ntex", "nmeshvert", "nmeshface")
+         "nmocap", "nwrap", "neq", "npair", "nexclude", "nmesh", "nmat", "ntex", "ntexdata", "nmeshvert", "nmeshface")
 # Fields compared value by value (quaternion fields up to sign, below).
 FIELDS = (
     "qpos0", "qpos_spring",
@@ -20,7 +20,8 @@ FIELDS = (
     "body_dofadr", "body_geomnum", "body_geomadr", "body_pos", "body_ipos", "body_mass", "body_subtreemass",
     "body_gravcomp", "body_sameframe", "body_simple",
     "jnt_type", "jnt_qposadr", "jnt_dofadr", "jnt_bodyid", "jnt_group", "jnt_limited", "jnt_pos", "jnt_axis",
-    "jnt_stiffness", "jnt_range", "jnt_margin", "jnt_solref", "jnt_solimp",
+    "jnt_stiffness", "jnt_range", "jnt_margin", "jnt_solref", "jnt_solimp", "jnt_actfrclimited", "jnt_actfrcrange",
+    "jnt_actgravcomp",
     "dof_bodyid", "dof_jntid", "dof_parentid", "dof_Madr", "dof_armature", "dof_damping", "dof_frictionloss",
     "dof_solref", "dof_solimp",
     "geom_type", "geom_contype", "geom_conaffinity", "geom_condim", "geom_bodyid", "geom_dataid", "geom_matid",
@@ -34,7 +35,8 @@ FIELDS = (
     "light_exponent", "light_ambient", "light_diffuse", "light_specular",
     "mesh_vertadr", "mesh_vertnum", "mesh_faceadr", "mesh_facenum",
     "mat_texid", "mat_texuniform", "mat_texrepeat", "mat_emission", "mat_specular", "mat_shininess",
-    "mat_reflectance", "mat_rgba", "tex_type", "tex_height", "tex_width",
+    "mat_reflectance", "mat_rgba", "tex_type", "tex_height", "tex_width", "tex_nchannel", "tex_adr", "tex_colorspace",
+    "tex_data",
     "tendon_adr", "tendon_num", "tendon_limited", "tendon_solref_lim", "tendon_solimp_lim", "tendon_solref_fri",
     "tendon_solimp_fri", "tendon_range", "tendon_margin", "tendon_stiffness", "tendon_damping",
     "tendon_frictionloss", "tendon_lengthspring", "tendon_length0", "tendon_group", "tendon_matid",

@@ -57,8 +57,10 @@ CASES = [
      "</mujoco>", 6, "muscle", "lengthrange", "did not settle"),
     ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<tactile/>\n</sensor>\n'
      "</mujoco>", 6, "tactile", None, "unsupported"),
-    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="1 1"/>\n<geom size="1"/>\n'
-     "</body>\n</worldbody>\n</mujoco>", 4, "joint", "springdamper", "unsupported"),
+    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size="1" fluidshape="ellipsoid"/>\n'
+     "</body>\n</worldbody>\n</mujoco>", 5, "geom", "fluidshape", "unsupported"),
+    ("springdamper_not_positive", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="0.1 0"/>\n'
+     '<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 4, "joint", "springdamper", "must both be positive"),
     ("limited_without_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true"/>\n<geom size="1"/>\n'
      "</body>\n</worldbody>\n</mujoco>", 4, "joint", "limited", "needs 'range'"),
     ("range_without_autolimits", '<mujoco>\n<compiler autolimits="false"/>\n<worldbody>\n<body>\n'
@@ -66,6 +68,19 @@ CASES = [
      "autolimits"),
     ("empty_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true" range="2 1"/>\n<geom size="1"/>\n'
      "</body>\n</worldbody>\n</mujoco>", 4, "joint", "range", "range[0] < range[1]"),
+    ("empty_actuatorfrcrange", '<mujoco>\n<worldbody>\n<body>\n<joint actuatorfrclimited="true" '
+     'actuatorfrcrange="1 1"/>\n<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 4, "joint",
+     "actuatorfrcrange", "range[0] < range[1]"),
+    ("actuatorfrcrange_without_autolimits", '<mujoco>\n<compiler autolimits="false"/>\n<worldbody>\n<body>\n'
+     '<joint actuatorfrcrange="0 1"/>\n<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 5, "joint",
+     "actuatorfrcrange", "autolimits"),
+    ("frame_unknown_childclass", '<mujoco>\n<worldbody>\n<frame childclass="nope"/>\n</worldbody>\n</mujoco>', 3,
+     "frame", "childclass", "unknown default class 'nope'"),
+    ("frame_two_orientations", '<mujoco>\n<worldbody>\n<frame name="f" quat="1 0 0 0" zaxis="0 0 1">\n'
+     '<geom size="1"/>\n</frame>\n</worldbody>\n</mujoco>', 3, 'frame name="f"', "zaxis",
+     "more than one orientation"),
+    ("joint_in_world_frame", '<mujoco>\n<worldbody>\n<frame>\n<joint/>\n</frame>\n</worldbody>\n</mujoco>', 4,
+     "joint", None, "world body cannot have joints"),
     ("bad_ctrlrange", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<actuator>\n'
      '<motor joint="j" ctrllimited="true" ctrlrange="1 -1"/>\n</actuator>\n</mujoco>', 6, "motor", "ctrlrange",
      "invalid ctrlrange"),
@@ -168,3 +183,17 @@ def test_include_from_assets():
 def test_string_errors_name_the_string():
   with pytest.raises(MJCFError, match=r"^<string>:1: <geom> attribute 'size'"):
     physics.MjModel.from_xml_string('<mujoco><worldbody><geom size="a"/></worldbody></mujoco>')
+
+
+def test_body_outside_worldbody_is_left_out_as_mujoco_does(tmp_path):
+  """MuJoCo's schema lets a <body> stand in <mujoco> (files meant to be included in a <worldbody>) and leaves it
+  out of the model: mjgym too, with a located warning."""
+  import mujoco  # pylint: disable=import-outside-toplevel
+  from mjgym.physics.mjcf.errors import MJCFWarning  # pylint: disable=import-outside-toplevel
+  path = tmp_path / "part.xml"
+  path.write_text('<mujoco>\n<body name="arm">\n<joint/>\n<geom size="0.1"/>\n</body>\n</mujoco>')
+  ref = mujoco.MjModel.from_xml_path(str(path))
+  with pytest.warns(MJCFWarning) as record:
+    m = physics.MjModel.from_xml_path(str(path))
+  assert str(record[0].message).startswith(f'{path}:2: <body name="arm">: a <body> directly inside <mujoco>')
+  assert (m.nbody, m.ngeom, m.njnt) == (ref.nbody, ref.ngeom, ref.njnt) == (1, 0, 0)

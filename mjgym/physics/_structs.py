@@ -39,6 +39,7 @@ model_type = ModelType([
     ("nhfielddata", nt.int64),
     ("nmat", nt.int64),
     ("ntex", nt.int64),
+    ("ntexdata", nt.int64),
     ("ntendon", nt.int64),
     ("nwrap", nt.int64),
     ("neq", nt.int64),
@@ -116,6 +117,9 @@ model_type = ModelType([
     ("jnt_margin", nt.float64[::1]),
     ("jnt_solref", nt.float64[:, ::1]),
     ("jnt_solimp", nt.float64[:, ::1]),
+    ("jnt_actfrclimited", nt.int32[::1]),
+    ("jnt_actfrcrange", nt.float64[:, ::1]),
+    ("jnt_actgravcomp", nt.int32[::1]),
     ("dof_bodyid", nt.int32[::1]),
     ("dof_jntid", nt.int32[::1]),
     ("dof_parentid", nt.int32[::1]),
@@ -200,6 +204,10 @@ model_type = ModelType([
     ("tex_type", nt.int32[::1]),
     ("tex_height", nt.int32[::1]),
     ("tex_width", nt.int32[::1]),
+    ("tex_nchannel", nt.int32[::1]),
+    ("tex_adr", nt.int32[::1]),
+    ("tex_colorspace", nt.int32[::1]),
+    ("tex_data", nt.uint8[::1]),
     ("tex_builtin", nt.int32[::1]),
     ("tex_mark", nt.int32[::1]),
     ("tex_rgb1", nt.float64[:, ::1]),
@@ -340,7 +348,7 @@ model_type = ModelType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nhfield, nhfielddata, nmat, ntex, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, ntree, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, body_treeid, tree_dofadr, tree_dofnum, body_sameframe, body_simple, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_sameframe, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, site_matid, site_sameframe, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, vis_quality_offsamples, vis_quality_shadowsize, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_group, tendon_matid, tendon_width, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, actuator_acc0, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, geom_aabb, nmeshhull, mesh_hulladr, mesh_hullnum, mesh_hullvert, nmeshhullface, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, nmeshpoly, nmeshpolyvert, nmeshpolymap, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, dof_invweight0, body_invweight0, tendon_invweight0, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center):
+def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nhfield, nhfielddata, nmat, ntex, ntexdata, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, ntree, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, body_treeid, tree_dofadr, tree_dofnum, body_sameframe, body_simple, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_sameframe, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, site_matid, site_sameframe, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tex_nchannel, tex_adr, tex_colorspace, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, vis_quality_offsamples, vis_quality_shadowsize, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_group, tendon_matid, tendon_width, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, actuator_acc0, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, geom_aabb, nmeshhull, mesh_hulladr, mesh_hullnum, mesh_hullvert, nmeshhullface, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, nmeshpoly, nmeshpolyvert, nmeshpolymap, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, dof_invweight0, body_invweight0, tendon_invweight0, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -360,6 +368,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.nhfielddata = nhfielddata
   s.nmat = nmat
   s.ntex = ntex
+  s.ntexdata = ntexdata
   s.ntendon = ntendon
   s.nwrap = nwrap
   s.neq = neq
@@ -437,6 +446,9 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.jnt_margin = jnt_margin
   s.jnt_solref = jnt_solref
   s.jnt_solimp = jnt_solimp
+  s.jnt_actfrclimited = jnt_actfrclimited
+  s.jnt_actfrcrange = jnt_actfrcrange
+  s.jnt_actgravcomp = jnt_actgravcomp
   s.dof_bodyid = dof_bodyid
   s.dof_jntid = dof_jntid
   s.dof_parentid = dof_parentid
@@ -521,6 +533,10 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.tex_type = tex_type
   s.tex_height = tex_height
   s.tex_width = tex_width
+  s.tex_nchannel = tex_nchannel
+  s.tex_adr = tex_adr
+  s.tex_colorspace = tex_colorspace
+  s.tex_data = tex_data
   s.tex_builtin = tex_builtin
   s.tex_mark = tex_mark
   s.tex_rgb1 = tex_rgb1
@@ -740,6 +756,7 @@ data_type = DataType([
     ("qfrc_damper", nt.float64[::1]),
     ("qfrc_fluid", nt.float64[::1]),
     ("qfrc_passive", nt.float64[::1]),
+    ("qfrc_gravcomp", nt.float64[::1]),
     ("actuator_force", nt.float64[::1]),
     ("qfrc_actuator", nt.float64[::1]),
     ("qfrc_smooth", nt.float64[::1]),
@@ -840,7 +857,7 @@ data_type = DataType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, energy, warning_number, warning_lastinfo, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, subtree_linvel, subtree_angmom, ten_wrapadr, ten_wrapnum, wrap_obj, wrap_xpos, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, col_prism, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_state, efc_force, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, efc_jar, efc_jv, efc_quad, efc_Y, solver_H, solver_vec, solver_block, solver_mat, solver_work, efc_AR, solver_efc, solver_efcint, nisland, nidof, tree_island, island_nv, island_idofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc):
+def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, energy, warning_number, warning_lastinfo, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, qfrc_gravcomp, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, subtree_linvel, subtree_angmom, ten_wrapadr, ten_wrapnum, wrap_obj, wrap_xpos, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, col_prism, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_state, efc_force, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, efc_jar, efc_jv, efc_quad, efc_Y, solver_H, solver_vec, solver_block, solver_mat, solver_work, efc_AR, solver_efc, solver_efcint, nisland, nidof, tree_island, island_nv, island_idofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.time = time
@@ -909,6 +926,7 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.qfrc_damper = qfrc_damper
   s.qfrc_fluid = qfrc_fluid
   s.qfrc_passive = qfrc_passive
+  s.qfrc_gravcomp = qfrc_gravcomp
   s.actuator_force = actuator_force
   s.qfrc_actuator = qfrc_actuator
   s.qfrc_smooth = qfrc_smooth
@@ -1074,6 +1092,7 @@ def zero_data(d):
   d.qfrc_damper[...] = 0
   d.qfrc_fluid[...] = 0
   d.qfrc_passive[...] = 0
+  d.qfrc_gravcomp[...] = 0
   d.actuator_force[...] = 0
   d.qfrc_actuator[...] = 0
   d.qfrc_smooth[...] = 0

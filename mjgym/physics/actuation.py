@@ -17,6 +17,7 @@ from mjgym.physics.types import Warning
 # numba cannot apply & to IntFlag members; plain ints are compile-time constants.
 _DSBL_CLAMPCTRL = int(DisableBit.CLAMPCTRL)
 _DSBL_ACTUATION = int(DisableBit.ACTUATION)
+_DSBL_GRAVITY = int(DisableBit.GRAVITY)
 
 
 @_link.separate
@@ -136,6 +137,21 @@ def fwd_actuation(m, d):
       continue  # as MuJoCo: a zero force adds nothing, even through a NaN or infinite moment
     for k in range(m.nv):
       d.qfrc_actuator[k] += d.actuator_moment[i, k] * force
+  _joint_actuator_forces(m, d)
+
+
+@njit(cache=True, error_model="numpy")
+def _joint_actuator_forces(m, d):
+  """Gravity compensation routed through the actuators (actuatorgravcomp), then each joint's actuatorfrcrange."""
+  if (m.opt_disableflags[0] & _DSBL_GRAVITY) == 0:
+    for i in range(m.nv):
+      if m.jnt_actgravcomp[m.dof_jntid[i]]:
+        d.qfrc_actuator[i] += d.qfrc_gravcomp[i]
+  for j in range(m.njnt):
+    # as MuJoCo, the joint's first dof (only hinges and slides can be limited)
+    if m.jnt_actfrclimited[j]:
+      k = m.jnt_dofadr[j]
+      d.qfrc_actuator[k] = min(max(d.qfrc_actuator[k], m.jnt_actfrcrange[j, 0]), m.jnt_actfrcrange[j, 1])
 
 
 @njit(cache=True, error_model="numpy")

@@ -175,10 +175,11 @@ def fluid_vel_derivative(m, d, qDeriv):
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def passive(m, d):
-  """qfrc_spring, qfrc_damper, qfrc_fluid and their sum (with gravity compensation) qfrc_passive."""
+  """qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_gravcomp and their sum qfrc_passive."""
   d.qfrc_spring[:] = 0.0
   d.qfrc_damper[:] = 0.0
   d.qfrc_fluid[:] = 0.0
+  d.qfrc_gravcomp[:] = 0.0
   d.qfrc_passive[:] = 0.0
   flags = m.opt_disableflags[0]
   spring = (flags & _DSBL_SPRING) == 0
@@ -197,4 +198,8 @@ def passive(m, d):
   for i in range(m.nv):
     d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_fluid[i]
   if (flags & _DSBL_GRAVITY) == 0:
-    _gravcomp(m, d, d.qfrc_passive)
+    _gravcomp(m, d, d.qfrc_gravcomp)
+    # joints with actuatorgravcomp take their share through qfrc_actuator instead (fwd_actuation)
+    for i in range(m.nv):
+      if not m.jnt_actgravcomp[m.dof_jntid[i]]:
+        d.qfrc_passive[i] += d.qfrc_gravcomp[i]

@@ -332,6 +332,7 @@ nhfield int
 nhfielddata int
 nmat int
 ntex int
+ntexdata int
 ntendon int
 nwrap int
 neq int
@@ -413,6 +414,9 @@ jnt_range float njnt 2
 jnt_margin float njnt
 jnt_solref float njnt 2
 jnt_solimp float njnt 5
+jnt_actfrclimited int njnt
+jnt_actfrcrange float njnt 2
+jnt_actgravcomp int njnt
 
 dof_bodyid int nv
 dof_jntid int nv
@@ -505,6 +509,10 @@ mat_rgba float nmat 4
 tex_type int ntex
 tex_height int ntex
 tex_width int ntex
+tex_nchannel int ntex
+tex_adr int ntex
+tex_colorspace int ntex
+tex_data u8 ntexdata
 
 tex_builtin int ntex
 tex_mark int ntex
@@ -724,6 +732,7 @@ qfrc_spring float nv
 qfrc_damper float nv
 qfrc_fluid float nv
 qfrc_passive float nv
+qfrc_gravcomp float nv
 
 actuator_force float nu
 qfrc_actuator float nv

@@ -78,13 +78,15 @@ def _compile_checked(text, filename, source):
   from mjgym.physics.mjcf import compiler  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
   root, _ = parser.parse(text, filename, source)
-  values, names, (lengthrange_jobs, lengthrange_settings) = compiler.compile_tree(root, filename, source)
+  values, names, (lengthrange_jobs, lengthrange_settings, springdamper_jobs) = compiler.compile_tree(
+      root, filename, source)
   model = MjModel.from_fields(values, names, source=filename)
   from mjgym.physics import constraint  # pylint: disable=import-outside-toplevel
   constraint.set_const(model)
   # after constraint.set_const: damping ratios use its dof_invweight0
   from mjgym.physics.mjcf import setconst  # pylint: disable=import-outside-toplevel
   setconst.set_const(model)
+  setconst.spring_damper(model, springdamper_jobs)
   setconst.lengthrange(model, lengthrange_jobs, lengthrange_settings)
   from mjgym.physics import statistic  # pylint: disable=import-outside-toplevel
   statistic.set_stat(model, statistic.given_in_mjcf(root))

@@ -9,9 +9,13 @@ import numpy as np
 from mjgym.physics import containers
 from mjgym.physics import math as mjmath
 from mjgym.physics import types
+from mjgym.physics.mjcf import parser
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
+from mjgym.physics.mjcf import texture as texlib
+from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.mjcf.errors import warn
 from mjgym.physics.types import ObjType
 
 _JOINT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
@@ -164,8 +168,10 @@ class _Builder:
     self.rows = {}
     self.meshes = []  # processed meshes, by mesh id
     self.lengthrange_jobs = []  # (actuator id, element) of the length ranges setconst finds by simulation
+    self.springdamper_jobs = []  # (joint id, timeconst, dampratio) of joints given springdamper
     self._lengthrange_settings = None
     self.hfields = []  # (nrow, ncol, size, elevation (nrow * ncol) float32 in [0, 1]), by hfield id
+    self.texture_data = []  # tex_data of each texture, by texture id
 
   # ---- bookkeeping ----
 
@@ -236,6 +242,25 @@ class _Builder:
   def frame(self, node):
     return np.asarray(node.get("pos", [0.0, 0.0, 0.0]), float), self.orientation(node)
 
+  def frames(self, node):
+    """(pos, quat) of the <frame> elements an element sat in, composed outermost first and normalized as
+    MuJoCo's compiler composes them; None for an element outside frames."""
+    composed = None
+    for frame in node.frames:
+      pos, quat = self.frame(frame)
+      if composed is not None:
+        pos = composed[0] + spatial.rotate(composed[1], pos)
+        quat = spatial.quat_mul(composed[1], quat)
+      composed = pos, spatial.unit(quat)
+    return composed
+
+  def in_frames(self, node, pos, quat):
+    """An element's pos and quat, given in the frames it sat in, in its body's frame."""
+    composed = self.frames(node)
+    if composed is None:
+      return pos, quat
+    return composed[0] + spatial.rotate(composed[1], pos), spatial.unit(spatial.quat_mul(composed[1], quat))
+
   def fromto_frame(self, node, gtype, size):
     """pos, quat and size of a geom or site given by its end points."""
     ft = np.asarray(node.get("fromto"), float)
@@ -263,8 +288,11 @@ class _Builder:
     self.names[ObjType.BODY][0] = "world"
     self.body_info = [dict(node=None, geoms=[], joints=[], inertial=None, parent=-1)]
     self.jnt_rows, self.geom_rows = [], []
-    for wb in worldbody:
-      self.body_children(wb, 0)
+    if worldbody:
+      # Several <worldbody> elements (from includes) make one world body: its own geoms, sites, ... first
+      world = parser.Node("worldbody", {}, worldbody[0].line, worldbody[0].file, self.root)
+      world.children = [child for wb in worldbody for child in wb.children]
+      self.body_children(world, 0)
     self.resolve_targets()
     self.inertia()
     self.kinematics()
@@ -287,7 +315,7 @@ class _Builder:
       self.body(child, bodyid)
 
   def body(self, node, parent):
-    pos, quat = self.frame(node)
+    pos, quat = self.in_frames(node, *self.frame(node))
     mocap = node.get("mocap", False)
     bodyid = self.add(ObjType.BODY, node, body_parentid=parent, body_pos=pos, body_quat=quat,
                       body_mocapid=-1, body_gravcomp=node.get("gravcomp", 0.0))
@@ -314,6 +342,12 @@ class _Builder:
       fail(node, "a free joint can only be used on a top-level body (child of the world body)",
            None if node.tag == "freejoint" else "type")
     axis = np.asarray(node.get("axis", [0.0, 0.0, 1.0]), float)
+    jpos = np.asarray(node.get("pos", [0.0] * 3), float)
+    composed = self.frames(node)
+    if composed is not None and jtype in (2, 3):
+      axis = spatial.rotate(composed[1], axis)
+    if composed is not None and jtype != 0:
+      jpos = composed[0] + spatial.rotate(composed[1], jpos)
     if np.linalg.norm(axis) < 1e-14:
       fail(node, "joint axis has zero length", "axis")
     axis = spatial.unit(axis)
@@ -327,17 +361,29 @@ class _Builder:
     if limited and not _range_ok(node, "limited", rng):
       fail(node, f"limited joint needs {_range_rule(node, 'limited')}, got {_plain(node.get('range', [0, 0]))}",
            "range")
+    actfrcrange = np.asarray(node.get("actuatorfrcrange", [0.0, 0.0]), float)
+    # MuJoCo: free and ball joints have no joint-level actuator force limit, whatever is given
+    actfrclimited = jtype in (2, 3) and self.limited(node, "actuatorfrclimited", "actuatorfrcrange")
+    if actfrclimited and not _range_ok(node, "actuatorfrclimited", actfrcrange):
+      fail(node, f"actuator force limited joint needs {_range_rule(node, 'actuatorfrclimited')}, got "
+           f"{_plain(node.get('actuatorfrcrange', [0, 0]))}", "actuatorfrcrange")
     ref = node.get("ref", 0.0)
     springref = node.get("springref", 0.0)
     if jtype == 3:
       ref, springref = self.cfg.angle(ref), self.cfg.angle(springref)
     jntid = self.add(ObjType.JOINT, node, jnt_type=jtype, jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
-                     jnt_limited=int(limited), jnt_pos=np.asarray(node.get("pos", [0.0] * 3), float) if jtype
-                     else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
+                     jnt_limited=int(limited), jnt_pos=jpos if jtype else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
                      jnt_stiffness=_linear(node, "stiffness"), jnt_range=rng,
                      jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", _SOLREF),
-                     jnt_solimp=node.get("solimplimit", _SOLIMP))
+                     jnt_solimp=node.get("solimplimit", _SOLIMP), jnt_actfrclimited=int(actfrclimited),
+                     jnt_actfrcrange=actfrcrange, jnt_actgravcomp=int(node.get("actuatorgravcomp", False)))
     info["joints"].append(dict(id=jntid, type=jtype, ref=ref, springref=springref, node=node))
+    timeconst, dampratio = node.get("springdamper", [0.0, 0.0])
+    if timeconst or dampratio:
+      if not (timeconst > 0 and dampratio > 0):
+        fail(node, f"springdamper (timeconst, dampratio) must both be positive when given, got "
+             f"{_plain([timeconst, dampratio])}", "springdamper")
+      self.springdamper_jobs.append((jntid, timeconst, dampratio))
 
   def limited(self, node, attr, range_attr):
     """MuJoCo's limited flags: explicit true/false, or 'auto' = a range with range[0] < range[1] given (needs
@@ -409,6 +455,7 @@ class _Builder:
       mass = node.get("density", 1000.0) * volume
     if mass < 0 or node.get("density", 0.0) < 0:
       fail(node, "mass and density must be non-negative", "mass" if node.has("mass") else "density")
+    pos, quat = self.in_frames(node, pos, quat)
     friction = node.get("friction", [1.0, 0.005, 0.0001])
     matid = self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
     group = node.get("group", 0)
@@ -449,6 +496,7 @@ class _Builder:
     pos, quat = self.frame(node)
     if node.has("fromto"):
       pos, quat, size = self.fromto_frame(node, stype, size)
+    pos, quat = self.in_frames(node, pos, quat)
     self.check_size(node, stype, size, "site")
     self.add(ObjType.SITE, node, site_type=_GEOM_TYPES[stype], site_bodyid=bodyid,
              site_group=node.get("group", 0), site_size=size, site_pos=pos, site_quat=quat,
@@ -469,7 +517,7 @@ class _Builder:
     return -1
 
   def camera(self, node, bodyid):
-    pos, quat = self.frame(node)
+    pos, quat = self.in_frames(node, *self.frame(node))
     if node.get("fovy", 45.0) >= 180:
       fail(node, f"fovy must be below 180 degrees, got {node.get('fovy')}", "fovy")
     self.add(ObjType.CAMERA, node, cam_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], cam_bodyid=bodyid,
@@ -478,6 +526,10 @@ class _Builder:
 
   def light(self, node, bodyid):
     direction = np.asarray(node.get("dir", [0.0, 0.0, -1.0]), float)
+    pos = np.asarray(node.get("pos", [0.0] * 3), float)
+    composed = self.frames(node)
+    if composed is not None:
+      pos, direction = composed[0] + spatial.rotate(composed[1], pos), spatial.rotate(composed[1], direction)
     norm = np.linalg.norm(direction)
     if norm < 1e-15:
       fail(node, "light direction has zero length", "dir")
@@ -487,7 +539,7 @@ class _Builder:
     self.add(ObjType.LIGHT, node, light_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], light_bodyid=bodyid,
              light_targetbodyid=node, light_type=ltype,
              light_castshadow=int(node.get("castshadow", True)), light_active=int(node.get("active", True)),
-             light_pos=node.get("pos", [0.0] * 3), light_dir=direction / norm,
+             light_pos=pos, light_dir=direction / norm,
              light_attenuation=node.get("attenuation", [1.0, 0.0, 0.0]), light_cutoff=node.get("cutoff", 45.0),
              light_exponent=node.get("exponent", 10.0), light_ambient=node.get("ambient", [0.0] * 3),
              light_diffuse=node.get("diffuse", [0.7] * 3), light_specular=node.get("specular", [0.3] * 3))
@@ -509,31 +561,160 @@ class _Builder:
         self.mesh(node)
       for node in asset.all("hfield"):
         self.hfield(node)
+      for node in asset.all("skin"):
+        warn(node, "skins are not drawn by mjgym's renderer and do not act on the physics; the skin is left out")
+
+  def asset_path(self, node, name, subdir, loaddir=None):
+    """Where MuJoCo looks for a file an asset names: relative to the main model's directory and the compiler's
+    directory for its kind (``subdir``), even inside an <include>d file. A file not found there is looked up
+    relative to the included file's directory joined below the main directory and ``loaddir`` (where a height
+    field reads from): with an absolute model path that is the included file's directory, with a relative one
+    MuJoCo puts the kind's directory in front of it, and so does mjgym."""
+    if os.path.isabs(name):
+      return name
+    main = os.path.dirname(self.filename)
+    if node.incdir and not self.source.exists(os.path.join(main, subdir, name)):
+      name = os.path.join(node.incdir, name)
+    return os.path.join(main, subdir if loaddir is None else loaddir, name)
 
   def texture(self, node):
+    """A texture's pixels as MuJoCo stores them: a builtin pattern, one image file (2d, or a cube or skybox
+    as one repeated face or a grid of faces) or one file a face. A file that cannot be used is a warning and
+    an empty texture: rendering assets never keep a model from loading."""
     ttype = {"2d": 0, "cube": 1, "skybox": 2}[node.get("type", "cube")]
-    if node.has("file") or any(a.startswith("file") for a in node.given):
-      fail(node, "textures from image files are not supported (unsupported feature)", "file")
-    if node.get("builtin", "none") == "none":
-      fail(node, "a texture needs 'builtin' (image files are not supported)", "builtin")
-    width, height = node.get("width", 0), node.get("height", 0)
-    if width < 1:
-      fail(node, f"a builtin texture needs a positive width, got {width}", "width")
-    if ttype != 0:
-      # Cube and skybox builtins are square faces stacked vertically, six of them.
-      height = 6 * width
-    elif height < 1:
-      fail(node, f"a builtin texture needs a positive height, got {height}", "height")
-    if width * height > MAX_TEXTURE_PIXELS:
-      fail(node, f"texture of {width} x {height} pixels is larger than mjgym's bound of {MAX_TEXTURE_PIXELS} pixels",
-           "width")
-    self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width,
-             tex_builtin=_BUILTINS[node.get("builtin", "none")], tex_mark=_MARKS[node.get("mark", "none")],
-             tex_rgb1=node.get("rgb1", [0.8, 0.8, 0.8]), tex_rgb2=node.get("rgb2", [0.5, 0.5, 0.5]),
+    nchannel = node.get("nchannel", 3)
+    if nchannel not in (1, 3, 4):
+      fail(node, f"nchannel must be 1, 3 or 4, got {nchannel}", "nchannel")
+    gridsize, layout = node.get("gridsize", [1, 1]), node.get("gridlayout", "")
+    if node.has("gridlayout") and len(layout) != gridsize[0] * gridsize[1]:
+      fail(node, f"gridlayout has {len(layout)} symbols, gridsize {gridsize[0]} x {gridsize[1]} needs "
+           f"{gridsize[0] * gridsize[1]}", "gridlayout")
+    if any(c not in "." + texlib.FACES for c in layout):
+      fail(node, f"gridlayout symbols must be among '.{texlib.FACES}', got '{layout}'", "gridlayout")
+    kind = _BUILTINS[node.get("builtin", "none")]
+    rgb1 = node.get("rgb1", [0.8, 0.8, 0.8])
+    colorspace = {"auto": 0, "linear": 1, "sRGB": 2}[node.get("colorspace", "auto")]
+    cubefiles = [node.get(a, "") for a in texlib.CUBE_FILES]
+    if kind:
+      width, height = node.get("width", 0), node.get("height", 0)
+      if nchannel != 3:
+        fail(node, f"builtin textures have 3 channels, got {nchannel}", "nchannel")
+      if width < 1:
+        fail(node, f"a builtin texture needs a positive width, got {width}", "width")
+      if ttype != 0:
+        # Cube and skybox builtins are square faces stacked vertically, six of them.
+        height = 6 * width
+      elif height < 1:
+        fail(node, f"a builtin texture needs a positive height, got {height}", "height")
+      if width * height > MAX_TEXTURE_PIXELS:
+        fail(node, f"texture of {width} x {height} pixels is larger than mjgym's bound of {MAX_TEXTURE_PIXELS} "
+             "pixels", "width")
+      data = texlib.builtin(ttype, kind, _MARKS[node.get("mark", "none")], rgb1, node.get("rgb2", [0.5] * 3),
+                            node.get("markrgb", [0.0] * 3), node.get("random", 0.01), width, height)
+    elif node.get("file"):
+      if not node.has("name"):
+        node.attrs["name"] = os.path.splitext(os.path.basename(node.get("file")))[0]
+      if ttype != 0 and (min(gridsize) < 1 or gridsize[0] * gridsize[1] > 12):
+        fail(node, f"gridsize must be positive with at most 12 squares, got {gridsize[0]} x {gridsize[1]}",
+             "gridsize")
+      width, height, data, nchannel, colorspace = self.texture_file(node, ttype, nchannel, colorspace, rgb1)
+    elif any(cubefiles):
+      if ttype == 0:
+        fail(node, "a 2d texture cannot be loaded from separate files (give 'file')",
+             texlib.CUBE_FILES[next(i for i, f in enumerate(cubefiles) if f)])
+      width, height, data, nchannel, colorspace = self.texture_faces(node, cubefiles, nchannel, colorspace, rgb1)
+    else:
+      fail(node, "a texture needs 'builtin', 'file' or (cube and skybox) one file a face ('fileright', ...)",
+           "builtin")
+    self.texture_data.append(data)
+    self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width, tex_nchannel=nchannel,
+             tex_colorspace=colorspace, tex_builtin=kind, tex_mark=_MARKS[node.get("mark", "none")],
+             tex_rgb1=rgb1, tex_rgb2=node.get("rgb2", [0.5, 0.5, 0.5]),
              tex_markrgb=node.get("markrgb", [0.0, 0.0, 0.0]), tex_random=node.get("random", 0.01))
 
+  def read_image(self, node, attr, nchannel):
+    """(pixels (h, w, nchannel), nchannel, sRGB flag) of an image file named by attribute ``attr``."""
+    name = node.get(attr)
+    path = self.asset_path(node, name, self.cfg.texturedir)
+    try:
+      data = self.source.read(path, node, attr)
+    except MJCFError as e:
+      raise texlib.TextureFileError(f"cannot read '{path}'") from e
+    ctype = texlib.content_type(name, node.get("content_type"))
+    if ctype == "image/png" and len(data) >= 24:
+      w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+      if w * h > MAX_TEXTURE_PIXELS:
+        raise texlib.TextureFileError(f"'{name}' has {w} x {h} pixels, more than mjgym's bound of "
+                                      f"{MAX_TEXTURE_PIXELS}")
+    if ctype == "image/ktx" and (node.get("hflip", False) or node.get("vflip", False)):
+      fail(node, "KTX textures cannot be flipped", "hflip" if node.get("hflip", False) else "vflip")
+    try:
+      image, nchannel, srgb = texlib.decode(data, ctype, nchannel)
+    except texlib.TextureFileError as e:
+      raise texlib.TextureFileError(f"'{name}': {e}") from None
+    return texlib.flip(image, node.get("hflip", False), node.get("vflip", False)), nchannel, srgb
+
+  def texture_file(self, node, ttype, nchannel, colorspace, rgb1):
+    """(width, height, data, nchannel, colorspace) of a texture read from one file."""
+    try:
+      if ttype != 0 and nchannel != 3:
+        raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
+      image, nchannel, srgb = self.read_image(node, "file", nchannel)
+      colorspace = colorspace or (2 if srgb else 1)
+      h, w, have = image.shape
+      if ttype == 0:
+        return w, h, image.ravel(), nchannel, colorspace
+      if have != 3:
+        raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")
+      rows, cols = node.get("gridsize", [1, 1])
+      if w % cols or h % rows or w // cols != h // rows:
+        raise texlib.TextureFileError(f"an image of {w} x {h} pixels does not split into a grid of {rows} x "
+                                      f"{cols} square faces")
+      if rows == cols == 1:
+        # MuJoCo keeps the one face (repeated on all six sides when drawn)
+        return w, w, image.ravel(), nchannel, colorspace
+      size = w // cols
+      faces = np.empty((6, size, size, 3), np.uint8)
+      faces[:] = texlib.to_byte(rgb1)
+      for k, symbol in enumerate(node.get("gridlayout", "")):
+        if symbol != ".":
+          r, c = divmod(k, cols)
+          faces[texlib.FACES.index(symbol)] = image[r * size:(r + 1) * size, c * size:(c + 1) * size]
+      return size, 6 * size, faces.ravel(), nchannel, colorspace
+    except texlib.TextureFileError as e:
+      warn(node, f"{e}; the texture is left empty", "file")
+      return 0, 0, np.zeros(0, np.uint8), nchannel, colorspace
+
+  def texture_faces(self, node, files, nchannel, colorspace, rgb1):
+    """(width, height, data, nchannel, colorspace) of a cube or skybox read from one file a face."""
+    attr = "file"
+    try:
+      if nchannel != 3:
+        raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
+      faces, size = [None] * 6, None
+      for i, (attr, name) in enumerate(zip(texlib.CUBE_FILES, files)):
+        if not name:
+          continue
+        image, _, srgb = self.read_image(node, attr, nchannel)
+        colorspace = colorspace or (2 if srgb else 1)
+        h, w, have = image.shape
+        if have != 3:
+          raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")
+        if w != h:
+          raise texlib.TextureFileError(f"'{name}' is not square ({w} x {h} pixels)")
+        if size is not None and w != size:
+          raise texlib.TextureFileError(f"'{name}' has {w} x {h} pixels, the first face {size} x {size}")
+        size, faces[i] = w, image
+      data = np.empty((6, size, size, 3), np.uint8)
+      for i, face in enumerate(faces):
+        data[i] = texlib.to_byte(rgb1) if face is None else face
+      return size, 6 * size, data.ravel(), nchannel, colorspace
+    except texlib.TextureFileError as e:
+      warn(node, f"{e}; the texture is left empty", attr)
+      return 0, 0, np.zeros(0, np.uint8), nchannel, colorspace
+
   def mesh(self, node):
-    """A mesh asset from an STL/OBJ file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
+    """A mesh asset from an STL, OBJ or MSH file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
     from mjgym.physics.mjcf import mesh as meshlib  # pylint: disable=import-outside-toplevel
     for inline in ("vertex", "face"):
       if node.has("file") and node.has(inline):
@@ -542,8 +723,7 @@ class _Builder:
       name = node.get("file")
       if not node.has("name"):
         node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
-      base = os.path.dirname(node.file)
-      path = name if os.path.isabs(name) else os.path.join(base, self.cfg.meshdir, name)
+      path = self.asset_path(node, name, self.cfg.meshdir)
       data = self.source.read(path, node, "file")
       attr, what = "file", f"mesh '{name}'"
     elif node.has("vertex"):
@@ -597,7 +777,8 @@ class _Builder:
       name = node.get("file")
       if not node.has("name"):
         node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
-      path = name if os.path.isabs(name) else os.path.join(os.path.dirname(node.file), self.cfg.assetdir, name)
+      # MuJoCo's reader checks the asset directory, its compiler then reads from the mesh directory
+      path = self.asset_path(node, name, self.cfg.assetdir, loaddir=self.cfg.meshdir)
       elevation = _read_hfield(self.source.read(path, node, "file"), name, node)
       nrow, ncol = elevation.shape
     else:
@@ -849,6 +1030,7 @@ class _Builder:
         del v[key]
     self.mesh_fields(v)
     self.hfield_fields(v)
+    self.texture_fields(v)
     v["nconmax"] = self.nconmax(v)
     v["njmax"] = self.njmax(v)
     # The dual solvers (PGS, noslip) keep A + R for this many rows and recompute entries past it: room for
@@ -1032,6 +1214,13 @@ class _Builder:
              mesh_polyvertnum=vertnum, mesh_polyvertadr=np.concatenate([[0], np.cumsum(vertnum)[:-1]]),
              mesh_polyvert=np.concatenate(polys), mesh_polymapnum=mapnum,
              mesh_polymapadr=np.concatenate([[0], np.cumsum(mapnum)[:-1]]), mesh_polymap=np.array(maps, np.int32))
+
+  def texture_fields(self, v):
+    if not self.texture_data:
+      return
+    count = [len(t) for t in self.texture_data]
+    v.update(ntexdata=sum(count), tex_adr=np.concatenate([[0], np.cumsum(count)[:-1]]),
+             tex_data=np.concatenate(self.texture_data))
 
   def hfield_fields(self, v):
     if not self.hfields:
@@ -1670,6 +1859,14 @@ def _apply_shortcut(rec, kind, attrs, node):
     if any(a in attrs for a in ("gaintype", "biastype", "gainprm", "biasprm", "dyntype", "dynprm")):
       rec["kind"] = "general"
     return
+  if kind == "adhesion":
+    # as MuJoCo 4: the gain defaults to the record's gain, whichever element set it; the rest is the shortcut's
+    gain = attrs.get("gain", rec["gainprm"][0])
+    if gain < 0:
+      fail(node, "gain must be non-negative", "gain")
+    rec.update(kind=kind, own={}, dyntype=0, dynprm=[1.0] + [0.0] * 9, gaintype=0, gainprm=[gain] + [0.0] * 9,
+               biastype=0, biasprm=[0.0] * 10)
+    return
   # A shortcut takes its own parameters' defaults from the record when the record was set by the same
   # shortcut or by <general>; MuJoCo's rules for the remaining mixes are not reproduced, so refuse them.
   # (a motor reads nothing from the record)
@@ -1722,10 +1919,6 @@ def _apply_shortcut(rec, kind, attrs, node):
     if "diameter" in own:
       area = math.pi / 4.0 * own["diameter"] ** 2
     gain, bias = [area], list(own.get("bias", [0.0, 0.0, 0.0]))
-  elif kind == "adhesion":
-    gain, biastype = [own.get("gain", 1.0)], 0
-    if gain[0] < 0:
-      fail(node, "gain must be non-negative", "gain")
   else:  # muscle
     tc = own.get("timeconst", [0.01, 0.04])
     rng = own.get("range", [0.75, 1.05])
@@ -1744,8 +1937,8 @@ def _apply_shortcut(rec, kind, attrs, node):
 
 def compile_tree(root, filename, source):
   """Model field values, per-type names, and (actuators whose length range setconst simulates, the
-  <compiler><lengthrange> options)."""
+  <compiler><lengthrange> options, joints whose stiffness and damping setconst derives from springdamper)."""
   builder = _Builder(root, filename, source)
   builder.build()
   values = builder.finish()
-  return values, builder.names, (builder.lengthrange_jobs, builder.lengthrange_settings())
+  return values, builder.names, (builder.lengthrange_jobs, builder.lengthrange_settings(), builder.springdamper_jobs)

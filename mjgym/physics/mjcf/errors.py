@@ -1,4 +1,4 @@
-"""The one exception type of the MJCF loader."""
+"""The one exception type of the MJCF loader, and its warning for unusable rendering assets."""
 
 
 class MJCFError(ValueError):
@@ -19,3 +19,14 @@ def fail(node, message, attribute=None):
   """Raises an MJCFError located at a parsed element (and attribute)."""
   raise MJCFError(message, node.file, node.line, node.tag, node.attrs.get("name") if node.attrs else None,
                   attribute)
+
+
+class MJCFWarning(UserWarning):
+  """A model part that only rendering uses and that cannot be used (the model loads without it), located."""
+
+
+def warn(node, message, attribute=None):
+  """Issues an MJCFWarning located at a parsed element (and attribute), as ``fail`` locates errors."""
+  import warnings  # pylint: disable=import-outside-toplevel
+  where = MJCFError("", node.file, node.line, node.tag, node.attrs.get("name") if node.attrs else None, attribute)
+  warnings.warn(MJCFWarning(str(where) + message), stacklevel=2)

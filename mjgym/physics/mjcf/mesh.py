@@ -62,13 +62,34 @@ class Mesh:
 
 
 def read_mesh(data: bytes, filename: str) -> tuple[np.ndarray, np.ndarray]:
-  """Decodes an STL (binary or ASCII) or OBJ file into (vert (n, 3) float64, face (m, 3) int32)."""
+  """Decodes an STL (binary or ASCII), OBJ or MuJoCo MSH file into (vert (n, 3) float64, face (m, 3) int32)."""
   ext = os.path.splitext(filename)[1].lower()
   if ext == ".stl":
     return _read_stl(data)
   if ext == ".obj":
     return _read_obj(data)
-  raise MeshError(f"unsupported mesh file type '{ext}' (expected .stl or .obj)")
+  if ext == ".msh":
+    return _read_msh(data)
+  raise MeshError(f"unsupported mesh file type '{ext}' (expected .stl, .obj or .msh)")
+
+
+def _read_msh(data):
+  """MuJoCo's legacy binary mesh: int32 counts of vertices, normals, texture coordinates and faces, then float32
+  vertices (n, 3), normals (n, 3), texture coordinates (n, 2) and int32 faces (m, 3), little-endian. Normals and
+  texture coordinates (0 or as many as vertices) are checked and not kept; repeated vertices stay, as in MuJoCo."""
+  if len(data) < 16:
+    raise MeshError("missing header in MSH file (4 int32 counts)")
+  nvert, nnormal, ntexcoord, nface = (int(x) for x in np.frombuffer(data, "<i4", 4))
+  if (nvert < 4 or nface < 0 or nnormal < 0 or ntexcoord < 0 or nnormal not in (0, nvert)
+      or ntexcoord not in (0, nvert)):
+    raise MeshError(f"invalid sizes in MSH file: {nvert} vertices (at least 4), {nnormal} normals and "
+                    f"{ntexcoord} texture coordinates (0 or one a vertex), {nface} faces")
+  size = 16 + 12 * nvert + 12 * nnormal + 8 * ntexcoord + 12 * nface
+  if len(data) != size:
+    raise MeshError(f"unexpected file size in MSH file: {len(data)} bytes, its counts need {size}")
+  vert = np.frombuffer(data, "<f4", 3 * nvert, 16).reshape(nvert, 3).astype(np.float64)
+  face = np.frombuffer(data, "<i4", 3 * nface, size - 12 * nface).reshape(nface, 3).astype(np.int32)
+  return vert, face
 
 
 def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERTIA) -> Mesh:

@@ -9,6 +9,7 @@ from lxml import etree
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.mjcf.errors import warn
 
 _SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
 _SOLREF = (0.02, 1.0)
@@ -45,13 +46,17 @@ _MAX_DEPTH = 2048
 class Node:
   """One MJCF element: tag, typed attributes (after defaults), where it came from, and its children."""
 
-  __slots__ = ("tag", "attrs", "given", "line", "file", "children", "parent", "actuator_chain")
+  __slots__ = ("tag", "attrs", "given", "line", "file", "incdir", "children", "parent", "actuator_chain", "frames")
 
-  def __init__(self, tag, attrs, line, file, parent):
+  def __init__(self, tag, attrs, line, file, parent, incdir=""):
     self.tag, self.attrs, self.line, self.file, self.parent = tag, attrs, line, file, parent
+    # the directory of the file this element was <include>d from, as opened (MuJoCo's fallback for asset files
+    # not found relative to the main model); "" in the main file
+    self.incdir = incdir
     self.given = frozenset(attrs)  # attributes written on the element itself
     self.children = []
     self.actuator_chain = ()
+    self.frames = ()  # the <frame> elements this element sat in, outermost first (see _splice_frames)
 
   def child(self, tag):
     """First child with this tag, or None."""
@@ -88,6 +93,10 @@ class Source:
 
   def __init__(self, assets):
     self.assets = dict(assets or {})
+    self.main_dir = ""  # the main model's directory, which relative file names start from
+
+  def exists(self, path):
+    return path in self.assets or os.path.basename(path) in self.assets or os.path.isfile(path)
 
   def read(self, path, node=None, attribute=None):
     for key in (path, os.path.basename(path)):
@@ -108,10 +117,12 @@ def parse(text, filename, source):
   root_elem = _xml(text, filename)
   if root_elem.tag != "mujoco":
     raise MJCFError(f"root element must be <mujoco>, got <{root_elem.tag}>", filename, root_elem.sourceline)
-  root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)])
+  source.main_dir = os.path.dirname(filename)
+  root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)], "")
   _check_unique(root)
   classes = _collect_defaults(root)
   _apply_defaults(root, classes, None)
+  _splice_frames(root)
   return root, classes
 
 
@@ -149,13 +160,20 @@ def _spec_key(parent_tag, tag):
   return key if key in schema.ELEMENTS else None
 
 
-def _convert(elem, file, parent, parent_tag, source, stack):
+def _convert(elem, file, parent, parent_tag, source, stack, incdir):
   tag = elem.tag
   line = elem.sourceline
   if parent is None:
     specs = schema.ELEMENTS["mujoco"]
   else:
     key = _spec_key(parent_tag, tag)
+    if key is None and (parent_tag, tag) == ("mujoco", "body"):
+      # MuJoCo's schema lets a <body> stand in <mujoco> (a file meant to be included in a <worldbody>) and its
+      # compiler leaves it out of the model: so does mjgym, saying so
+      warn(Node(tag, {"name": elem.get("name")} if elem.get("name") else {}, line, file, parent),
+           "a <body> directly inside <mujoco> is not part of the model (MuJoCo leaves it out too); put it in "
+           "<worldbody>")
+      return None
     if key is None:
       if tag in schema.UNSUPPORTED_ELEMENTS.get(parent_tag, ()):
         raise MJCFError(f"<{tag}> inside <{parent_tag}> is not supported (unsupported feature)", file, line,
@@ -163,7 +181,7 @@ def _convert(elem, file, parent, parent_tag, source, stack):
       raise MJCFError(f"unknown element <{tag}> inside <{parent_tag}>", file, line, tag)
     specs = schema.ELEMENTS[key]
   attrs = {}
-  node = Node(tag, attrs, line, file, parent)
+  node = Node(tag, attrs, line, file, parent, incdir)
   for attr, text in elem.attrib.items():
     spec = specs.get(attr)
     if spec is None:
@@ -178,21 +196,30 @@ def _convert(elem, file, parent, parent_tag, source, stack):
     if not isinstance(child.tag, str):
       continue
     if child.tag == "include":
-      node.children.extend(_include(child, file, node, tag, source, stack))
+      node.children.extend(_include(child, file, node, tag, source, stack, incdir))
     else:
-      node.children.append(_convert(child, file, node, tag, source, stack))
+      node.children.append(_convert(child, file, node, tag, source, stack, incdir))
+  node.children = [c for c in node.children if c is not None]
   return node
 
 
-def _include(elem, file, parent, parent_tag, source, stack):
-  inc = Node("include", {}, elem.sourceline, file, parent)
+def _include(elem, file, parent, parent_tag, source, stack, incdir):
+  """The elements of an included file. As MuJoCo, its name is looked up relative to the main model's directory
+  first, then relative to the including file's."""
+  inc = Node("include", {}, elem.sourceline, file, parent, incdir)
   unknown = set(elem.attrib) - {"file"}
   if unknown:
     fail(inc, "unknown attribute (known: file)", sorted(unknown)[0])
   name = elem.get("file")
   if not name:
     fail(inc, "required attribute missing", "file")
-  path = name if os.path.isabs(name) else os.path.join(os.path.dirname(file), name)
+  main_dir = source.main_dir
+  if os.path.isabs(name) or source.exists(os.path.join(main_dir, name)):
+    path = os.path.join(main_dir, name)
+  else:
+    path = os.path.join(main_dir, incdir, name)
+  # MuJoCo's directory of the included file: the path it opened, main model's directory included
+  incdir = os.path.dirname(path)
   if os.path.abspath(path) in stack:
     start = stack.index(os.path.abspath(path))
     cycle = " -> ".join(os.path.basename(p) for p in stack[start:] + [os.path.abspath(path)])
@@ -204,10 +231,10 @@ def _include(elem, file, parent, parent_tag, source, stack):
     if not isinstance(child.tag, str):
       continue
     if child.tag == "include":
-      children.extend(_include(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)]))
+      children.extend(_include(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)], incdir))
     else:
-      children.append(_convert(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)]))
-  return children
+      children.append(_convert(child, path, parent, parent_tag, source, stack + [os.path.abspath(path)], incdir))
+  return [c for c in children if c is not None]
 
 
 def _value(node, attr, spec, text, elem):
@@ -346,7 +373,7 @@ def _apply_defaults(node, classes, childclass):
     if child.tag == "default":
       continue
     cls = childclass
-    if child.tag == "body":
+    if child.tag in ("body", "frame"):
       if child.has("childclass"):
         cls = _lookup_class(child, child.get("childclass"), classes, "childclass")
     else:
@@ -377,6 +404,31 @@ def _apply_defaults(node, classes, childclass):
             merged[attr] = _merge(tag, attr, None, value)
         child.attrs = merged
     _apply_defaults(child, classes, cls)
+
+
+def _splice_frames(node):
+  """Moves the elements inside each <frame> into the frame's body, in document order (the order MuJoCo numbers
+  them in); each remembers the frames it sat in, which the compiler composes into its position."""
+  spliced = []
+  for child in node.children:
+    if child.tag == "frame":
+      spliced.extend(_frame_contents(child, node, (child,)))
+    else:
+      _splice_frames(child)
+      spliced.append(child)
+  node.children = spliced
+
+
+def _frame_contents(frame, body, chain):
+  contents = []
+  for child in frame.children:
+    if child.tag == "frame":
+      contents.extend(_frame_contents(child, body, chain + (child,)))
+    else:
+      child.frames, child.parent = chain, body
+      _splice_frames(child)
+      contents.append(child)
+  return contents
 
 
 def _lookup_class(node, name, classes, attr):

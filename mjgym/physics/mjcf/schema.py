@@ -24,7 +24,7 @@ JOINT = {
     "limited": "auto", "range": "f2", "ref": "f", "springref": "f", "stiffness": "f1-3", "damping": "f1-3",
     "armature": "f", "frictionloss": "f", "margin": "f", "solreflimit": _SOLREF, "solimplimit": _SOLIMP,
     "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "user": "v",
-    "springdamper": "x", "actuatorfrclimited": "x", "actuatorfrcrange": "x", "actuatorgravcomp": "x",
+    "springdamper": "f2", "actuatorfrclimited": "auto", "actuatorfrcrange": "f2", "actuatorgravcomp": "b",
 }
 
 GEOM = {
@@ -123,11 +123,11 @@ HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i
 MATERIAL = {"name": "s", "class": "s", "texture": "s", "texrepeat": "f2", "texuniform": "b",
             "emission": "f", "specular": "f", "shininess": "f", "reflectance": "f", "metallic": "v",
             "roughness": "v", "rgba": "g4"}
-TEXTURE = {"name": "s", "type": "e:2d|cube|skybox", "file": "s", "gridsize": "v", "gridlayout": "v",
+TEXTURE = {"name": "s", "type": "e:2d|cube|skybox", "file": "s", "gridsize": "i2", "gridlayout": "s",
            "builtin": "e:none|gradient|checker|flat", "rgb1": "f3", "rgb2": "f3",
-           "mark": "e:none|edge|cross|random", "markrgb": "f3", "random": "f", "width": "i", "height": "i", "hflip": "v", "vflip": "v", "content_type": "v",
-           "fileright": "v", "fileleft": "v", "fileup": "v", "filedown": "v", "filefront": "v",
-           "fileback": "v", "nchannel": "v", "colorspace": "v"}
+           "mark": "e:none|edge|cross|random", "markrgb": "f3", "random": "f", "width": "i", "height": "i",
+           "hflip": "b", "vflip": "b", "content_type": "s", "fileright": "s", "fileleft": "s", "fileup": "s",
+           "filedown": "s", "filefront": "s", "fileback": "s", "nchannel": "i", "colorspace": "e:auto|linear|sRGB"}
 
 PAIR = {"name": "s", "class": "s", "geom1": "s", "geom2": "s", "condim": "i", "friction": "f1-5",
         "solref": _SOLREF, "solreffriction": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f"}
@@ -142,7 +142,7 @@ EQUALITY = {
 }
 # What a default class may hold: element name -> attributes (``class`` itself is not allowed inside).
 DEFAULTABLE = {"joint": JOINT, "geom": GEOM, "site": SITE, "camera": CAMERA, "light": LIGHT, "mesh": MESH,
-               "material": MATERIAL, "pair": PAIR, "equality": _EQ_COMMON, "tendon": FIXED_TENDON,
+               "material": MATERIAL, "pair": PAIR, "equality": _EQ_COMMON, "tendon": SPATIAL_TENDON,
                **ACTUATORS}
 
 _COMPILER = {
@@ -224,6 +224,10 @@ ELEMENTS = {
     "asset/hfield": HFIELD,
     "asset/material": MATERIAL,
     "material/layer": {"texture": "v", "role": "v"},
+    # skinned meshes are drawn only, and not by mjgym's renderer: read, warned about and left out
+    "asset/skin": {"name": "s", "file": "v", "material": "v", "rgba": "v", "inflate": "v", "vertex": "v",
+                   "texcoord": "v", "face": "v", "group": "v"},
+    "skin/bone": {"body": "v", "bindpos": "v", "bindquat": "v", "vertid": "v", "vertweight": "v"},
     "mujoco/default": {"class": "s"},
     "default/default": {"class": "s"},
     **{f"default/{k}": v for k, v in DEFAULTABLE.items()},
@@ -268,13 +272,19 @@ ELEMENTS = {
 for _child in ("geom", "site", "camera", "light"):
   ELEMENTS[f"worldbody/{_child}"] = ELEMENTS[f"body/{_child}"]
 ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
+# A <frame> moves the elements inside it (and sets their default class): it holds what its body holds.
+FRAME = {"name": "s", "childclass": "s", "pos": "f3", **_ORIENT}
+ELEMENTS["worldbody/frame"] = ELEMENTS["body/frame"] = ELEMENTS["frame/frame"] = FRAME
+for _child in ("body", "joint", "freejoint", "geom", "site", "camera", "light"):
+  ELEMENTS[f"frame/{_child}"] = ELEMENTS[f"body/{_child}"]
 
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
     "mujoco": ("extension", "deformable", "plugin"),
-    "asset": ("skin", "model"),
-    "worldbody": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
-    "body": ("composite", "flexcomp", "attach", "frame", "plugin", "replicate"),
+    "asset": ("model",),
+    "worldbody": ("composite", "flexcomp", "attach", "plugin", "replicate"),
+    "body": ("composite", "flexcomp", "attach", "plugin", "replicate"),
+    "frame": ("composite", "flexcomp", "attach", "plugin", "replicate"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
     "tendon": (),

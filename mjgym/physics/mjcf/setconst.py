@@ -18,6 +18,8 @@ from mjgym.physics.types import DisableBit
 from mjgym.physics.types import GainType
 from mjgym.physics.types import MINVAL
 
+# dofs of each joint type (free, ball, slide, hinge)
+_JOINT_NV = (6, 3, 1, 1)
 # What the length-range simulation leaves out (Modeling chapter, "Length range"): contacts, passive forces,
 # gravity, friction loss and the actuators' own forces. Joint and tendon limits (and equalities) stay.
 _LENGTHRANGE_DISABLE = int(DisableBit.CONTACT | DisableBit.SPRING | DisableBit.DAMPER | DisableBit.GRAVITY
@@ -47,6 +49,17 @@ def set_const(m):
     m.actuator_acc0[i] = np.linalg.norm(x)
     if _is_dampratio(m, i):
       m.actuator_biasprm[i, 2] = -_damping_from_ratio(m, d, i)
+
+
+def spring_damper(m, jobs):
+  """Joint stiffness and damping from springdamper (timeconst, dampratio), as MuJoCo after mj_setConst: a
+  spring-damper of that time constant and damping ratio on the joint's mean inertia at qpos0, 1 / dof_invweight0
+  averaged over its dofs (the way solref turns into impedance)."""
+  for j, timeconst, dampratio in jobs:
+    adr, ndim = m.jnt_dofadr[j], _JOINT_NV[int(m.jnt_type[j])]
+    inertia = ndim / max(MINVAL, sum(float(w) for w in m.dof_invweight0[adr:adr + ndim]))
+    m.jnt_stiffness[j] = inertia / max(MINVAL, timeconst * timeconst * dampratio * dampratio)
+    m.dof_damping[adr:adr + ndim] = 2 * inertia / max(MINVAL, timeconst)
 
 
 def _position(m, d):

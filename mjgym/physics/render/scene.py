@@ -103,6 +103,18 @@ def orbit_pose(lookat, distance, azimuth, elevation):
   return pos, np.column_stack([right, up, -fwd]).ravel()
 
 
+def _mean_texture_color(m, t, fallback):
+  """The average colour of an image texture (in [0, 1]): the renderer draws image textures flat in it."""
+  nchannel = int(m.tex_nchannel[t]) if m.ntexdata else 0
+  count = int(m.tex_width[t]) * int(m.tex_height[t]) * nchannel
+  if count == 0:
+    return fallback
+  adr = int(m.tex_adr[t])
+  pixels = np.asarray(m.tex_data[adr:adr + count], float).reshape(-1, nchannel)
+  rgb = pixels[:, [0, 0, 0]] if nchannel == 1 else pixels[:, :3]
+  return rgb.mean(axis=0) / 255.0
+
+
 def _mesh_normals(vert, face):
   """Per face corner normals (nface*3, 3): area-weighted over the faces at that vertex that bend little."""
   if len(face) == 0:
@@ -340,6 +352,8 @@ class Scene:
     for t in range(ntex):
       tt[t] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
                m.tex_width[t], m.tex_type[t]]
+      if m.tex_builtin[t] == 0:
+        tt[t, 2:5] = _mean_texture_color(m, t, tt[t, 2:5])
     self.gdataid = dataid
     self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(vertadr), np.ascontiguousarray(faceadr),
                  np.ascontiguousarray(facenum), np.ascontiguousarray(normals, np.float64))
