@@ -7,9 +7,9 @@ with the selected integrator (semi-implicit Euler, RK4, implicit, implicitfast).
 How this file is compiled matters as much as what it computes (physics/_link.py). numba finishes every jitted
 function as a program of its own, with the code of everything it calls linked in and optimized again; a pipeline
 built that way generated the whole engine once per layer and per entry point. So the stages (kinematics, crb,
-collision, constraint, solver, sensors, ...) and the orchestration here (``fwd_position``, ``_forward``,
-``step_forward``, ...) are *separate* kernels: each compiles once, and its callers call it by address. The entry
-points, one per front door and collider tier (``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
+collision, constraint, solver, sensors, ...) are *separate* kernels: each compiles once, and its callers call it by
+address. The orchestration here (``fwd_position``, ``_forward``, ``step_forward``, ...) holds nothing but those calls:
+it is linked into its callers as usual (one cache file fewer to load per layer at every start). The entry points, one per front door and collider tier (``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
 ``run_batch_ccd`` for many, each taking an operation code), are small. Kernels that only some models need
 (implicit integration, RK4, the PGS / primal / noslip solvers, tendons, equality constraints, energy,
 acceleration sensors, rangefinders) are *lazy*: compiled when ``prepare`` finds a model that uses them, which
@@ -140,7 +140,6 @@ def _check(m, d, values, warning):
 # --------------------------------------------------------------- stages ----
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def fwd_position(m, d, narrow):
   """Position-dependent computations."""
@@ -156,7 +155,6 @@ def fwd_position(m, d, narrow):
   smooth.transmission(m, d)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def fwd_velocity(m, d):
   """Velocity-dependent computations."""
@@ -164,7 +162,6 @@ def fwd_velocity(m, d):
   smooth.rne(m, d)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def _velocity_to_passive(m, d):
   """The velocity stage up to the passive forces (where MuJoCo calls mjcb_passive)."""
@@ -173,7 +170,6 @@ def _velocity_to_passive(m, d):
   passive.passive(m, d)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def fwd_acceleration(m, d):
   """Sums the smooth forces and solves for the unconstrained acceleration qacc_smooth."""
@@ -183,7 +179,6 @@ def fwd_acceleration(m, d):
   smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def fwd_constraint(m, d):
   """Constraint forces: reference accelerations of the efc rows, then the solver -> qacc, qfrc_constraint."""
@@ -196,7 +191,6 @@ def fwd_constraint(m, d):
 # evaluations (sensors=False), as MuJoCo does.
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def _forward_position(m, d, sensors, narrow):
   """The position stage, its sensors and the potential energy."""
@@ -210,7 +204,6 @@ def _forward_position(m, d, sensors, narrow):
     d.energy[1] = 0.0
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def _forward_velocity_end(m, d, sensors):
   """The velocity stage after the passive forces, its sensors and the kinetic energy."""
@@ -221,7 +214,6 @@ def _forward_velocity_end(m, d, sensors):
     energy.energy_vel(m, d)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def _forward_acceleration(m, d, sensors):
   """Actuation, the smooth and constrained accelerations and the acceleration sensors (after mjcb_control)."""
@@ -232,7 +224,6 @@ def _forward_acceleration(m, d, sensors):
     sensor.sensor_acc(m, d)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def _forward(m, d, sensors, narrow):
   _forward_position(m, d, sensors, narrow)
@@ -241,7 +232,6 @@ def _forward(m, d, sensors, narrow):
   _forward_acceleration(m, d, sensors)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def forward(m, d, narrow):
   """Forward dynamics: every quantity of the current state, ending with qacc and the sensors."""
@@ -512,7 +502,6 @@ def implicit(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def step(m, d, nstep, narrow, parts=3):
   """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate.
@@ -527,7 +516,6 @@ def step(m, d, nstep, narrow, parts=3):
       step_integrate(m, d, narrow)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def step_forward(m, d, narrow):
   """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
@@ -540,7 +528,6 @@ def step_forward(m, d, narrow):
     forward(m, d, narrow)
 
 
-@_link.separate
 @njit(cache=True, error_model="numpy")
 def step_integrate(m, d, narrow):
   """The second part of a step: the model's integrator."""
