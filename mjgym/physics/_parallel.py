@@ -117,26 +117,18 @@ def start_helper():
   return True
 
 
-def compile_lazy_in_helper(names, ccd):
-  """Starts a process that compiles the named lazy kernels (``module.qualname`` of ``forward.lazy_kernels``) into
-  the cache, and returns it; None where it cannot help (no free core, compiles limited to one process, or a helper
-  already at work)."""
+def run_in_helper(code):
+  """Starts a helper process running the Python statement ``code`` (a compile that fills the cache) and returns
+  it; None where it cannot help (no free core, compiles limited to one process, or a helper already at work)."""
   if (os.environ.get("MJGYM_COMPILE_HELPER") or os.environ.get("MJGYM_COMPILE_JOBS", "") == "1" or cpu_count() < 2
       or any(proc.poll() is None for proc in _HELPER)):
     return None
   env = dict(os.environ, MJGYM_COMPILE_HELPER="1", MJGYM_COMPILE_PROGRESS="0")
-  proc = subprocess.Popen([sys.executable, "-m", "mjgym.physics._parallel", "lazy", str(int(ccd)), *names], env=env,
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+  proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
   _HELPER.append(proc)
   atexit.register(_stop_helper)
   return proc
-
-
-def _compile_lazy(ccd, names):
-  from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
-  for kernel, argtypes in forward.lazy_kernels(ccd):
-    if f"{kernel.__module__}.{kernel.__qualname__}" in names:
-      kernel.dispatcher.compile(argtypes)
 
 
 def _stop_helper():
@@ -146,7 +138,4 @@ def _stop_helper():
 
 
 if __name__ == "__main__":
-  if sys.argv[1:2] == ["lazy"]:
-    _compile_lazy(bool(int(sys.argv[2])), set(sys.argv[3:]))
-  else:
-    compile_stages(reverse=True)
+  compile_stages(reverse=True)

@@ -700,8 +700,9 @@ def prepare(model):
   # Several to compile: the first (the costliest, by _LAZY's order) here, the others in a helper process at once
   todo = set(_progress.uncached([kernel.dispatcher for kernel, _ in pending]))
   later = [kernel for kernel, _ in pending if kernel.dispatcher in todo][1:]
-  helper = later and _parallel.compile_lazy_in_helper([f"{k.__module__}.{k.__qualname__}" for k in later],
-                                                      model.needs_ccd)
+  names = [f"{k.__module__}.{k.__qualname__}" for k in later]
+  helper = later and _parallel.run_in_helper(
+      f"from mjgym.physics import forward; forward.compile_lazy({model.needs_ccd!r}, {names!r})")
   for kernel, argtypes in pending:
     if not (helper and kernel in later):
       kernel.prepare(argtypes)
@@ -710,6 +711,13 @@ def prepare(model):
     for kernel, argtypes in pending:
       kernel.prepare(argtypes)  # from the cache the helper filled (compiled here if it could not)
   object.__setattr__(model, "_lazy_ready", key)
+
+
+def compile_lazy(ccd, names):
+  """Compiles (into the cache) the lazy kernels named ``module.qualname`` in ``names``: a helper process's job."""
+  for kernel, argtypes in lazy_kernels(ccd):
+    if f"{kernel.__module__}.{kernel.__qualname__}" in names:
+      kernel.dispatcher.compile(argtypes)
 
 
 def lazy_kernels(ccd=False):
