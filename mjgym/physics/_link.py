@@ -87,26 +87,34 @@ def symbol(fndesc):
   return f"mjgym.separate.{fndesc.modname}.{fndesc.qualname}.{_digest(fndesc.argtypes, fndesc.restype)}"
 
 
-class _Ensure:
-  """A ``reload_init`` hook of a cached caller: loads (or compiles) one separate kernel, which binds its symbol."""
+class _Hook:
+  """A ``reload_init`` hook of a cached caller, about one kernel (``module.qualname``) and its argument types; equal
+  hooks (the same kernel, types and symbol) are one entry of numba's hook set."""
 
   def __init__(self, module, qualname, argtypes, name):
     self.module, self.qualname, self.argtypes, self.name = module, qualname, tuple(argtypes), name
 
   def _key(self):
-    return (self.module, self.qualname, self.name)
+    return (type(self), self.module, self.qualname, self.argtypes, self.name)
 
   def __eq__(self, other):
-    return isinstance(other, _Ensure) and self._key() == other._key()
+    return isinstance(other, _Hook) and self._key() == other._key()
 
   def __hash__(self):
     return hash(self._key())
 
-  def __call__(self):
+  def _kernel(self):
     target = importlib.import_module(self.module)
     for part in self.qualname.split("."):
       target = getattr(target, part)
-    target.compile(self.argtypes)
+    return target
+
+
+class _Ensure(_Hook):
+  """Loads (or compiles) one separate kernel, which binds its symbol."""
+
+  def __call__(self):
+    self._kernel().compile(self.argtypes)
     if not llvm.address_of_symbol(self.name):
       # a caller compiled against another version of the kernel: LLVM would abort the process on the unresolved
       # symbol, so refuse the cached caller instead
@@ -281,28 +289,16 @@ class Lazy:
                                                 argtypes, args)
     with cgutils.if_unlikely(builder, status.is_error):
       context.call_conv.return_status_propagate(builder, status)
-    context.active_code_library._reload_init.add(_Cell(self.__module__, self.__qualname__, argtypes))  # pylint: disable=protected-access
+    context.active_code_library._reload_init.add(  # pylint: disable=protected-access
+        _Cell(self.__module__, self.__qualname__, argtypes, name))
     return context.get_dummy_value()
 
 
-class _Cell:
-  """A ``reload_init`` hook of a cached caller of a lazy kernel: binds the cell's symbol (empty until prepared)."""
-
-  def __init__(self, module, qualname, argtypes):
-    self.module, self.qualname, self.argtypes = module, qualname, tuple(argtypes)
-
-  def __eq__(self, other):
-    return isinstance(other, _Cell) and (self.module, self.qualname, self.argtypes) == (
-        other.module, other.qualname, other.argtypes)
-
-  def __hash__(self):
-    return hash((self.module, self.qualname, self.argtypes))
+class _Cell(_Hook):
+  """Binds a lazy kernel's cell to its symbol (the cell stays empty until the kernel is prepared)."""
 
   def __call__(self):
-    target = importlib.import_module(self.module)
-    for part in self.qualname.split("."):
-      target = getattr(target, part)
-    target.cell(self.argtypes)
+    self._kernel().cell(self.argtypes)
 
 
 def lazy(dispatcher):

@@ -16,8 +16,9 @@ import sys
 
 # The stage kernels that take (Model, Data), in the order a process first calls them (a new MjData resets itself),
 # with the seconds each took to compile from an empty cache on this project's 2-core machines
-# (benchmarks/bench_compile.py): most of the pipeline's compile. Compiled one by one with explicit signatures they can be shared out among processes (the
-# seconds balance the shares); the entry points that call them then load them from the cache.
+# (benchmarks/bench_compile.py): most of the pipeline's compile. Compiled one by one with explicit signatures they
+# can be shared out among processes (the seconds balance the shares); the entry points that call them then load
+# them from the cache.
 _STAGES = (
     ("forward", "reset_data", 6.7), ("smooth", "kinematics", 3.1), ("smooth", "com_pos", 1.8),
     ("smooth", "camlight", 1.5), ("smooth", "crb", 2.4), ("smooth", "factor_m", 0.7),
@@ -103,32 +104,39 @@ def uncached_stages():
   return len(_progress.uncached([disp for disp, _ in stage_kernels()]))
 
 
-def start_helper():
-  """Starts the helper process if it can help: a second usable core, stage kernels left to compile, and this
-  process not a helper itself. Returns whether one started."""
-  if (_HELPER or os.environ.get("MJGYM_COMPILE_HELPER") or os.environ.get("MJGYM_COMPILE_JOBS", "") == "1"
-      or cpu_count() < 2 or uncached_stages() < 4):
-    return False
+def _may_spawn():
+  """Whether a helper could take work: a second usable core, compiles not limited to one process
+  (MJGYM_COMPILE_JOBS=1), and this process not a helper itself."""
+  return (not os.environ.get("MJGYM_COMPILE_HELPER") and os.environ.get("MJGYM_COMPILE_JOBS", "") != "1"
+          and cpu_count() >= 2)
+
+
+def _spawn(args):
+  """A silent helper process ``python <args>``, ended when this process exits."""
   env = dict(os.environ, MJGYM_COMPILE_HELPER="1", MJGYM_COMPILE_PROGRESS="0")
-  proc = subprocess.Popen([sys.executable, "-m", "mjgym.physics._parallel"], env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+  proc = subprocess.Popen([sys.executable, *args], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+  if not _HELPER:
+    atexit.register(_stop_helper)
   _HELPER.append(proc)
-  atexit.register(_stop_helper)
+  return proc
+
+
+def start_helper():
+  """Starts the helper process if it can help (see ``_may_spawn``), once per process and only with stage kernels
+  left to compile. Returns whether one started."""
+  if _HELPER or not _may_spawn() or uncached_stages() < 4:
+    return False
+  _spawn(["-m", "mjgym.physics._parallel"])
   return True
 
 
 def run_in_helper(code):
   """Starts a helper process running the Python statement ``code`` (a compile that fills the cache) and returns
-  it; None where it cannot help (no free core, compiles limited to one process, or a helper already at work)."""
-  if (os.environ.get("MJGYM_COMPILE_HELPER") or os.environ.get("MJGYM_COMPILE_JOBS", "") == "1" or cpu_count() < 2
-      or any(proc.poll() is None for proc in _HELPER)):
+  it; None where it cannot help (see ``_may_spawn``, or a helper already at work)."""
+  if not _may_spawn() or any(proc.poll() is None for proc in _HELPER):
     return None
-  env = dict(os.environ, MJGYM_COMPILE_HELPER="1", MJGYM_COMPILE_PROGRESS="0")
-  proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-  _HELPER.append(proc)
-  atexit.register(_stop_helper)
-  return proc
+  return _spawn(["-c", code])
 
 
 def _stop_helper():

@@ -8,8 +8,9 @@ How this file is compiled matters as much as what it computes (physics/_link.py)
 function as a program of its own, with the code of everything it calls linked in and optimized again; a pipeline
 built that way generated the whole engine once per layer and per entry point. So the stages (kinematics, crb,
 collision, constraint, solver, sensors, ...) are *separate* kernels: each compiles once, and its callers call it by
-address. The orchestration here (``fwd_position``, ``_forward``, ``step_forward``, ...) holds nothing but those calls:
-it is linked into its callers as usual (one cache file fewer to load per layer at every start). The entry points, one per front door and collider tier (``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
+address. The orchestration here (``fwd_position``, ``_forward``, ``step_forward``, ...) holds nothing but those
+calls: it is linked into its callers as usual (one cache file fewer to load per layer at every start). The entry
+points, one per front door and collider tier (``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
 ``run_batch_ccd`` for many, each taking an operation code), are small. Kernels that only some models need
 (implicit integration, RK4, the PGS / primal / noslip solvers, tendons, equality constraints, energy,
 acceleration sensors, rangefinders) are *lazy*: compiled when ``prepare`` finds a model that uses them, which
@@ -677,7 +678,8 @@ _LAZY = (
     (smooth.tendon, (), lambda f, o: f["ntendon"] > 0),
     (constraint._equality, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
     (constraint._equality_velocity, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
-    (sensor._sensor_acc, (), lambda f, o: (f["sensor_needstage"] == Stage.ACC).any()),  # pylint: disable=protected-access
+    (sensor._sensor_acc, (),  # pylint: disable=protected-access
+     lambda f, o: (f["sensor_needstage"] == Stage.ACC).any()),
     (sensor._rangefinder_sensor, ("int",),  # pylint: disable=protected-access
      lambda f, o: (f["sensor_type"] == SensorType.RANGEFINDER).any()),
 )
