@@ -116,3 +116,57 @@ def test_dispatcher_arguments_keep_their_type_across_processes():
             f"t = pickle.loads(sys.stdin.buffer.read()); print(t == numba.typeof(driver.{name}))")
     out = subprocess.run([sys.executable, "-c", code], input=blob, capture_output=True, check=True)
     assert out.stdout.decode().strip() == "True", (name, out.stderr.decode()[-2000:])
+
+
+
+_LOAD_PROBE = """
+import json, os, sys
+from numba.core import codegen, event
+compiled = []
+class L(event.Listener):
+  def on_start(self, ev): pass
+  def on_end(self, ev): compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+event.register("numba:compile", L())
+import numba
+from mjgym.physics import math as m, ray
+if os.environ.get("NEED"):  # the entries claim to need a symbol that only a numba registry's import defines
+  load = codegen.CPUCodeLibrary._unserialize.__func__
+  def needing(cls, cg, state):
+    name, kind, (code, bitcode, defined, needed) = state
+    return load(cls, cg, (name, kind, (code, bitcode, defined, needed + (os.environ["NEED"],))))
+  codegen.CPUCodeLibrary._unserialize = classmethod(needing)
+out = {"caller": ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0)}
+lib = ray._sphere.overloads[ray._sphere.signatures[0]].library
+out["bitcode_parsed"] = lib._shared_module is not None
+out["registries_imported"] = "numba.np.arraymath" in sys.modules
+@numba.njit  # a new kernel (not cached) that links the cached dot3 in: its bitcode is parsed now
+def new(a, b):
+  return 2.0 * m.dot3(a, b)
+out["new"] = new((1.0, 2.0, 3.0), (4.0, 5.0, 6.0))
+out["compiled"] = compiled
+print(json.dumps(out))
+"""
+
+
+def test_cached_kernels_load_without_the_compiler(tmp_path):
+  """A warm load reads each entry's stored names, leaves its bitcode unparsed and does not import numba's compiler
+  registries; an entry that needs a symbol only a registry defines readies the compiler first (LLVM would abort the
+  process on an unresolved symbol); a new kernel still links a loaded one in."""
+  root = tmp_path / "src"
+  shutil.copytree(PACKAGE, root / "mjgym", ignore=shutil.ignore_patterns("__pycache__"))
+  env = {"PYTHONPATH": str(root), "MJGYM_CACHE_DIR": str(tmp_path / "cache"), "MJGYM_COMPILE_PROGRESS": "0",
+         "PATH": ""}
+  runs = []
+  # Python's hash secret: numba.cpython.hashing defines these symbols when it is imported (a string hash needs it)
+  for need in ("", "", "_numba_hashsecret_siphash_k0"):
+    out = subprocess.run([sys.executable, "-c", _LOAD_PROBE], env=dict(env, NEED=need), capture_output=True,
+                         text=True, cwd=root)
+    assert out.returncode == 0, out.stderr[-3000:]
+    runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+  cold, warm, needing = runs
+  assert {"_sphere", "dot3"} <= set(cold["compiled"])
+  assert warm["compiled"] == needing["compiled"] == ["new"]  # everything else came from the cache
+  for run in runs:
+    assert run["caller"] == 1.0 and run["new"] == 64.0
+  assert not warm["bitcode_parsed"] and not warm["registries_imported"]
+  assert needing["registries_imported"]

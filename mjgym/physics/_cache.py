@@ -15,6 +15,14 @@ such an entry would never load in another process. ``stable_identity`` gives the
 their qualified name.
 
 Files outside the mjgym package keep numba's own cache rules: the locator below declines them.
+
+Loading a cached kernel is kept cheap (a warm start loads a few dozen): numba stores beside a kernel's machine code
+its LLVM bitcode, which it needs only to link the kernel into a *new* kernel that calls it, yet it parses that
+bitcode on every load, and walks it from Python for the names the code defines. mjgym's entries store those names
+too, and the bitcode is parsed only when a compile links the kernel in (``_unserialize_lazily``). numba also
+readies its whole compiler (imports its typing and lowering registries, ~0.1 s) before loading any entry, though a
+load needs only the runtime (NRT) and the external symbols the machine code calls: an mjgym entry stores those
+names, and the compiler is readied only if one of them is not yet defined (a compile readies it in any case).
 """
 
 import functools
@@ -24,10 +32,15 @@ import pathlib
 import re
 import sys
 
+from llvmlite import binding as llvm
 import numba
 from numba.core import caching
+from numba.core import codegen
+from numba.core import compiler
+from numba.core.runtime import nrt
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent  # .../mjgym
+_FORMAT = 2  # version of how mjgym's entries are serialized (part of every key: never read by older code)
 ENGINE_DIR = PACKAGE_DIR / "physics"
 
 
@@ -123,7 +136,7 @@ def _file_hash(path):
 @functools.lru_cache(maxsize=None)
 def closure_hash(path, package_dir=PACKAGE_DIR):
   """Hash of a module's import closure (relative paths and contents) and the numba version: its cache key."""
-  h = hashlib.sha256(numba.__version__.encode())
+  h = hashlib.sha256(f"{numba.__version__}:{_FORMAT}".encode())
   for p in import_closure(path, package_dir):
     h.update(str(p.relative_to(package_dir.parent)).encode())
     h.update(_file_hash(p))
@@ -140,16 +153,25 @@ def stable_identity(dispatcher):
   return dispatcher
 
 
+@functools.lru_cache(maxsize=None)
+def _locate(py_file):
+  """(resolved file, closure hash, cache path) of an mjgym module file, or None for a file outside the package;
+  once per file (a module decorates dozens of kernels)."""
+  path = pathlib.Path(py_file).resolve()
+  try:
+    path.relative_to(PACKAGE_DIR)
+  except ValueError:
+    return None
+  return str(path), closure_hash(path), str(cache_dir() / f"{_module_name(path, PACKAGE_DIR)}-{closure_hash(path)}")
+
+
 class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-access
   """numba cache locator for mjgym's modules: ``<cache_dir>/<module>-<closure hash>/``."""
 
   def __init__(self, py_func, py_file):
-    path = pathlib.Path(py_file).resolve()
-    self._py_file = str(path)  # a str, as numba passes it to warnings.warn_explicit
+    # a str, as numba passes it to warnings.warn_explicit
+    self._py_file, self._hash, self._cache_path = _locate(py_file)
     self._lineno = py_func.__code__.co_firstlineno
-    self._hash = closure_hash(path)
-    name = _module_name(path, PACKAGE_DIR)
-    self._cache_path = str(cache_dir() / f"{name}-{self._hash}")
 
   def get_cache_path(self):
     return self._cache_path
@@ -168,9 +190,7 @@ class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-a
 
   @classmethod
   def from_function(cls, py_func, py_file):
-    try:
-      pathlib.Path(py_file).resolve().relative_to(PACKAGE_DIR)
-    except ValueError:
+    if _locate(py_file) is None:
       return None  # not mjgym's: numba's own locators decide
     self = cls(py_func, py_file)
     try:
@@ -189,3 +209,76 @@ def configure():
   classes = impl._locator_classes  # pylint: disable=protected-access
   if ClosureCacheLocator not in classes:
     classes.insert(0, ClosureCacheLocator)
+
+
+# --- How a cached mjgym kernel is stored and loaded -------------------------------------------------------------
+
+_KIND = "mjgym-object"  # numba's 'object' entry (machine code, bitcode for linking) plus defined and needed names
+_reduce = compiler.CompileResult._reduce  # pylint: disable=protected-access
+_unserialize = codegen.CPUCodeLibrary._unserialize.__func__  # pylint: disable=protected-access
+_get_module_for_linking = codegen.CPUCodeLibrary._get_module_for_linking  # pylint: disable=protected-access
+_load_overload = caching.Cache.load_overload
+
+
+def _names(module, declared):
+  """Names of the functions and globals ``module`` defines (or, with ``declared``, needs from elsewhere)."""
+  return tuple(g.name for gs in (module.functions, module.global_variables) for g in gs
+               if g.is_declaration == declared and not g.name.startswith("llvm."))
+
+
+def _reduce_with_names(self):
+  """CompileResult._reduce (what the cache stores): for mjgym's kernels, with the names the code defines and
+  the external names it calls."""
+  state = _reduce(self)
+  libdata = state[0]
+  if self.fndesc.modname.split(".", 1)[0] != "mjgym" or libdata[1] != "object":
+    return state
+  name, _, (object_code, bitcode) = libdata
+  defined = _names(self.library._get_module_for_linking(), False)  # pylint: disable=protected-access
+  needed = _names(self.library._final_module, True)  # pylint: disable=protected-access
+  return ((name, _KIND, (object_code, bitcode, defined, needed)),) + tuple(state[1:])
+
+
+def _unserialize_lazily(cls, cg, state):
+  """CPUCodeLibrary._unserialize (a cache load): an mjgym entry's machine code is loaded as numba loads it, its
+  defined names registered from the stored list, and its bitcode kept unparsed until a compile links it in."""
+  name, kind, data = state
+  if kind != _KIND:
+    return _unserialize(cls, cg, state)
+  object_code, bitcode, defined, needed = data
+  engine = cg._engine  # pylint: disable=protected-access
+  if not all(engine.is_symbol_defined(n) or llvm.address_of_symbol(n) for n in needed):
+    # a symbol that numba's registries provide (they add some as they are imported): LLVM would abort the process
+    # on an unresolved one, so ready the whole compiler as numba would have
+    from numba.core.registry import cpu_target  # pylint: disable=import-outside-toplevel
+    cpu_target.target_context.refresh()
+  self = cg.create_library(name)
+  self.enable_object_caching()
+  self._set_compiled_object(object_code)  # pylint: disable=protected-access
+  self._mjgym_bitcode = bitcode  # pylint: disable=protected-access
+  self._finalize_final_module()  # pylint: disable=protected-access
+  engine._defined_symbols.update(defined)  # pylint: disable=protected-access
+  return self
+
+
+def _module_for_linking(self):
+  """CPUCodeLibrary._get_module_for_linking: parses a loaded mjgym entry's bitcode on first need."""
+  bitcode = self.__dict__.pop("_mjgym_bitcode", None)
+  if bitcode is not None:
+    self._shared_module = llvm.parse_bitcode(bitcode)  # pylint: disable=protected-access
+  return _get_module_for_linking(self)
+
+
+def _load_overload_light(self, sig, target_context):
+  """Cache.load_overload: for mjgym's caches, readies only numba's runtime before the load (see the docstring)."""
+  if not isinstance(self._impl.locator, ClosureCacheLocator):  # pylint: disable=protected-access
+    return _load_overload(self, sig, target_context)
+  nrt.rtsys.initialize(target_context)
+  with self._guard_against_spurious_io_errors():  # pylint: disable=protected-access
+    return self._load_overload(sig, target_context)  # pylint: disable=protected-access
+
+
+compiler.CompileResult._reduce = _reduce_with_names  # pylint: disable=protected-access
+codegen.CPUCodeLibrary._unserialize = classmethod(_unserialize_lazily)  # pylint: disable=protected-access
+codegen.CPUCodeLibrary._get_module_for_linking = _module_for_linking  # pylint: disable=protected-access
+caching.Cache.load_overload = _load_overload_light
