@@ -11,7 +11,6 @@ import pytest
 from mjgym import physics
 from mjgym.physics.collision import convex
 from mjgym.physics.collision import driver
-from mjgym.physics.mjcf import mesh as mesh_compile
 from mjgym.physics.types import Warning
 
 from oracle import MODELS_DIR
@@ -640,18 +639,16 @@ def test_plane_mesh_deep(seed):
   assert np.sum(deepest < -0.09) > 20
 
 
-def test_plane_mesh_fourth_corner(monkeypatch):
-  """Hull seed 7, where MuJoCo's hull builder merges two nearly coplanar triangles into a quadrilateral polygon (a
-  merge tests/test_mesh.py shows we do not reproduce): given MuJoCo's compiled polygons, plane-mesh gives MuJoCo's
-  contacts exactly, in order, including the quadrilateral's fourth corner."""
+def test_plane_mesh_fourth_corner():
+  """Hull seed 7, where MuJoCo's hull builder merges two nearly coplanar triangles into a quadrilateral polygon (their
+  normals round to the same direction; tests/test_mesh.py shows our compiler makes the same polygon): plane-mesh
+  gives MuJoCo's contacts exactly, in order, including the quadrilateral's fourth corner."""
   xml = _PLANE_HULL
   assets = {"hull.obj": _hull_obj(7)}
   mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  polys = [np.array(mjm.mesh_polyvert[a:a + n], np.int32) for a, n in zip(mjm.mesh_polyvertadr, mjm.mesh_polyvertnum)]
-  assert max(len(p) for p in polys) == 4
-  monkeypatch.setattr(mesh_compile, "hull_polygons", lambda vert, hull: (polys, np.array(mjm.mesh_polynormal)))
+  assert max(mjm.mesh_polyvertnum) == 4
   ncons, _ = _plane_mesh_exact(mjm, xml, assets, "7")
-  # 15 of the 400 poses have 4 contacts; with our own polygons 24 poses differ.
+  # 15 of the 400 poses have 4 contacts
   assert np.sum(ncons == 4) > 10
 
 

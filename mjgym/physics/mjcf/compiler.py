@@ -733,11 +733,14 @@ class _Builder:
       vert, face = self._inline_mesh(node)
     else:
       fail(node, "a mesh needs a 'file' or inline 'vertex' data", "file")
+    maxhullvert = node.get("maxhullvert", -1)
+    if maxhullvert != -1 and maxhullvert <= 3:
+      fail(node, "maxhullvert must be larger than 3", "maxhullvert")
     try:
       if attr == "file":
         vert, face = meshlib.read_mesh(data, name)
       processed = meshlib.process_mesh(vert, face, np.asarray(node.get("scale", [1.0] * 3), float),
-                                       node.get("inertia", meshlib.DEFAULT_INERTIA))
+                                       node.get("inertia", meshlib.DEFAULT_INERTIA), maxhullvert)
     except ValueError as e:
       fail(node, f"cannot load {what}: {e}", attr)
     except (ArithmeticError, IndexError, KeyError, TypeError, UnicodeError) as e:

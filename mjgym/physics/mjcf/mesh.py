@@ -92,8 +92,11 @@ def _read_msh(data):
   return vert, face
 
 
-def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERTIA) -> Mesh:
-  """Compiles raw vertices and faces the way MuJoCo does: scale, hull, mass model, principal frame."""
+def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERTIA, maxhullvert: int = -1) -> Mesh:
+  """Compiles raw vertices and faces the way MuJoCo does: scale, hull, mass model, principal frame.
+
+  `maxhullvert` (-1: no limit, else at least 4) caps the hull's vertices as the mesh attribute does in MuJoCo.
+  """
   if inertia not in INERTIA_MODES:
     raise MeshError(f"unknown mesh inertia '{inertia}' (expected one of {', '.join(INERTIA_MODES)})")
   vert = np.asarray(vert, dtype=np.float64)
@@ -106,12 +109,15 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
     raise MeshError(f"mesh face index out of range [0, {len(vert) - 1}]")
   scale = np.asarray(scale, dtype=np.float64).reshape(3)
 
-  # MuJoCo keeps asset vertices in single precision and scales them in double precision afterwards.
-  vert = vert.astype(np.float32).astype(np.float64) * scale
+  # MuJoCo keeps asset vertices in single precision and scales them in double precision afterwards; its hull is
+  # computed before the scale.
+  raw = vert.astype(np.float32).astype(np.float64)
+  vert = raw * scale
+  hull = raw_hull = convex_hull(raw, maxhullvert)
   if np.prod(np.sign(scale)) < 0:
     # A mirroring scale turns the faces inside out; swapping two corners restores outward winding.
     face = face[:, [0, 2, 1]]
-  hull = convex_hull(vert)
+    hull = hull[:, [0, 2, 1]]
   if not face.size:
     # A point cloud is meshed by its convex hull.
     face = hull.astype(np.int64)
@@ -123,7 +129,7 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
   local = _to_frame(vert, com, quat)
   lo, hi = local.min(axis=0), local.max(axis=0)
   # MuJoCo's polygon normals come from the vertices in the mesh frame before they are stored in single precision.
-  polygons, polynormals = hull_polygons(local, hull)
+  polygons, polynormals = hull_polygons(raw, local, hull, np.prod(np.sign(scale)) < 0)
   return Mesh(
       vert=local.astype(np.float32).astype(np.float64),
       face=face.astype(np.int32),
@@ -140,25 +146,72 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
   )
 
 
-def hull_polygons(vert, hull) -> tuple[list, np.ndarray]:
-  """Faces of a convex hull: neighbouring hull triangles in one plane merged into one polygon.
+# MuJoCo groups hull triangles into polygons by their normal's azimuth and polar angle, each rounded to this step
+# (radians): triangles in one bin that share edges are one polygon, whether or not they are exactly coplanar.
+_POLYGON_ANGLE_STEP = 0.01
+
+
+def _round_half_away(x):
+  """C's round(): halves away from zero (numpy rounds them to even)."""
+  return np.copysign(np.floor(np.abs(x) + 0.5), x)
+
+
+def hull_polygons(raw, vert, hull, mirrored=False) -> tuple[list, np.ndarray]:
+  """Faces of a convex hull as MuJoCo makes them: neighbouring hull triangles whose normals round to the same
+  direction merged into one polygon.
 
   Args:
-    vert: (n, 3) vertices.
-    hull: (k, 3) hull triangles indexing `vert`, counter-clockwise seen from outside.
+    raw: (n, 3) vertices as the hull was computed on (the file's, before scale): they decide the grouping.
+    vert: (n, 3) vertices in the mesh frame: the polygons' normals come from them.
+    hull: (k, 3) hull triangles indexing `vert`, counter-clockwise seen from outside, in qhull's order.
+    mirrored: whether `hull` was turned around for a mirroring scale; the grouping then uses the triangles' normals
+      from before that (MuJoCo groups them before it mirrors).
 
   Returns:
-    The polygons, each a (p,) int32 array of vertex indices counter-clockwise seen from outside, starting at the
-    first corner of its first triangle, in the order of their first triangles; and their (npoly, 3) unit outward
-    normals, the area-weighted mean of their triangles' normals (as MuJoCo's mesh_polynormal).
+    The polygons, each a (p,) int32 array of vertex indices counter-clockwise seen from outside, in the order of
+    their first triangles (MuJoCo's order is its hash table's; the polygons themselves are its); and their
+    (npoly, 3) unit normals, the area-weighted mean of their triangles' normals (as MuJoCo 4's mesh_polynormal).
   """
+  raw = np.asarray(raw, dtype=np.float64)
   vert = np.asarray(vert, dtype=np.float64)
   hull = np.asarray(hull, dtype=np.int64).reshape(-1, 3)
-  area = np.cross(vert[hull[:, 1]] - vert[hull[:, 0]], vert[hull[:, 2]] - vert[hull[:, 0]])
-  unit = area / np.maximum(np.linalg.norm(area, axis=1), 1e-300)[:, None]
-  # Exactly coplanar up to roundoff of the single-precision vertices, relative to the size.
-  tol = 1e-6 * max(float(np.max(np.abs(vert))), 1e-300)
-  parent = list(range(len(hull)))
+  normal = np.cross(raw[hull[:, 1]] - raw[hull[:, 0]], raw[hull[:, 2]] - raw[hull[:, 0]])
+  if mirrored:
+    normal = -normal
+  norm = np.linalg.norm(normal, axis=1)
+  keep = norm >= _MINVAL
+  unit = normal[keep] / norm[keep, None] + 0.0  # + 0.0: no negative zeros into atan2
+  pole = np.abs(unit[:, 2]) > 1.0 - 1e-7
+  theta = np.where(pole, 0.0, _round_half_away(np.arctan2(unit[:, 1], unit[:, 0]) / _POLYGON_ANGLE_STEP))
+  phi = np.where(pole, np.where(unit[:, 2] < 0, _round_half_away(np.pi / _POLYGON_ANGLE_STEP), 0.0),
+                 _round_half_away(np.arccos(np.clip(unit[:, 2], -1.0, 1.0)) / _POLYGON_ANGLE_STEP))
+  kept = hull[keep]
+  groups = {}
+  for k, key in enumerate(zip(theta.tolist(), phi.tolist())):
+    groups.setdefault(key, []).append(k)
+  tris = kept.tolist()
+  polygons, owner = [], np.full(len(kept), -1, np.int64)  # -1: a triangle no path kept
+  for members in groups.values():
+    for path, ids in _polygon_paths([tris[k] for k in members], members):
+      owner[ids] = len(polygons)
+      polygons.append(path)
+  # each polygon's normal: the sum of its triangles' area vectors, in the triangles' order, normalized
+  area = np.cross(vert[kept[:, 1]] - vert[kept[:, 0]], vert[kept[:, 2]] - vert[kept[:, 0]])
+  normals = np.zeros((len(polygons), 3))
+  np.add.at(normals, owner[owner >= 0], area[owner >= 0])
+  normals /= np.linalg.norm(normals, axis=1)[:, None]
+  return polygons, normals
+
+
+def _polygon_paths(faces, ids):
+  """(path, the ``ids`` of its triangles) of the boundary cycles of triangles (each (a, b, c)) joined across shared edges, as MuJoCo
+  traces them: its directed edges in insertion order, a triangle's edge cancelling its reverse, each connected
+  island one path."""
+  if len(faces) == 1:
+    return [(np.array(faces[0], dtype=np.int32), ids)]
+  edges, island_of = {}, {}  # directed edge -> insertion rank; edge -> island
+  rank = 0
+  parent = []
 
   def root(i):
     while parent[i] != i:
@@ -166,148 +219,106 @@ def hull_polygons(vert, hull) -> tuple[list, np.ndarray]:
       i = parent[i]
     return i
 
-  edge_face = {}
-  for f, tri in enumerate(hull.tolist()):
-    for k in range(3):
-      edge_face[(tri[k], tri[(k + 1) % 3])] = f
-  for (a, b), f in edge_face.items():
-    g = edge_face.get((b, a))
-    if g is None or g < f:
-      continue
-    far = [v for v in hull[g] if v != a and v != b][0]
-    if abs((vert[far] - vert[a]) @ unit[f]) <= tol and unit[f] @ unit[g] > 0:
-      parent[root(g)] = root(f)
+  island_of_face = []
+  for a, b, c in faces:
+    island = None
+    new = []
+    for u, v in ((a, b), (b, c), (c, a)):
+      if (v, u) in edges:
+        del edges[(v, u)]
+        other = root(island_of.pop((v, u)))
+        if island is None:
+          island = other
+        elif other != island:
+          parent[max(other, island)] = min(other, island)
+          island = min(other, island)
+      else:
+        new.append((u, v))
+    if island is None:
+      island = len(parent)
+      parent.append(island)
+    for e in new:
+      edges[e] = rank
+      island_of[e] = island
+      rank += 1
+    island_of_face.append(island)
+  order = sorted(edges, key=edges.get)
+  if len(order) == 3:
+    # MuJoCo's shortcut: three edges are one triangle, its corners the edges' first vertices in order
+    return [(np.array([u for u, _ in order], dtype=np.int32), ids)]
+  # islands in the order they were created (a merged island keeps the older number); each path starts at the
+  # island's earliest remaining edge and follows, from each vertex, the earliest edge out of it
+  by_island = {}
+  for e in order:
+    by_island.setdefault(root(island_of[e]), []).append(e)
+  paths = []
+  for island in sorted(by_island):
+    island_edges = by_island[island]
+    nxt = {}
+    for u, v in island_edges:
+      nxt.setdefault(u, v)
+    path = list(island_edges[0])
+    for _ in range(len(order)):
+      following = nxt.get(path[-1])
+      if following is None:
+        break
+      if following == path[0]:
+        if len(path) >= 3:
+          members = [k for k, i in zip(ids, island_of_face) if root(i) == island]
+          paths.append((np.array(path, dtype=np.int32), members))
+        break
+      path.append(following)
+  return paths
 
-  groups = {}
-  for f in range(len(hull)):
-    groups.setdefault(root(f), []).append(f)
-  polygons, normals = [], []
-  for faces in sorted(groups.values(), key=min):
-    # The boundary: directed edges of the group whose reverse is not in it, walked from the first corner.
-    edges = {(a, b) for f in faces for a, b in zip(hull[f], np.roll(hull[f], -1))}
-    nxt = {a: b for a, b in edges if (b, a) not in edges}
-    start = int(hull[faces[0], 0])
-    if start not in nxt:
-      start = min(nxt)
-    poly = [start]
-    while nxt[poly[-1]] != start:
-      poly.append(int(nxt[poly[-1]]))
-    polygons.append(np.array(poly, dtype=np.int32))
-    total = area[faces].sum(axis=0)
-    normals.append(total / np.linalg.norm(total))
-  return polygons, np.array(normals, dtype=np.float64).reshape(-1, 3)
 
+def convex_hull(points, maxhullvert: int = -1) -> np.ndarray:
+  """Triangles (k, 3) int32 of the convex hull of `points` (n, 3), counter-clockwise seen from outside.
 
-def convex_hull(points) -> np.ndarray:
-  """Triangles (k, 3) int32 of the convex hull of `points` (n, 3), counter-clockwise seen from outside."""
+  The hull is qhull's (scipy's build of the library MuJoCo itself uses), run with MuJoCo's options ("Qt", and with
+  `maxhullvert` > -1 "Q9 TA<maxhullvert - 4>"), so the triangles, their order and their first corners are MuJoCo's.
+  Degenerate inputs are refused with MuJoCo's checks and tolerances, before qhull sees them.
+  """
+  # pylint: disable=import-outside-toplevel
+  from scipy.spatial import ConvexHull
+  from scipy.spatial import QhullError
   pts = np.asarray(points, dtype=np.float64)
   if len(pts) < 4:
     raise MeshError(f"mesh has {len(pts)} vertices; at least 4 non-coplanar vertices are needed")
-  extent = float(np.max(np.abs(pts - pts.mean(axis=0))))
-  # Points closer than this to a hull plane count as on it; relative to the size so scale does not matter.
-  eps = 1e-10 * max(extent, 1e-300)
-  a, b, c, d = _initial_simplex(pts, eps)
-  if np.cross(pts[b] - pts[a], pts[c] - pts[a]) @ (pts[d] - pts[a]) > 0:
-    b, c = c, b
-  return _Quickhull(pts, eps, [(a, b, c), (a, c, d), (a, d, b), (b, d, c)]).faces()
+  _check_hull_input(pts)
+  options = "Qt" if maxhullvert < 0 else f"Qt Q9 TA{maxhullvert - 4}"
+  try:
+    hull = ConvexHull(pts, qhull_options=options)
+  except QhullError as e:
+    raise MeshError(f"qhull cannot compute the mesh's convex hull: {str(e).splitlines()[0]}") from e
+  tri = hull.simplices.astype(np.int32)
+  # qhull orients each facet by its own flag; turn the inward ones (normal against qhull's outward plane) around
+  normal = np.cross(pts[tri[:, 1]] - pts[tri[:, 0]], pts[tri[:, 2]] - pts[tri[:, 0]])
+  inward = np.einsum("ij,ij->i", normal, hull.equations[:, :3]) < 0
+  tri[inward] = tri[inward][:, [1, 0, 2]]
+  return tri
 
 
-class _Quickhull:
-  """Quickhull state: faces in growing arrays (dead ones masked), directed edges mapped to their face."""
-
-  def __init__(self, pts, eps, simplex):
-    self.pts, self.eps = pts, eps
-    self.tri = np.zeros((64, 3), np.int64)
-    self.normal = np.zeros((64, 3))
-    self.offset = np.zeros(64)
-    self.alive = np.zeros(64, bool)
-    self.count = 0
-    self.edge = {}
-    self.outside = {}
-    first = [self.add(*f) for f in simplex]
-    rest = np.setdiff1d(np.arange(len(pts)), [i for f in simplex for i in f])
-    self.assign(rest, first)
-    while self.outside:
-      self.grow(*self.outside.popitem())
-
-  def add(self, i, j, k):
-    """Appends face (i, j, k) and returns its id."""
-    if self.count == len(self.tri):
-      grow = len(self.tri)
-      self.tri = np.concatenate([self.tri, np.zeros((grow, 3), np.int64)])
-      self.normal = np.concatenate([self.normal, np.zeros((grow, 3))])
-      self.offset = np.concatenate([self.offset, np.zeros(grow)])
-      self.alive = np.concatenate([self.alive, np.zeros(grow, bool)])
-    f, p = self.count, self.pts
-    n = np.cross(p[j] - p[i], p[k] - p[i])
-    self.tri[f], self.normal[f], self.alive[f] = (i, j, k), n / np.linalg.norm(n), True
-    self.offset[f] = self.normal[f] @ p[i]
-    self.edge.update({(i, j): f, (j, k): f, (k, i): f})
-    self.count += 1
-    return f
-
-  def assign(self, candidates, faces):
-    """Gives each candidate point above one of `faces` to the face it is farthest above."""
-    if not candidates.size:
-      return
-    faces = np.asarray(faces)
-    height = self.pts[candidates] @ self.normal[faces].T - self.offset[faces]
-    best = height.argmax(axis=1)
-    above = height[np.arange(len(candidates)), best] > self.eps
-    for k in np.unique(best[above]):
-      self.outside[int(faces[k])] = candidates[above & (best == k)]
-
-  def grow(self, seed, candidates):
-    """Adds the farthest point above face `seed`, replacing every face it sees."""
-    eye = int(candidates[np.argmax(self.pts[candidates] @ self.normal[seed])])
-    # The faces the eye sees form a connected patch around the seed: walk it across shared edges.
-    visible, stack, horizon = {seed}, [seed], []
-    while stack:
-      f = stack.pop()
-      i, j, k = self.tri[f]
-      for u, v in ((i, j), (j, k), (k, i)):
-        g = self.edge[(v, u)]
-        if g in visible:
-          continue
-        if self.normal[g] @ self.pts[eye] - self.offset[g] > self.eps:
-          visible.add(g)
-          stack.append(g)
-        else:
-          horizon.append((u, v))
-    orphans = [candidates] + [self.outside.pop(f) for f in visible if f in self.outside]
-    for f in visible:
-      self.alive[f] = False
-      i, j, k = self.tri[f]
-      for e in ((i, j), (j, k), (k, i)):
-        if self.edge.get(e) == f:
-          del self.edge[e]
-    new = [self.add(u, v, eye) for u, v in horizon]
-    pool = np.concatenate(orphans)
-    self.assign(pool[pool != eye], new)
-
-  def faces(self):
-    return self.tri[:self.count][self.alive[:self.count]].astype(np.int32)
-
-
-def _initial_simplex(pts, eps):
-  """Four extreme, non-coplanar points that start the hull."""
-  lo, hi = pts.argmin(axis=0), pts.argmax(axis=0)
-  axis = int(np.argmax(pts[hi, range(3)] - pts[lo, range(3)]))
-  a, b = int(lo[axis]), int(hi[axis])
-  ab = pts[b] - pts[a]
-  if np.linalg.norm(ab) <= eps:
-    raise MeshError("mesh vertices all coincide; cannot compute its convex hull")
-  line = np.linalg.norm(np.cross(pts - pts[a], ab), axis=1) / np.linalg.norm(ab)
-  c = int(np.argmax(line))
-  if line[c] <= eps:
-    raise MeshError("mesh vertices are collinear; cannot compute its convex hull")
-  n = np.cross(ab, pts[c] - pts[a])
-  plane = (pts - pts[a]) @ (n / np.linalg.norm(n))
-  d = int(np.argmax(np.abs(plane)))
-  if abs(plane[d]) <= eps:
-    raise MeshError("mesh has coplanar vertices, cannot compute its convex hull; "
-                    "use a primitive geom (plane or thin box) instead")
-  return [a, b, c, d]
+def _check_hull_input(pts):
+  """MuJoCo's checks before its hull: a second distinct vertex, a non-collinear triple, a vertex off its plane."""
+  len1 = np.linalg.norm(pts[1:] - pts[0], axis=1)
+  distinct = np.flatnonzero(len1 > _MINVAL)
+  if not distinct.size:
+    raise MeshError("mesh has colocated vertices, cannot compute convex hull; consider using a small sphere instead")
+  v1 = int(distinct[0]) + 1
+  edge1 = pts[v1] - pts[0]
+  length1 = float(len1[v1 - 1])
+  edge2 = pts[1:] - pts[0]
+  len2 = np.linalg.norm(edge2, axis=1)
+  cross = np.cross(edge1, edge2)
+  norm = np.linalg.norm(cross, axis=1)
+  ok = (np.arange(1, len(pts)) != v1) & (len2 >= _MINVAL) & (norm > _MINVAL * length1 * len2)
+  if not ok.any():
+    raise MeshError("mesh has collinear vertices, cannot compute convex hull; consider using a thin capsule instead")
+  k = int(np.argmax(ok))
+  normal = cross[k] / norm[k]
+  if not np.any(np.abs(pts @ normal - normal @ pts[0]) > _MINVAL * length1):
+    raise MeshError("mesh has coplanar vertices, cannot compute convex hull; consider using a primitive geom type "
+                    "(plane or thin box) instead")
 
 
 def _check_orientation(face):
