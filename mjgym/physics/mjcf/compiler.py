@@ -423,10 +423,9 @@ class _Builder:
       fail(node, "planes can only be attached to static bodies", "type")
     if gtype == "mesh":
       mesh = self.meshes[meshid]
-      # The mesh was recentered at its centroid and aligned with its principal axes: move the geom with it.
-      pos = pos + spatial.rotate(quat, mesh.pos)
-      quat = spatial.quat_mul(quat, mesh.quat)
-      quat /= np.linalg.norm(quat)
+      # The mesh was recentered at its centroid and aligned with its principal axes: move the geom with it, in
+      # MuJoCo's arithmetic (mjuu_frameaccum), as the geom's frame feeds the body's inertia and its principal frame.
+      pos, quat = spatial.frame_accum(pos, quat, mesh.pos, mesh.quat)
       rb = mesh.rbound
       aabb = np.asarray(mesh.aabb, float)
       volume, unit_inertia = mesh.volume, np.asarray(mesh.inertia) / mesh.volume
@@ -879,19 +878,27 @@ class _Builder:
 
   @staticmethod
   def geom_inertia(geoms):
-    """Mass, center, principal frame and moments of a body made of the given geoms."""
+    """Mass, center, principal frame and moments of a body made of the given geoms, summed as MuJoCo sums them
+    (mjCBody::InertiaFromGeom): the same roundoff gives the same tensor, hence the same principal frame where the
+    moments are nearly equal and any rounding would pick another of the equivalent frames."""
     if len(geoms) == 1:
       g = geoms[0]
       return g["mass"], g["pos"], g["quat"], g["inertia"]
-    total = sum(g["mass"] for g in geoms)
+    total, com = 0.0, [0.0, 0.0, 0.0]
+    for g in geoms:
+      mass, pos = float(g["mass"]), [float(x) for x in g["pos"]]
+      total += mass
+      com = [com[k] + mass * pos[k] for k in range(3)]
     if total < _MINVAL:
       return total, np.zeros(3), spatial.IDENTITY_QUAT.copy(), np.zeros(3)
-    com = sum(g["mass"] * g["pos"] for g in geoms) / total
-    tensor = np.zeros((3, 3))
+    com = [c / total for c in com]
+    tensor = [0.0] * 6
     for g in geoms:
-      r = spatial.quat_to_mat(g["quat"])
-      d = g["pos"] - com
-      tensor += r @ np.diag(g["inertia"]) @ r.T + g["mass"] * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+      own = spatial.global_inertia(g["inertia"], g["quat"])
+      shift = spatial.offcenter_inertia(float(g["mass"]), [float(g["pos"][k]) - com[k] for k in range(3)])
+      tensor = [tensor[j] + own[j] + shift[j] for j in range(6)]
+    tensor = spatial.tensor_from6(tensor)
+    com = np.array(com)
     if not np.all(np.isfinite(tensor)):
       # geoms too large or too far apart for double precision: MuJoCo's mass test rejects the body
       return total, com, spatial.IDENTITY_QUAT.copy(), np.full(3, np.nan)

@@ -73,6 +73,17 @@ def rotate(q, v):
   return quat_to_mat(q) @ np.asarray(v, float)
 
 
+def frame_accum(pos, quat, child_pos, child_quat):
+  """(pos, quat) of the frame ``(child_pos, child_quat)`` given in the frame ``(pos, quat)``, in MuJoCo's arithmetic
+  (mjuu_frameaccum: the child offset rotated by the matrix, summed in order; the product normalized as MuJoCo
+  normalizes)."""
+  m = quat_to_mat(quat).ravel().tolist()
+  c = [float(x) for x in child_pos]
+  vec = [m[0] * c[0] + m[1] * c[1] + m[2] * c[2], m[3] * c[0] + m[4] * c[1] + m[5] * c[2],
+         m[6] * c[0] + m[7] * c[1] + m[8] * c[2]]
+  return np.array([float(pos[k]) + vec[k] for k in range(3)]), unit(quat_mul(quat, child_quat))
+
+
 def quat_z_to_vec(vec):
   """The minimal rotation taking +z to the direction of ``vec`` (half a turn about x when opposite), as MuJoCo's
   compiler computes it."""
@@ -138,6 +149,32 @@ def eig3(tensor, rel_tol):
       step[(j1 + 2) % 3 + 1] = step[0]
       quat = unit(quat_mul(quat, step))
   return np.array(values), quat
+
+
+def global_inertia(local, quat):
+  """(6,) inertia tensor (xx, yy, zz, xy, xz, yz) of principal moments `local` (3,) in the frame `quat`, in MuJoCo's
+  arithmetic (mjuu_globalinertia), so that sums of such tensors round as MuJoCo's do."""
+  m = quat_to_mat(quat).ravel().tolist()
+  l0, l1, l2 = (float(x) for x in local)
+  t = [m[0] * l0, m[3] * l0, m[6] * l0, m[1] * l1, m[4] * l1, m[7] * l1, m[2] * l2, m[5] * l2, m[8] * l2]
+  return [m[0] * t[0] + m[1] * t[3] + m[2] * t[6],
+          m[3] * t[1] + m[4] * t[4] + m[5] * t[7],
+          m[6] * t[2] + m[7] * t[5] + m[8] * t[8],
+          m[0] * t[1] + m[1] * t[4] + m[2] * t[7],
+          m[0] * t[2] + m[1] * t[5] + m[2] * t[8],
+          m[3] * t[2] + m[4] * t[5] + m[5] * t[8]]
+
+
+def offcenter_inertia(mass, vec):
+  """(6,) inertia (xx, yy, zz, xy, xz, yz) of a point `mass` at `vec` (3,), in MuJoCo's arithmetic (mjuu_offcenter)."""
+  x, y, z = (float(v) for v in vec)
+  return [mass * (y * y + z * z), mass * (x * x + z * z), mass * (x * x + y * y),
+          -mass * x * y, -mass * x * z, -mass * y * z]
+
+
+def tensor_from6(t):
+  """3x3 symmetric matrix of a (6,) tensor (xx, yy, zz, xy, xz, yz)."""
+  return np.array([[t[0], t[3], t[4]], [t[3], t[1], t[5]], [t[4], t[5], t[2]]])
 
 
 def principal_frame(tensor):
