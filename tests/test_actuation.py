@@ -94,3 +94,23 @@ def test_joint_actuator_force_limits_and_gravcomp():
       oracle.assert_close(getattr(d, name), getattr(mjd, name), 1e-9, name)
     clamped += mjd.qfrc_actuator[0] in (-2.0, 1.5)
   assert clamped > 50
+
+
+_INHERIT = """<mujoco><compiler angle="radian"/><default><default class="arm">
+    <position kp="50" kv="4" inheritrange="0.8"/><motor ctrlrange="-7 7" ctrllimited="true"/></default>
+    <default class="leg"><position kp="50" inheritrange="0.8"/></default></default>
+  <worldbody><body><joint name="j" range="-1 2"/><geom size=".1" pos="0 0 -.5"/></body></worldbody>
+  <actuator><motor class="arm" name="m" joint="j"/><position class="arm" name="p" joint="j"/>
+    <position class="leg" name="q" joint="j"/></actuator></mujoco>"""
+
+
+def test_inheritrange_only_for_the_shortcuts_that_take_it():
+  """A class's <position inheritrange> default does not touch a <motor> of that class: it keeps the class's
+  ctrlrange, and so does a <position> of that class (the class's ctrlrange wins); a class without a ctrlrange gives
+  its <position> 0.8 of the joint's range about the middle. As in MuJoCo."""
+  from mjgym import physics  # pylint: disable=import-outside-toplevel
+  mjm = mujoco.MjModel.from_xml_string(_INHERIT)
+  m = physics.MjModel.from_xml_string(_INHERIT)
+  np.testing.assert_allclose(mjm.actuator_ctrlrange, [[-7, 7], [-7, 7], [-0.7, 1.7]])
+  for field in ("actuator_ctrlrange", "actuator_ctrllimited", "actuator_gainprm", "actuator_biasprm"):
+    np.testing.assert_array_equal(getattr(m, field), getattr(mjm, field), err_msg=field)

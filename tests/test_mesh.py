@@ -550,3 +550,29 @@ def test_large_mesh_matches_mujoco():
   for field in ("body_mass", "body_inertia", "body_ipos", "body_iquat", "geom_size", "geom_rbound", "geom_quat"):
     np.testing.assert_allclose(getattr(m, field), getattr(mjm, field), rtol=1e-9, atol=1e-12, err_msg=field)
 
+
+
+def test_hull_only_for_meshes_that_collide():
+  """MuJoCo makes a mesh's hull (and its polygons) only when a geom collides with the mesh (contact type or
+  affinity, or an explicit pair): a flat visual mesh loads, and nmeshpoly counts only the colliding meshes."""
+  flat = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n"
+  # a tetrahedron with faces (a point cloud always gets its hull: its faces are the hull's)
+  tet = b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+  assets = {"flat.obj": flat, "a.obj": tet, "b.obj": hull_obj(2), "c.obj": hull_obj(4)}
+  xml = """<mujoco><asset><mesh name="flat" file="flat.obj" inertia="shell"/><mesh name="a" file="a.obj"/>
+      <mesh name="b" file="b.obj"/><mesh name="c" file="c.obj"/></asset>
+    <worldbody><body><freejoint/><geom size=".1"/>
+      <geom type="mesh" mesh="flat" contype="0" conaffinity="0" group="1"/>
+      <geom type="mesh" mesh="a" contype="0" conaffinity="0"/>
+      <geom name="b" type="mesh" mesh="b" contype="0" conaffinity="0" pos="1 0 0"/>
+      <geom type="mesh" mesh="c" conaffinity="0" pos="2 0 0"/></body>
+      <geom name="floor" type="plane" size="5 5 .1"/></worldbody>
+    <contact><pair geom1="b" geom2="floor"/></contact></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml, assets)
+  m = physics.MjModel.from_xml_string(xml, assets)
+  np.testing.assert_array_equal(m.mesh_polynum, mjm.mesh_polynum)
+  assert list(mjm.mesh_polynum[:2]) == [0, 0] and min(mjm.mesh_polynum[2:]) > 0  # flat and a: no hull
+  for i in (2, 3):
+    check_polygons(m, mjm, i, normal_atol=1e-12)
+  with pytest.raises(physics.MJCFError, match="coplanar"):
+    physics.MjModel.from_xml_string(xml.replace('mesh="flat" contype="0"', 'mesh="flat" contype="1"'), assets)

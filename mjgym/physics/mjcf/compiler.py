@@ -167,6 +167,7 @@ class _Builder:
                                   ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)}
     self.rows = {}
     self.meshes = []  # processed meshes, by mesh id
+    self.mesh_nodes = []  # their <mesh> elements, by mesh id
     self.lengthrange_jobs = []  # (actuator id, element) of the length ranges setconst finds by simulation
     self.springdamper_jobs = []  # (joint id, timeconst, dampratio) of joints given springdamper
     self._lengthrange_settings = None
@@ -739,12 +740,13 @@ class _Builder:
       if attr == "file":
         vert, face = meshlib.read_mesh(data, name)
       processed = meshlib.process_mesh(vert, face, np.asarray(node.get("scale", [1.0] * 3), float),
-                                       node.get("inertia", meshlib.DEFAULT_INERTIA), maxhullvert)
+                                       node.get("inertia", meshlib.DEFAULT_INERTIA), maxhullvert, need_hull=False)
     except ValueError as e:
       fail(node, f"cannot load {what}: {e}", attr)
     except (ArithmeticError, IndexError, KeyError, TypeError, UnicodeError) as e:
       fail(node, f"cannot load {what}: {type(e).__name__}: {e}", attr)
     self.meshes.append(processed)
+    self.mesh_nodes.append(node)
     self.add(ObjType.MESH, node)
 
   @staticmethod
@@ -1176,7 +1178,25 @@ class _Builder:
         node = info["inertial"] or info["node"]
         fail(node, f"principal inertia {_plain(a)} violates A + B >= C (use compiler balanceinertia='true')")
 
+  def mesh_hulls(self):
+    """Hulls (and their polygons) for the meshes that collide: used by a mesh geom with a contact type or affinity,
+    or by one in an explicit pair, as MuJoCo decides (it leaves the others without a hull)."""
+    if not self.meshes:
+      return
+    from mjgym.physics.mjcf import mesh as meshlib  # pylint: disable=import-outside-toplevel
+    paired = {int(g) for key in ("pair_geom1", "pair_geom2") for g in self.rows.get(key, [])}
+    for g, (gtype, dataid) in enumerate(zip(self.rows.get("geom_type", []), self.rows.get("geom_dataid", []))):
+      if gtype == _GEOM_TYPES["mesh"] and (self.rows["geom_contype"][g] or self.rows["geom_conaffinity"][g]
+                                           or g in paired):
+        try:
+          self.meshes[dataid] = meshlib.with_hull(self.meshes[dataid])
+        except ValueError as e:
+          node = self.mesh_nodes[dataid]
+          fail(node, f"cannot compute the convex hull of mesh '{node.get('name')}' (a geom collides with it): {e}",
+               "file" if node.has("file") else "vertex")
+
   def mesh_fields(self, v):
+    self.mesh_hulls()
     verts, faces, vadr, fadr, vnum, fnum = [], [], [], [], [], []
     # Colliders see a mesh as its convex hull: keep the hull's vertices, the only ones a support point can be.
     # Hull triangles index the mesh's hull vertices (counter-clockwise seen from outside), for plane-mesh contacts.
@@ -1221,8 +1241,9 @@ class _Builder:
     v.update(nmeshpoly=len(polys), nmeshpolyvert=sum(vertnum), nmeshpolymap=len(maps), mesh_polynum=polynum,
              mesh_polyadr=np.concatenate([[0], np.cumsum(polynum)[:-1]]),
              mesh_polynormal=np.concatenate([m.polynormals for m in self.meshes]),
-             mesh_polyvertnum=vertnum, mesh_polyvertadr=np.concatenate([[0], np.cumsum(vertnum)[:-1]]),
-             mesh_polyvert=np.concatenate(polys), mesh_polymapnum=mapnum,
+             mesh_polyvertnum=vertnum,
+             mesh_polyvertadr=np.concatenate([[0], np.cumsum(vertnum)[:-1]])[:len(vertnum)],
+             mesh_polyvert=np.concatenate(polys) if polys else np.zeros(0, np.int32), mesh_polymapnum=mapnum,
              mesh_polymapadr=np.concatenate([[0], np.cumsum(mapnum)[:-1]]), mesh_polymap=np.array(maps, np.int32))
 
   def texture_fields(self, v):
@@ -1482,7 +1503,9 @@ class _Builder:
   def shortcut_limits(self, node, p, trntype, trnid, limits):
     """Ranges the shortcuts fix or require: inheritrange, intvelocity's actrange, damper/adhesion controls."""
     kind = p["kind"]
-    inherit = p.get("inheritrange", 0.0)
+    # only the shortcuts that take it read inheritrange (a <motor> of a class whose <position> default sets it
+    # keeps its own ctrlrange, as in MuJoCo)
+    inherit = p.get("inheritrange", 0.0) if kind in ("position", "intvelocity") else 0.0
     if inherit > 0:
       if trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT)):
         j = trnid[0]

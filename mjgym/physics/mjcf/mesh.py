@@ -44,9 +44,15 @@ class Mesh:
     inertia: (3,) principal moments of inertia per unit density, descending.
     aabb: (6,) center (3,) and half sizes (3,) of the vertices' bounding box in the mesh frame.
     rbound: distance from the mesh-frame origin to the farthest corner of the aabb (MuJoCo's `geom_rbound`).
-    hull: (nhull, 3) int32 triangles of the convex hull, counter-clockwise seen from outside.
+    hull: (nhull, 3) int32 triangles of the convex hull, counter-clockwise seen from outside; (0, 3) for a mesh
+      that needs none (MuJoCo makes the hull only for meshes that collide or use the convex inertia: see
+      `with_hull`).
     polygons: list of (k,) int32 vertex indices of the hull's faces, counter-clockwise seen from outside.
     polynormals: (npoly, 3) unit outward normals of the polygons.
+    raw: (nvert, 3) the file's vertices in single precision (before the scale): the hull is computed on them.
+    local: (nvert, 3) the vertices in the mesh frame in double precision (the polygon normals come from them).
+    mirrored: whether the scale mirrors the mesh.
+    maxhullvert: the cap on the hull's vertices (-1: none).
   """
   vert: np.ndarray
   face: np.ndarray
@@ -59,6 +65,10 @@ class Mesh:
   hull: np.ndarray
   polygons: list
   polynormals: np.ndarray
+  raw: np.ndarray = None
+  local: np.ndarray = None
+  mirrored: bool = False
+  maxhullvert: int = -1
 
 
 def read_mesh(data: bytes, filename: str) -> tuple[np.ndarray, np.ndarray]:
@@ -92,10 +102,13 @@ def _read_msh(data):
   return vert, face
 
 
-def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERTIA, maxhullvert: int = -1) -> Mesh:
+def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERTIA, maxhullvert: int = -1,
+                 need_hull: bool = True) -> Mesh:
   """Compiles raw vertices and faces the way MuJoCo does: scale, hull, mass model, principal frame.
 
   `maxhullvert` (-1: no limit, else at least 4) caps the hull's vertices as the mesh attribute does in MuJoCo.
+  Without `need_hull` the hull and its polygons are made only where the mesh itself needs them (a point cloud, the
+  convex inertia), as in MuJoCo; `with_hull` adds them later for a mesh that a colliding geom uses.
   """
   if inertia not in INERTIA_MODES:
     raise MeshError(f"unknown mesh inertia '{inertia}' (expected one of {', '.join(INERTIA_MODES)})")
@@ -113,11 +126,13 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
   # computed before the scale.
   raw = vert.astype(np.float32).astype(np.float64)
   vert = raw * scale
-  hull = raw_hull = convex_hull(raw, maxhullvert)
-  if np.prod(np.sign(scale)) < 0:
+  mirrored = bool(np.prod(np.sign(scale)) < 0)
+  hull = None
+  if need_hull or inertia == "convex" or not face.size:
+    hull = _hull(raw, maxhullvert, mirrored)
+  if mirrored:
     # A mirroring scale turns the faces inside out; swapping two corners restores outward winding.
     face = face[:, [0, 2, 1]]
-    hull = hull[:, [0, 2, 1]]
   if not face.size:
     # A point cloud is meshed by its convex hull.
     face = hull.astype(np.int64)
@@ -128,9 +143,7 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
   moments, quat = spatial.eig3(tensor, spatial.MESH_EIG_TOL)
   local = _to_frame(vert, com, quat)
   lo, hi = local.min(axis=0), local.max(axis=0)
-  # MuJoCo's polygon normals come from the vertices in the mesh frame before they are stored in single precision.
-  polygons, polynormals = hull_polygons(raw, local, hull, np.prod(np.sign(scale)) < 0)
-  return Mesh(
+  mesh = Mesh(
       vert=local.astype(np.float32).astype(np.float64),
       face=face.astype(np.int32),
       pos=com,
@@ -140,10 +153,32 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
       aabb=np.concatenate([(hi + lo) / 2, (hi - lo) / 2]),
       # Like MuJoCo, bound the box rather than the vertices: the farthest corner of the aabb from the origin.
       rbound=float(np.linalg.norm(np.abs(hi + lo) / 2 + (hi - lo) / 2)),
-      hull=hull,
-      polygons=polygons,
-      polynormals=polynormals,
+      hull=np.zeros((0, 3), np.int32),
+      polygons=[],
+      polynormals=np.zeros((0, 3)),
+      raw=raw,
+      local=local,
+      mirrored=mirrored,
+      maxhullvert=maxhullvert,
   )
+  return mesh if hull is None else with_hull(mesh, hull)
+
+
+def with_hull(mesh: Mesh, hull=None) -> Mesh:
+  """`mesh` with its convex hull and the hull's polygons (computed now unless given or already there)."""
+  if mesh.hull.size:
+    return mesh
+  if hull is None:
+    hull = _hull(mesh.raw, mesh.maxhullvert, mesh.mirrored)
+  # MuJoCo's polygon normals come from the vertices in the mesh frame before they are stored in single precision.
+  polygons, polynormals = hull_polygons(mesh.raw, mesh.local, hull, mesh.mirrored)
+  return dataclasses.replace(mesh, hull=hull, polygons=polygons, polynormals=polynormals)
+
+
+def _hull(raw, maxhullvert, mirrored):
+  """The hull triangles of the unscaled vertices, turned around (two corners swapped) under a mirroring scale."""
+  hull = convex_hull(raw, maxhullvert)
+  return hull[:, [0, 2, 1]] if mirrored else hull
 
 
 # MuJoCo groups hull triangles into polygons by their normal's azimuth and polar angle, each rounded to this step
