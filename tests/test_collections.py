@@ -1,0 +1,360 @@
+"""Every standalone model of the MJCF collections that PyPI packages ship, against MuJoCo (issue 19).
+
+The collections are the installed ``gymnasium_robotics`` and ``dm_control`` packages (the ``test`` extra
+installs them); their XML files are found in site-packages when the tests are collected, never copied here.
+A file that ``mujoco.MjModel.from_xml_path`` does not load on its own (an include fragment, a template, a model
+that needs Python to assemble it) is no model and is skipped, as in ``tests/collections_report.py``.
+
+Each model gets three checks:
+
+- ``model``: mjgym's compile has MuJoCo's sizes and every model field the two share, within 1e-9 relative;
+- ``smooth``: at 3 random states with contacts and constraints disabled, ``mj_forward`` gives MuJoCo's
+  accelerations, forces, inertia matrix, frames and sensors within 1e-9 relative;
+- ``contacts``: along MuJoCo's 50-step rollout from ``qpos0`` with zero controls, every 5th state gives MuJoCo's
+  contacts (count, geom pairs in MuJoCo's order, distances and points within 1e-6; the points of one geom
+  pair matched by distance).
+
+Relative error of a field = max |ours - mujoco| / max(1, max |mujoco|) (oracle.assert_close). A model that still
+fails a check is listed in ``KNOWN_FAILURES`` with its differences; its test is a strict xfail, so that a
+fix turns it into an XPASS and the list has to shrink.
+"""
+
+import importlib.util
+import pathlib
+import warnings
+import zlib
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+mujoco = pytest.importorskip("mujoco")
+
+import oracle  # pylint: disable=wrong-import-position
+from mjgym import physics  # pylint: disable=wrong-import-position
+from mjgym.physics import types  # pylint: disable=wrong-import-position
+
+PACKAGES = ("gymnasium_robotics", "dm_control")
+CHECKS = ("model", "smooth", "contacts")
+
+# model id -> {check: the differences, as measured}; every entry is a strict xfail.
+KNOWN_FAILURES = {
+  # Causes, as measured: "mesh polygons" (mjgym makes polygons for meshes MuJoCo leaves without, or other
+  # polygons), "exclude_signature" (same excludes, another order), "inertia frame" (principal axes of an
+  # inertia with repeated or reordered eigenvalues: the smooth check passes), the <distance> sensor, and
+  # contacts (another point set from a multi-point collider, missing contacts).
+  "gymnasium_robotics/envs/assets/adroit_hand/adroit_door.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
+  },
+  "gymnasium_robotics/envs/assets/adroit_hand/adroit_hammer.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
+  },
+  "gymnasium_robotics/envs/assets/adroit_hand/adroit_pen.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
+    "contacts": "step 30: contact pos error 4.7e-05",
+  },
+  "gymnasium_robotics/envs/assets/adroit_hand/adroit_relocate.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
+  },
+  "gymnasium_robotics/envs/assets/fetch/pick_and_place.xml": {
+    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
+              "MuJoCo's sorted"),
+    "contacts": "step 0: contact pos error 0.38",
+  },
+  "gymnasium_robotics/envs/assets/fetch/push.xml": {
+    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
+              "MuJoCo's sorted"),
+    "contacts": "step 0: contact pos error 0.38",
+  },
+  "gymnasium_robotics/envs/assets/fetch/reach.xml": {
+    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
+              "MuJoCo's sorted"),
+    "contacts": "step 0: contact pos error 0.38",
+  },
+  "gymnasium_robotics/envs/assets/fetch/slide.xml": {
+    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
+              "MuJoCo's sorted"),
+    "contacts": "step 0: contact pos error 0.38",
+  },
+  "gymnasium_robotics/envs/assets/hand/manipulate_block.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+  },
+  "gymnasium_robotics/envs/assets/hand/manipulate_block_touch_sensors.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+  },
+  "gymnasium_robotics/envs/assets/hand/manipulate_egg.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+    "contacts": "step 25: contact pos error 6.1e-06",
+  },
+  "gymnasium_robotics/envs/assets/hand/manipulate_egg_touch_sensors.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+    "contacts": "step 25: contact pos error 6.1e-06",
+  },
+  "gymnasium_robotics/envs/assets/hand/manipulate_pen.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+  },
+  "gymnasium_robotics/envs/assets/hand/manipulate_pen_touch_sensors.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+  },
+  "gymnasium_robotics/envs/assets/hand/reach.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+  },
+  "gymnasium_robotics/envs/assets/kitchen_franka/kitchen_assets/kitchen_env_model.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 25309, MuJoCo 2175",
+  },
+  "dm_control/locomotion/soccer/assets/boxhead/boxhead.xml": {
+    "model": "inertia frame: body_iquat (error 0.5); body_inertia (error 0.2); body_sameframe (error 1)",
+  },
+  "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml": {
+    "model": ("mesh polygons: differ in mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, "
+              "mesh_polymap"),
+    "contacts": "step 0: contact dist error 2.9e-05",
+  },
+  "dm_control/locomotion/walkers/assets/dog_v2/dog.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 43302, MuJoCo 0; exclude_signature in file order, MuJoCo's sorted",
+  },
+  "dm_control/locomotion/walkers/assets/fruitfly_v2/floor.xml": {
+    "model": ("mesh polygons: nmeshpoly mjgym 57103, MuJoCo 0; body_iquat (error 1.5); geom_sameframe (error 2); "
+              "actuator_acc0 (error 2.5e+05); exclude_signature in file order, MuJoCo's sorted"),
+  },
+  "dm_control/locomotion/walkers/assets/fruitfly_v2/fruitfly.xml": {
+    "model": ("mesh polygons: nmeshpoly mjgym 57103, MuJoCo 0; body_iquat (error 1.5); geom_sameframe (error 2); "
+              "actuator_acc0 (error 1.3e+04); exclude_signature in file order, MuJoCo's sorted"),
+  },
+  "dm_control/locomotion/walkers/assets/humanoid_CMU_V2019.xml": {
+    "model": "exclude_signature in file order, MuJoCo's sorted",
+  },
+  "dm_control/locomotion/walkers/assets/humanoid_CMU_V2020.xml": {
+    "model": ("inertia frame: body_iquat (error 1.4); geom_sameframe (error 4); exclude_signature in file order, "
+              "MuJoCo's sorted"),
+    "contacts": "step 0: ncon mjgym 11, MuJoCo 12",
+  },
+  "dm_control/locomotion/walkers/assets/rodent.xml": {
+    "model": "exclude_signature in file order, MuJoCo's sorted",
+  },
+  "dm_control/mjcf/test_assets/included.xml": {
+    "model": "mesh polygons: differ in mesh_polynormal, mesh_polyvert, mesh_polymap",
+  },
+  "dm_control/mjcf/test_assets/model_with_assetdir.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 24, MuJoCo 18",
+  },
+  "dm_control/mjcf/test_assets/model_with_assets.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 24, MuJoCo 18",
+  },
+  "dm_control/mjcf/test_assets/model_with_include.xml": {
+    "model": "mesh polygons: differ in mesh_polynormal, mesh_polyvert, mesh_polymap",
+  },
+  "dm_control/mjcf/test_assets/model_with_nameless_assets.xml": {
+    "model": "mesh polygons: differ in mesh_polynormal, mesh_polyvert, mesh_polymap",
+  },
+  "dm_control/mjcf/test_assets/model_with_separators.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 24, MuJoCo 18",
+  },
+  "dm_control/mjcf/test_assets/robot_arm.xml":
+    dict.fromkeys(CHECKS, "mjgym does not load it: unsupported <distance> sensor (robot_arm.xml:144)"),
+  "dm_control/suite/acrobot.xml": {
+    "model": "inertia frame: body_iquat (error 1); body_sameframe (error 3); geom_sameframe (error 2)",
+  },
+  "dm_control/suite/dog.xml": {
+    "model": "mesh polygons: nmeshpoly mjgym 43159, MuJoCo 0; exclude_signature in file order, MuJoCo's sorted",
+  },
+  "dm_control/suite/fish.xml": {
+    "model": "inertia frame: body_iquat (error 0.71); body_inertia (error 2.6e-05); body_sameframe (error 1)",
+  },
+  "dm_control/suite/humanoid_CMU.xml": {
+    "model": "exclude_signature in file order, MuJoCo's sorted",
+  },
+  "dm_control/suite/quadruped.xml": {
+    "model": "inertia frame: body_iquat (error 1); body_inertia (error 0.68); body_sameframe (error 1)",
+  },
+  "dm_control/suite/swimmer.xml": {
+    "model": ("inertia frame: body_iquat (error 0.71); body_inertia (error 8e-06); body_sameframe (error 1); "
+              "geom_sameframe (error 2)"),
+  },
+  "dm_control/third_party/ant/ant.xml": {
+    "contacts": "step 0: ncon mjgym 0, MuJoCo 8 (capsules of parent and child bodies, 0.16 deep)",
+  },
+  "dm_control/third_party/kinova/jaco_arm.xml": {
+    "model": ("mesh polygons: differ in mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, "
+              "mesh_polymap"),
+    "contacts": "step 0: ncon mjgym 18, MuJoCo 39",
+  },
+  "dm_control/third_party/kinova/jaco_hand.xml": {
+    "model": ("mesh polygons: differ in mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, "
+              "mesh_polymap"),
+  },
+}
+
+# Model fields left out of the comparison, each with the reason; none of them enters the physics.
+SKIPPED_FIELDS = {
+  "nconmax": "MuJoCo 4 sizes its contact buffer at run time (-1 in the model); ours is a fixed capacity",
+  "njmax": "MuJoCo 4 sizes its constraint rows at run time (-1 in the model); ours is a fixed capacity",
+  "mat_texid": "MuJoCo 4 keeps one texture per material role (nmat, mjNTEXROLE); we model the RGB role only",
+  "vis_headlight_active": "rendering only; MuJoCo 4's default is 2, ours 1",
+  "vis_rgba_haze": "rendering only; MuJoCo 4's default is (1, 1, 1, 1), ours MuJoCo 3's (0.15, 0.25, 0.35, 1)",
+}
+
+TOL = 1e-9
+# Contacts: MuJoCo's convex narrow phase (GJK/EPA and MPR for meshes, boxes, cylinders) stops at
+# opt.ccd_tolerance (1e-6), so two correct implementations may place a point or a depth up to about that
+# apart; the analytic colliders (sphere, capsule, plane) agree to rounding anyway.
+CONTACT_TOL = 1e-6
+NSTATES = 3
+NSTEPS = 50
+EVERY = 5
+SMOOTH_FIELDS = ("qacc", "qfrc_bias", "qfrc_passive", "actuator_force", "xpos", "xquat", "sensordata")
+
+
+def _collection_files(package):
+  """(model id, path) of every file of ``package`` that MuJoCo loads on its own, sorted by path."""
+  spec = importlib.util.find_spec(package)  # finds without importing (gymnasium_robotics' __init__ needs more)
+  found = []
+  for root in map(pathlib.Path, spec.submodule_search_locations):
+    for path in sorted(root.rglob("*.xml")):
+      try:
+        mujoco.MjModel.from_xml_path(str(path))
+      except Exception:  # pylint: disable=broad-except
+        continue
+      found.append((f"{package}/{path.relative_to(root).as_posix()}", str(path)))
+  return found
+
+
+def _params():
+  params = []
+  for package in PACKAGES:
+    if importlib.util.find_spec(package) is None:
+      params.append(pytest.param(None, None, None, id=f"{package}-not-installed",
+                                 marks=pytest.mark.skip(reason=f"{package} is not installed (test extra)")))
+      continue
+    for model_id, path in _collection_files(package):
+      for check in CHECKS:
+        reason = KNOWN_FAILURES.get(model_id, {}).get(check)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        params.append(pytest.param(model_id, path, check, id=f"{model_id}-{check}", marks=marks))
+  return params
+
+
+_LOADED = {}
+
+
+def _ours(path):
+  """mjgym's compile of ``path`` (a fresh copy), or the error it raised; compiled once per file."""
+  if path not in _LOADED:
+    _LOADED.clear()
+    try:
+      with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _LOADED[path] = physics.MjModel.from_xml_path(path)
+    except Exception as e:  # pylint: disable=broad-except
+      _LOADED[path] = e
+  loaded = _LOADED[path]
+  if isinstance(loaded, Exception):
+    raise AssertionError(f"mjgym does not load it: {type(loaded).__name__}: {loaded}") from loaded
+  return loaded.__deepcopy__({})
+
+
+def _mujoco_field(mjm, name):
+  """MuJoCo's value of our model field ``name`` (``opt_*``, ``stat_*``, ``vis_<section>_*`` in their structs)."""
+  if name.startswith(("opt_", "stat_")):
+    holder, name = getattr(mjm, name[:name.index("_")]), name[name.index("_") + 1:]
+  elif name.startswith("vis_"):
+    section, name = name[4:].split("_", 1)
+    holder = getattr(mjm.vis, "global_" if section == "global" else section)
+  else:
+    holder = mjm
+  return getattr(holder, name, None)
+
+
+def _model_differences(mjm, m):
+  """Sizes and fields where our compile differs from MuJoCo's, as readable lines.
+
+  A field sized by a count that already differs is not listed again. MuJoCo stores some fields as float32
+  (``mesh_vert``, ``hfield_data``, colours, all of ``mjVisual``, which the bindings show as Python floats):
+  ours, in float64, are rounded to float32 before the comparison.
+  """
+  out, bad_sizes = [], set()
+  for name in types.MODEL_SIZES:
+    if name not in SKIPPED_FIELDS and hasattr(mjm, name) and getattr(m, name) != getattr(mjm, name):
+      out.append(f"{name}: mjgym {getattr(m, name)}, MuJoCo {getattr(mjm, name)}")
+      bad_sizes.add(name)
+  for name, _, shape in types.MODEL_ROWS:
+    theirs = None if shape is None or name in SKIPPED_FIELDS else _mujoco_field(mjm, name)
+    if theirs is None or bad_sizes.intersection(shape):
+      continue
+    theirs, ours = np.asarray(theirs), getattr(m, name)
+    if theirs.dtype == np.float32 or name.startswith("vis_"):
+      theirs = theirs.astype(np.float32)
+      ours = ours.astype(np.float32)
+    if ours.size == theirs.size:
+      theirs = theirs.reshape(ours.shape)  # (n,) beside (n, 1) and the like
+    try:
+      oracle.assert_close(ours, theirs, TOL, name)
+    except AssertionError as e:
+      out.append(str(e).splitlines()[0])
+  return out
+
+
+def _check_smooth(mjm, m, seed):
+  oracle.disable_constraints(mjm)
+  m.opt.disableflags = mjm.opt.disableflags
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  rng = np.random.default_rng(seed)
+  dense, dense_ours = np.zeros((mjm.nv, mjm.nv)), np.zeros((m.nv, m.nv))
+  for k in range(NSTATES):
+    oracle.random_state(mjm, mjd, rng)
+    oracle.copy_state(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    for field in SMOOTH_FIELDS:
+      oracle.assert_close(getattr(d, field), getattr(mjd, field), TOL, f"state {k} {field}")
+    mujoco.mj_fullM(mjm, mjd, dense)
+    physics.mj_fullM(m, d, dense_ours)
+    oracle.assert_close(dense_ours, dense, TOL, f"state {k} qM")
+
+
+def _matched(d, mjd):
+  """Our contact indices in MuJoCo's order: the geom pairs are in MuJoCo's order already, but within one pair
+  a multi-point collider (plane-mesh, mesh-mesh, box-box) lists its points in an order that carries no
+  meaning, so there each of MuJoCo's points is paired with the nearest of ours."""
+  order = np.arange(mjd.ncon)
+  pairs = [tuple(g) for g in mjd.contact.geom]
+  start = 0
+  while start < mjd.ncon:
+    end = start + 1
+    while end < mjd.ncon and pairs[end] == pairs[start]:
+      end += 1
+    if end - start > 1:
+      cost = np.linalg.norm(mjd.contact.pos[start:end, None] - d.contact.pos[None, start:end], axis=-1)
+      order[start:end] = start + optimize.linear_sum_assignment(cost)[1]
+    start = end
+  return order
+
+
+def _check_contacts(mjm, m):
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  for step in range(NSTEPS + 1):
+    if step % EVERY == 0:
+      mujoco.mj_forward(mjm, mjd)  # contacts of this state (after mj_step they belong to the previous one)
+      oracle.copy_state(mjd, d)
+      physics.mj_forward(m, d)
+      assert d.ncon == mjd.ncon, f"step {step}: ncon mjgym {d.ncon}, MuJoCo {mjd.ncon}"
+      if mjd.ncon:
+        np.testing.assert_array_equal(d.contact.geom, mjd.contact.geom, err_msg=f"step {step}: contact geoms")
+        order = _matched(d, mjd)
+        oracle.assert_close(d.contact.dist[order], mjd.contact.dist, CONTACT_TOL, f"step {step}: contact dist")
+        oracle.assert_close(d.contact.pos[order], mjd.contact.pos, CONTACT_TOL, f"step {step}: contact pos")
+    mujoco.mj_step(mjm, mjd)
+
+
+@pytest.mark.parametrize("model_id, path, check", _params())
+def test_collection_model(model_id, path, check):
+  """One check of one collection model against MuJoCo."""
+  mjm = mujoco.MjModel.from_xml_path(path)
+  m = _ours(path)
+  if check == "model":
+    differences = _model_differences(mjm, m)
+    assert not differences, "; ".join(differences)
+  elif check == "smooth":
+    _check_smooth(mjm, m, zlib.crc32(model_id.encode()))
+  else:
+    _check_contacts(mjm, m)
