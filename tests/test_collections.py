@@ -39,149 +39,48 @@ CHECKS = ("model", "smooth", "contacts")
 
 # model id -> {check: the differences, as measured}; every entry is a strict xfail.
 KNOWN_FAILURES = {
-  # Causes, as measured: "mesh polygons" (mjgym makes polygons for meshes MuJoCo leaves without, or other
-  # polygons), "exclude_signature" (same excludes, another order), "inertia frame" (principal axes of an
-  # inertia with repeated or reordered eigenvalues: the smooth check passes), the <distance> sensor, and
-  # contacts (another point set from a multi-point collider, missing contacts).
-  "gymnasium_robotics/envs/assets/adroit_hand/adroit_door.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
-  },
-  "gymnasium_robotics/envs/assets/adroit_hand/adroit_hammer.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
-  },
-  "gymnasium_robotics/envs/assets/adroit_hand/adroit_pen.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
-    "contacts": "step 30: contact pos error 4.7e-05",
-  },
-  "gymnasium_robotics/envs/assets/adroit_hand/adroit_relocate.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 3937, MuJoCo 0",
-  },
+  # Measured causes: the <distance> sensor (not supported); mesh polygon normals on sliver triangles; plane-mesh
+  # ties broken in MuJoCo's hash-table order of polygons; actuator_acc0 of the fruitfly; contact points of the
+  # convex narrow phase (mesh-mesh, ellipsoid) beyond 1e-6; fewer mesh-mesh contacts on the jaco arm.
   "gymnasium_robotics/envs/assets/fetch/pick_and_place.xml": {
-    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
-              "MuJoCo's sorted"),
-    "contacts": "step 0: contact pos error 0.38",
+    "model": "mesh polygons: the same polygons, normals up to 4.8e-08 apart on sliver hull triangles (a 1-ulp difference in the mesh frame, amplified)",
+    "contacts": "step 0: plane-mesh picks another fourth corner (0.38 away) among the equal-depth (dist 0) vertices of the flat base: MuJoCo visits the hull polygons in its hash table's order",
   },
   "gymnasium_robotics/envs/assets/fetch/push.xml": {
-    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
-              "MuJoCo's sorted"),
-    "contacts": "step 0: contact pos error 0.38",
+    "model": "mesh polygons: the same polygons, normals up to 4.8e-08 apart on sliver hull triangles (a 1-ulp difference in the mesh frame, amplified)",
+    "contacts": "step 0: plane-mesh picks another fourth corner (0.38 away) among the equal-depth (dist 0) vertices of the flat base: MuJoCo visits the hull polygons in its hash table's order",
   },
   "gymnasium_robotics/envs/assets/fetch/reach.xml": {
-    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
-              "MuJoCo's sorted"),
-    "contacts": "step 0: contact pos error 0.38",
+    "model": "mesh polygons: the same polygons, normals up to 4.8e-08 apart on sliver hull triangles (a 1-ulp difference in the mesh frame, amplified)",
+    "contacts": "step 0: plane-mesh picks another fourth corner (0.38 away) among the equal-depth (dist 0) vertices of the flat base: MuJoCo visits the hull polygons in its hash table's order",
   },
   "gymnasium_robotics/envs/assets/fetch/slide.xml": {
-    "model": ("mesh polygons: nmeshpoly mjgym 12354, MuJoCo 10598; exclude_signature in file order, "
-              "MuJoCo's sorted"),
-    "contacts": "step 0: contact pos error 0.38",
+    "model": "mesh polygons: the same polygons, normals up to 4.8e-08 apart on sliver hull triangles (a 1-ulp difference in the mesh frame, amplified)",
+    "contacts": "step 0: plane-mesh picks another fourth corner (0.38 away) among the equal-depth (dist 0) vertices of the flat base: MuJoCo visits the hull polygons in its hash table's order",
   },
-  "gymnasium_robotics/envs/assets/hand/manipulate_block.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
-  },
-  "gymnasium_robotics/envs/assets/hand/manipulate_block_touch_sensors.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
+  "gymnasium_robotics/envs/assets/adroit_hand/adroit_pen.xml": {
+    "contacts": "step 30: contact pos 4.7e-05 apart (convex narrow phase)",
   },
   "gymnasium_robotics/envs/assets/hand/manipulate_egg.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
-    "contacts": "step 25: contact pos error 6.1e-06",
+    "contacts": "step 25: contact pos 6.1e-06 apart (convex narrow phase)",
   },
   "gymnasium_robotics/envs/assets/hand/manipulate_egg_touch_sensors.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
-    "contacts": "step 25: contact pos error 6.1e-06",
-  },
-  "gymnasium_robotics/envs/assets/hand/manipulate_pen.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
-  },
-  "gymnasium_robotics/envs/assets/hand/manipulate_pen_touch_sensors.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
-  },
-  "gymnasium_robotics/envs/assets/hand/reach.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 5331, MuJoCo 802",
-  },
-  "gymnasium_robotics/envs/assets/kitchen_franka/kitchen_assets/kitchen_env_model.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 25309, MuJoCo 2175",
-  },
-  "dm_control/locomotion/soccer/assets/boxhead/boxhead.xml": {
-    "model": "inertia frame: body_iquat (error 0.5); body_inertia (error 0.2); body_sameframe (error 1)",
-  },
-  "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml": {
-    "model": ("mesh polygons: differ in mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, "
-              "mesh_polymap"),
-    "contacts": "step 0: contact dist error 2.9e-05",
-  },
-  "dm_control/locomotion/walkers/assets/dog_v2/dog.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 43302, MuJoCo 0; exclude_signature in file order, MuJoCo's sorted",
+    "contacts": "step 25: contact pos 6.1e-06 apart (convex narrow phase)",
   },
   "dm_control/locomotion/walkers/assets/fruitfly_v2/floor.xml": {
-    "model": ("mesh polygons: nmeshpoly mjgym 57103, MuJoCo 0; body_iquat (error 1.5); geom_sameframe (error 2); "
-              "actuator_acc0 (error 2.5e+05); exclude_signature in file order, MuJoCo's sorted"),
+    "model": "actuator_acc0: 2.5e+05 apart on a scale of 1.7e+06",
   },
   "dm_control/locomotion/walkers/assets/fruitfly_v2/fruitfly.xml": {
-    "model": ("mesh polygons: nmeshpoly mjgym 57103, MuJoCo 0; body_iquat (error 1.5); geom_sameframe (error 2); "
-              "actuator_acc0 (error 1.3e+04); exclude_signature in file order, MuJoCo's sorted"),
+    "model": "actuator_acc0: 1.3e+04 apart on a scale of 1.7e+06",
   },
-  "dm_control/locomotion/walkers/assets/humanoid_CMU_V2019.xml": {
-    "model": "exclude_signature in file order, MuJoCo's sorted",
+  "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml": {
+    "contacts": "step 0: mesh-mesh contact dist 2.9e-05 apart (convex narrow phase)",
   },
-  "dm_control/locomotion/walkers/assets/humanoid_CMU_V2020.xml": {
-    "model": ("inertia frame: body_iquat (error 1.4); geom_sameframe (error 4); exclude_signature in file order, "
-              "MuJoCo's sorted"),
-    "contacts": "step 0: ncon mjgym 11, MuJoCo 12",
-  },
-  "dm_control/locomotion/walkers/assets/rodent.xml": {
-    "model": "exclude_signature in file order, MuJoCo's sorted",
-  },
-  "dm_control/mjcf/test_assets/included.xml": {
-    "model": "mesh polygons: differ in mesh_polynormal, mesh_polyvert, mesh_polymap",
-  },
-  "dm_control/mjcf/test_assets/model_with_assetdir.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 24, MuJoCo 18",
-  },
-  "dm_control/mjcf/test_assets/model_with_assets.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 24, MuJoCo 18",
-  },
-  "dm_control/mjcf/test_assets/model_with_include.xml": {
-    "model": "mesh polygons: differ in mesh_polynormal, mesh_polyvert, mesh_polymap",
-  },
-  "dm_control/mjcf/test_assets/model_with_nameless_assets.xml": {
-    "model": "mesh polygons: differ in mesh_polynormal, mesh_polyvert, mesh_polymap",
-  },
-  "dm_control/mjcf/test_assets/model_with_separators.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 24, MuJoCo 18",
-  },
-  "dm_control/mjcf/test_assets/robot_arm.xml":
-    dict.fromkeys(CHECKS, "mjgym does not load it: unsupported <distance> sensor (robot_arm.xml:144)"),
-  "dm_control/suite/acrobot.xml": {
-    "model": "inertia frame: body_iquat (error 1); body_sameframe (error 3); geom_sameframe (error 2)",
-  },
-  "dm_control/suite/dog.xml": {
-    "model": "mesh polygons: nmeshpoly mjgym 43159, MuJoCo 0; exclude_signature in file order, MuJoCo's sorted",
-  },
-  "dm_control/suite/fish.xml": {
-    "model": "inertia frame: body_iquat (error 0.71); body_inertia (error 2.6e-05); body_sameframe (error 1)",
-  },
-  "dm_control/suite/humanoid_CMU.xml": {
-    "model": "exclude_signature in file order, MuJoCo's sorted",
-  },
-  "dm_control/suite/quadruped.xml": {
-    "model": "inertia frame: body_iquat (error 1); body_inertia (error 0.68); body_sameframe (error 1)",
-  },
-  "dm_control/suite/swimmer.xml": {
-    "model": ("inertia frame: body_iquat (error 0.71); body_inertia (error 8e-06); body_sameframe (error 1); "
-              "geom_sameframe (error 2)"),
-  },
-  "dm_control/third_party/ant/ant.xml": {
-    "contacts": "step 0: ncon mjgym 0, MuJoCo 8 (capsules of parent and child bodies, 0.16 deep)",
+  "dm_control/mjcf/test_assets/robot_arm.xml": {
+    check: "mjgym does not load it: the <distance> sensor is not supported" for check in CHECKS
   },
   "dm_control/third_party/kinova/jaco_arm.xml": {
-    "model": ("mesh polygons: differ in mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, "
-              "mesh_polymap"),
-    "contacts": "step 0: ncon mjgym 18, MuJoCo 39",
-  },
-  "dm_control/third_party/kinova/jaco_hand.xml": {
-    "model": ("mesh polygons: differ in mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, "
-              "mesh_polymap"),
+    "contacts": "step 0: ncon mjgym 18, MuJoCo 39 (mesh-mesh multi-contact)",
   },
 }
 
@@ -277,7 +176,11 @@ def _model_differences(mjm, m):
     if name not in SKIPPED_FIELDS and hasattr(mjm, name) and getattr(m, name) != getattr(mjm, name):
       out.append(f"{name}: mjgym {getattr(m, name)}, MuJoCo {getattr(mjm, name)}")
       bad_sizes.add(name)
+  if "nmeshpoly" not in bad_sizes:
+    out += _polygon_differences(mjm, m)
   for name, _, shape in types.MODEL_ROWS:
+    if name in POLYGON_FIELDS:
+      continue
     theirs = None if shape is None or name in SKIPPED_FIELDS else _mujoco_field(mjm, name)
     if theirs is None or bad_sizes.intersection(shape):
       continue
@@ -291,6 +194,47 @@ def _model_differences(mjm, m):
       oracle.assert_close(ours, theirs, TOL, name)
     except AssertionError as e:
       out.append(str(e).splitlines()[0])
+  return out
+
+
+# MuJoCo stores a mesh's hull polygons in the iteration order of a hash table keyed on their rounded normals:
+# these are compared per mesh as sets of vertex cycles (each with its normal, and the cycles at each vertex).
+POLYGON_FIELDS = ("mesh_polyadr", "mesh_polynormal", "mesh_polyvertadr", "mesh_polyvertnum", "mesh_polyvert",
+                  "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap")
+
+
+def _polygons(model, mesh):
+  """({vertex cycle: normal}, [sorted cycles at each vertex]) of one mesh's hull polygons."""
+  first = model.mesh_polyadr[mesh]
+  cycles, normals = [], {}
+  for p in range(first, first + model.mesh_polynum[mesh]):
+    adr = model.mesh_polyvertadr[p]
+    cycle = tuple(int(v) for v in model.mesh_polyvert[adr:adr + model.mesh_polyvertnum[p]])
+    cycles.append(cycle)
+    normals[cycle] = np.asarray(model.mesh_polynormal[p], float)
+  at = []
+  for v in range(model.mesh_vertnum[mesh]):
+    adr = model.mesh_polymapadr[model.mesh_vertadr[mesh] + v]
+    num = model.mesh_polymapnum[model.mesh_vertadr[mesh] + v]
+    at.append(sorted(cycles[int(i)] for i in model.mesh_polymap[adr:adr + num]))
+  return normals, at
+
+
+def _polygon_differences(mjm, m):
+  out = []
+  for mesh in range(mjm.nmesh):
+    if m.mesh_polynum[mesh] != mjm.mesh_polynum[mesh]:
+      out.append(f"mesh {mesh}: {m.mesh_polynum[mesh]} polygons, MuJoCo {mjm.mesh_polynum[mesh]}")
+      continue
+    (normals, at), (mj_normals, mj_at) = _polygons(m, mesh), _polygons(mjm, mesh)
+    if set(normals) != set(mj_normals):
+      out.append(f"mesh {mesh}: {len(set(normals) - set(mj_normals))} polygons not MuJoCo's")
+      continue
+    worst = max((np.max(np.abs(normals[c] - mj_normals[c])) for c in normals), default=0.0)
+    if worst > TOL:
+      out.append(f"mesh {mesh}: polygon normals differ by {worst:.3e}")
+    if at != mj_at:
+      out.append(f"mesh {mesh}: polygons at the vertices differ")
   return out
 
 

@@ -922,3 +922,31 @@ def test_gjk_simplex_nearest_point():
     # The kept vertices (now first) with their weights give the same point.
     np.testing.assert_allclose(np.asarray(lam[:cnt]) @ vert[2, :cnt], x, atol=1e-12)
     assert min(lam[:cnt]) >= 0.0 and abs(sum(lam[:cnt]) - 1.0) < 1e-12
+
+
+@pytest.mark.parametrize("turn", [None, "0.3 -0.5 0.8 0.4"])
+def test_parallel_capsules_match_mujoco(turn):
+  """Parallel capsules (end to end, overlapping, apart with a gap, one inside the other's stretch, either way
+  round): MuJoCo 4's two contacts at the ends of the stretch where they face each other, in its order; also with
+  the whole scene turned."""
+  frame = f' quat="{turn}"' if turn else ""
+  pairs = 0
+  for ft1 in ("0 0 0 .3 0 0", ".3 0 0 0 0 0"):
+    for pos in (".3 0 0", ".3 0 .05", ".25 0 0", ".1 0 0", ".35 0 0", "-.35 0 0", "0 0 .1", "-.05 0 .05"):
+      for ft2 in ("0 0 0 .3 0 0", ".3 0 0 0 0 0", "0 0 0 .1 0 0", "0 0 0 .4 0 0"):
+        xml = f"""<mujoco><worldbody><frame{frame}>
+          <body><freejoint/><geom type="capsule" fromto="{ft1}" size=".08"/></body>
+          <body pos="{pos}"><freejoint/><geom type="capsule" fromto="{ft2}" size=".07"/></body></frame></worldbody></mujoco>"""
+        mjm = mujoco.MjModel.from_xml_string(xml)
+        mjd = mujoco.MjData(mjm)
+        mujoco.mj_forward(mjm, mjd)
+        m = physics.MjModel.from_xml_string(xml)
+        d = physics.MjData(m)
+        physics.mj_forward(m, d)
+        label = f"{ft1} | {pos} | {ft2}"
+        assert d.ncon == mjd.ncon, label
+        pairs += mjd.ncon == 2
+        np.testing.assert_allclose(d.contact.dist, mjd.contact.dist, rtol=0, atol=1e-12, err_msg=label)
+        np.testing.assert_allclose(d.contact.pos, mjd.contact.pos, rtol=0, atol=1e-12, err_msg=label)
+        np.testing.assert_allclose(d.contact.frame, mjd.contact.frame, rtol=0, atol=1e-12, err_msg=label)
+  assert pairs >= 50  # of 64 scenes: most touch, each with two contacts

@@ -141,3 +141,16 @@ def test_names(models):
       assert physics.mj_id2name(ours, objtype, i) == name, (objtype.name, i)
       if name:
         assert physics.mj_name2id(ours, objtype, name) == i, (objtype.name, name)
+
+
+def test_excludes_sorted_by_signature_as_mujoco():
+  """MuJoCo orders <exclude> entries (and their names) by body-pair signature, as it orders pairs."""
+  xml = """<mujoco><worldbody><body name="a"><freejoint/><geom size=".1"/></body>
+    <body name="b"><freejoint/><geom size=".1"/></body><body name="c"><freejoint/><geom size=".1"/></body></worldbody>
+    <contact><exclude name="x" body1="c" body2="b"/><exclude name="y" body1="a" body2="b"/>
+      <exclude name="z" body1="c" body2="a"/></contact></mujoco>"""
+  ours, theirs = physics.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+  np.testing.assert_array_equal(ours.exclude_signature, theirs.exclude_signature)
+  names = [[lib.mj_id2name(m, lib.mjtObj.mjOBJ_EXCLUDE, i) for i in range(3)]
+           for lib, m in ((physics, ours), (mujoco, theirs))]
+  assert names[0] == names[1] == ["y", "z", "x"]

@@ -345,29 +345,41 @@ def sphere_capsule(m, d, g1, g2, margin, i0):
 
 @njit(cache=True, error_model="numpy")
 def capsule_capsule(m, d, g1, g2, margin, i0):
-  """Capsule and capsule: spheres at the closest points of the two segments."""
+  """Capsule and capsule, as MuJoCo: spheres at the closest points of the two segments, the segment parameters
+  x1, x2 in [-1, 1] (each clamped in turn); parallel segments give up to two contacts, at the ends of the stretch
+  where they face each other."""
   c1, a1 = _segment(m, d, g1)
   c2, a2 = _segment(m, d, g2)
   r1, r2 = m.geom_size[g1, 0], m.geom_size[g2, 0]
-  w = sub(c1, c2)
-  aa, bb, ab = dot(a1, a1), dot(a2, a2), dot(a1, a2)
-  aw, bw = dot(a1, w), dot(a2, w)
-  det = aa * bb - ab * ab
-  if det < MINVAL * max(1.0, aa * bb):
-    # Parallel segments: the closest points are not unique; take the midpoint of their common stretch.
-    lo = max(-1.0, min(1.0, (-bw - ab) / bb if bb > MINVAL else 0.0))
-    hi = max(-1.0, min(1.0, (-bw + ab) / bb if bb > MINVAL else 0.0))
-    t2 = 0.5 * (lo + hi)
-    p2 = addscl(c2, a2, t2)
-    p1 = _closest_on_segment(c1, a1, p2)
-    return _spheres(d, p1, r1, p2, r2, margin, i0)
-  # Unconstrained minimizer of |c1 + s a1 - c2 - t a2|, then clamp one and re-solve the other (twice).
-  s = (ab * bw - bb * aw) / det
-  s = min(1.0, max(-1.0, s))
-  t = (ab * s + bw) / bb
-  t = min(1.0, max(-1.0, t))
-  s = min(1.0, max(-1.0, (ab * t - aw) / aa))
-  return _spheres(d, addscl(c1, a1, s), r1, addscl(c2, a2, t), r2, margin, i0)
+  dif = sub(c1, c2)
+  ma, mb, mc = dot(a1, a1), -dot(a1, a2), dot(a2, a2)
+  u, v = -dot(a1, dif), dot(a2, dif)
+  det = ma * mc - mb * mb
+  if abs(det) >= MINVAL:
+    x1 = (mc * u - mb * v) / det
+    x2 = (ma * v - mb * u) / det
+    if x1 > 1:
+      x1 = 1.0
+      x2 = (v - mb) / mc
+    elif x1 < -1:
+      x1 = -1.0
+      x2 = (v + mb) / mc
+    if x2 > 1:
+      x2 = 1.0
+      x1 = min(1.0, max(-1.0, (u - mb) / ma))
+    elif x2 < -1:
+      x2 = -1.0
+      x1 = min(1.0, max(-1.0, (u + mb) / ma))
+    return _spheres(d, addscl(c1, a1, x1), r1, addscl(c2, a2, x2), r2, margin, i0)
+  # Parallel: the stretch of segment 1 facing segment 2 (the ends of segment 2 projected on segment 1, clamped to
+  # it; the nearer end twice where they do not overlap), each of its two ends against its closest point on
+  # segment 2, the lower parameter first. MuJoCo 4's contacts (measured: the overlap's ends, as points of segment 1).
+  p, q = (u - mb) / ma, (u + mb) / ma  # segment 1's parameters of segment 2's ends (x2 = +1, x2 = -1)
+  n = 0
+  for x1 in (min(1.0, max(-1.0, min(p, q))), min(1.0, max(-1.0, max(p, q)))):
+    x2 = min(1.0, max(-1.0, (v - mb * x1) / mc))
+    n += _spheres(d, addscl(c1, a1, x1), r1, addscl(c2, a2, x2), r2, margin, i0 + n)
+  return n
 
 
 # ------------------------------------------------------- sphere vs solids ----

@@ -104,6 +104,12 @@ _NEQDATA = 12
 _EQ_RELPOSE_FROM_QPOS0 = 11
 # MuJoCo's mjEPS: an axis component at most this large counts as zero.
 _EPS = 1e-14
+
+
+def _counts(geom):
+  """Whether a geom enters its body's inertia: a mass above mjEPS, as in MuJoCo (a NaN mass too, so that the
+  body's error names it)."""
+  return geom["mass"] > _EPS or np.isnan(geom["mass"])
 # Below this componentwise difference MuJoCo's compiler takes two frames as equal (kFrameEps).
 _FRAME_EPS = 1e-6
 
@@ -825,8 +831,9 @@ class _Builder:
       inertial = info["inertial"]
       if inertial is not None and mode != "true":
         mass[b], ipos[b], iquat[b], inertia[b] = self.explicit_inertial(inertial)
-      elif mode != "false" and info["geoms"]:
-        mass[b], ipos[b], iquat[b], inertia[b] = self.geom_inertia(info["geoms"])
+      elif mode != "false" and any(_counts(g) for g in info["geoms"]):
+        # MuJoCo leaves geoms of (nearly) no mass out of the body's inertia: one other geom gives its frame
+        mass[b], ipos[b], iquat[b], inertia[b] = self.geom_inertia([g for g in info["geoms"] if _counts(g)])
       else:
         # MuJoCo gives a body without any inertial information its own frame values here.
         ipos[b], iquat[b] = self.rows["body_pos"][b], self.rows["body_quat"][b]
@@ -1613,13 +1620,17 @@ class _Builder:
     # MuJoCo orders explicit pairs by their body-pair signature (stable for equal signatures).
     for node, row in sorted(pairs, key=lambda p: p[1]["pair_signature"]):
       self.add(ObjType.PAIR, node, **row)
+    excludes = []
     for section in self.root.all("contact"):
       for node in section.all("exclude"):
         for attr in ("body1", "body2"):
           if not node.has(attr):
             fail(node, "required attribute missing", attr)
         b1, b2 = sorted((self.lookup(ObjType.BODY, node, "body1"), self.lookup(ObjType.BODY, node, "body2")))
-        self.add(ObjType.EXCLUDE, node, exclude_signature=(b1 << 16) + b2)
+        excludes.append((node, (b1 << 16) + b2))
+    # MuJoCo orders excludes by their signature too (stable for equal signatures)
+    for node, signature in sorted(excludes, key=lambda e: e[1]):
+      self.add(ObjType.EXCLUDE, node, exclude_signature=signature)
 
   def visual(self, v):
     """The <visual> settings the renderer uses, with MuJoCo's defaults (the rest stay accepted, unused)."""

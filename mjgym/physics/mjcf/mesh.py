@@ -278,9 +278,6 @@ def _polygon_paths(faces, ids):
       rank += 1
     island_of_face.append(island)
   order = sorted(edges, key=edges.get)
-  if len(order) == 3:
-    # MuJoCo's shortcut: three edges are one triangle, its corners the edges' first vertices in order
-    return [(np.array([u for u, _ in order], dtype=np.int32), ids)]
   # islands in the order they were created (a merged island keeps the older number); each path starts at the
   # island's earliest remaining edge and follows, from each vertex, the earliest edge out of it
   by_island = {}
