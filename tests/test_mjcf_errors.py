@@ -197,3 +197,15 @@ def test_body_outside_worldbody_is_left_out_as_mujoco_does(tmp_path):
     m = physics.MjModel.from_xml_path(str(path))
   assert str(record[0].message).startswith(f'{path}:2: <body name="arm">: a <body> directly inside <mujoco>')
   assert (m.nbody, m.ngeom, m.njnt) == (ref.nbody, ref.ngeom, ref.njnt) == (1, 0, 0)
+
+
+def test_unsupported_list_in_docs_is_current():
+  """docs/unsupported.md lists what the loader refuses, from its own tables: regenerate it and compare."""
+  import importlib.util  # pylint: disable=import-outside-toplevel
+  import pathlib  # pylint: disable=import-outside-toplevel
+  tool = pathlib.Path(__file__).resolve().parent.parent / "tools" / "gen_unsupported.py"
+  spec = importlib.util.spec_from_file_location("gen_unsupported", tool)
+  gen = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(gen)
+  assert gen.DOC.read_text() == gen.render(), "run python tools/gen_unsupported.py"
+  assert "`<replicate>`" in gen.render() and "`fluidshape` | `<geom>`" in gen.render()
