@@ -576,3 +576,22 @@ def test_hull_only_for_meshes_that_collide():
     check_polygons(m, mjm, i, normal_atol=1e-12)
   with pytest.raises(physics.MJCFError, match="coplanar"):
     physics.MjModel.from_xml_string(xml.replace('mesh="flat" contype="0"', 'mesh="flat" contype="1"'), assets)
+
+
+@pytest.mark.parametrize("ref", ['refpos=".1 -.2 .3"', 'refquat="0.8 0.3 -0.2 0.4"',
+                                 'refpos=".1 0 0" refquat="1 1 0 0" scale="2 -1 1"'])
+def test_mesh_reference_frame_matches_mujoco(ref):
+  """refpos / refquat: the file's vertices are given in that frame (moved before the scale, the hull computed on
+  the file's vertices), as in MuJoCo: the geom's frame, the mesh's vertices, faces, polygons and inertia."""
+  xml = """<mujoco><asset><mesh name="a" file="a.obj" {}/></asset>
+    <worldbody><body><freejoint/><geom type="mesh" mesh="a"/></body></worldbody></mujoco>"""
+  assets = {"a.obj": hull_obj(3)}
+  plain = mujoco.MjModel.from_xml_string(xml.format(""), assets)
+  mjm = mujoco.MjModel.from_xml_string(xml.format(ref), assets)
+  m = physics.MjModel.from_xml_string(xml.format(ref), assets)
+  # the reference frame moves the geom (else this test would not test it)
+  assert np.abs(plain.geom_pos - mjm.geom_pos).max() + np.abs(plain.geom_quat - mjm.geom_quat).max() > 1e-3
+  for field in ("geom_pos", "geom_quat", "mesh_vert", "body_inertia", "body_ipos", "body_mass"):
+    np.testing.assert_allclose(getattr(m, field), getattr(mjm, field), rtol=0, atol=1e-12, err_msg=field)
+  np.testing.assert_array_equal(m.mesh_face, mjm.mesh_face)
+  check_polygons(m, mjm, 0, normal_atol=1e-12)

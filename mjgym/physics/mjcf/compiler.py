@@ -746,7 +746,9 @@ class _Builder:
       if attr == "file":
         vert, face = meshlib.read_mesh(data, name)
       processed = meshlib.process_mesh(vert, face, np.asarray(node.get("scale", [1.0] * 3), float),
-                                       node.get("inertia", meshlib.DEFAULT_INERTIA), maxhullvert, need_hull=False)
+                                       node.get("inertia", meshlib.DEFAULT_INERTIA), maxhullvert, need_hull=False,
+                                       refpos=node.get("refpos", [0.0] * 3),
+                                       refquat=node.get("refquat", [1.0, 0.0, 0.0, 0.0]))
     except ValueError as e:
       fail(node, f"cannot load {what}: {e}", attr)
     except (ArithmeticError, IndexError, KeyError, TypeError, UnicodeError) as e:

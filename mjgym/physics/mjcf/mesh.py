@@ -103,12 +103,13 @@ def _read_msh(data):
 
 
 def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERTIA, maxhullvert: int = -1,
-                 need_hull: bool = True) -> Mesh:
+                 need_hull: bool = True, refpos=(0.0, 0.0, 0.0), refquat=(1.0, 0.0, 0.0, 0.0)) -> Mesh:
   """Compiles raw vertices and faces the way MuJoCo does: scale, hull, mass model, principal frame.
 
   `maxhullvert` (-1: no limit, else at least 4) caps the hull's vertices as the mesh attribute does in MuJoCo.
   Without `need_hull` the hull and its polygons are made only where the mesh itself needs them (a point cloud, the
-  convex inertia), as in MuJoCo; `with_hull` adds them later for a mesh that a colliding geom uses.
+  convex inertia), as in MuJoCo; `with_hull` adds them later for a mesh that a colliding geom uses. `refpos` (3,)
+  and `refquat` (4,) are the file's reference frame: the vertices are expressed in it (before the scale).
   """
   if inertia not in INERTIA_MODES:
     raise MeshError(f"unknown mesh inertia '{inertia}' (expected one of {', '.join(INERTIA_MODES)})")
@@ -125,7 +126,7 @@ def process_mesh(vert, face, scale=(1.0, 1.0, 1.0), inertia: str = DEFAULT_INERT
   # MuJoCo keeps asset vertices in single precision and scales them in double precision afterwards; its hull is
   # computed before the scale.
   raw = vert.astype(np.float32).astype(np.float64)
-  vert = raw * scale
+  vert = _in_reference_frame(raw, refpos, refquat) * scale
   mirrored = bool(np.prod(np.sign(scale)) < 0)
   hull = None
   if need_hull or inertia == "convex" or not face.size:
@@ -173,6 +174,17 @@ def with_hull(mesh: Mesh, hull=None) -> Mesh:
   # MuJoCo's polygon normals come from the vertices in the mesh frame before they are stored in single precision.
   polygons, polynormals = hull_polygons(mesh.raw, mesh.local, hull, mesh.mirrored)
   return dataclasses.replace(mesh, hull=hull, polygons=polygons, polynormals=polynormals)
+
+
+def _in_reference_frame(vert, refpos, refquat):
+  """The vertices (n, 3) relative to the frame (refpos, refquat), as MuJoCo's compiler moves them (the offset
+  first, then the rotation by the transposed matrix)."""
+  refpos = np.asarray(refpos, dtype=np.float64)
+  out = vert - refpos if np.any(refpos != 0) else vert
+  if tuple(refquat) != (1.0, 0.0, 0.0, 0.0):
+    m = spatial.quat_to_mat(spatial.unit(refquat)).ravel()
+    out = np.stack([m[k] * out[:, 0] + m[3 + k] * out[:, 1] + m[6 + k] * out[:, 2] for k in range(3)], axis=1)
+  return out
 
 
 def _hull(raw, maxhullvert, mirrored):
