@@ -154,3 +154,45 @@ def test_excludes_sorted_by_signature_as_mujoco():
   names = [[lib.mj_id2name(m, lib.mjtObj.mjOBJ_EXCLUDE, i) for i in range(3)]
            for lib, m in ((physics, ours), (mujoco, theirs))]
   assert names[0] == names[1] == ["y", "z", "x"]
+
+
+_REPLICATE = (
+    # nested replicates, turned and moved, with sites, capsules from fromto, a frame, a camera and a light
+    """<mujoco><compiler angle="radian"/><worldbody>
+      <replicate count="2" offset="0 1 0" euler="0 0 1.5707963267948966">
+        <replicate count="3" offset="1 0 0" euler="0 0.1 0"><site name="t" pos="0 0 .5"/>
+          <geom name="x" size=".1" fromto="0 0 0 0 0 1" type="capsule"/></replicate></replicate>
+      <body name="bb"><joint name="jj" type="slide"/><replicate count="2" offset="0 0 1"><geom name="q" size=".1"/>
+        <frame pos="1 0 0"><site name="fs"/></frame><camera name="c"/><light name="l"/></replicate></body>
+    </worldbody></mujoco>""",
+    # bodies with joints in a ring (degrees, sep), an actuator naming one of the copies
+    """<mujoco><worldbody><replicate count="12" offset="0.1 0 0" euler="0 0 30" sep="-">
+        <body name="b" pos="0 0 1"><joint name="j"/><geom name="g" size=".05" pos=".2 0 0"/><site name="s"/></body>
+      </replicate><replicate count="0"><geom name="none" size=".1"/></replicate></worldbody>
+      <actuator><motor joint="j-03" name="m"/></actuator></mujoco>""",
+)
+
+
+@pytest.mark.parametrize("xml", _REPLICATE)
+def test_replicate_as_mujoco(xml):
+  """<replicate>: copies in document order, copy k moved and turned k times, names suffixed with sep and the copy's
+  number (zero-padded to count's digits, an inner replicate's number first), count 0 giving none: MuJoCo's names
+  and frames."""
+  ours, theirs = physics.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+  for objtype, count in ((mujoco.mjtObj.mjOBJ_BODY, theirs.nbody), (mujoco.mjtObj.mjOBJ_JOINT, theirs.njnt),
+                         (mujoco.mjtObj.mjOBJ_GEOM, theirs.ngeom), (mujoco.mjtObj.mjOBJ_SITE, theirs.nsite),
+                         (mujoco.mjtObj.mjOBJ_CAMERA, theirs.ncam), (mujoco.mjtObj.mjOBJ_LIGHT, theirs.nlight)):
+    assert ([physics.mj_id2name(ours, int(objtype), i) for i in range(count)]
+            == [mujoco.mj_id2name(theirs, objtype, i) for i in range(count)]), objtype
+  for field in ("body_pos", "body_quat", "body_mass", "geom_pos", "geom_quat", "site_pos", "site_quat", "cam_pos",
+                "cam_quat", "light_pos", "jnt_pos", "actuator_trnid"):
+    np.testing.assert_allclose(getattr(ours, field), getattr(theirs, field), rtol=0, atol=1e-12, err_msg=field)
+
+
+def test_replicate_refuses_joints():
+  """MuJoCo refuses a joint directly in a <replicate> (it belongs to a body); so does mjgym, naming the line."""
+  xml = '<mujoco><worldbody><body><geom size=".1"/><replicate count="2">\n<joint/></replicate></body></worldbody></mujoco>'
+  with pytest.raises(ValueError, match="joint cannot be a direct child of replicate"):
+    mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(physics.MJCFError, match=r":2: .*<joint>"):
+    physics.MjModel.from_xml_string(xml)

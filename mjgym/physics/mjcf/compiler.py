@@ -254,11 +254,13 @@ class _Builder:
     MuJoCo's compiler composes them; None for an element outside frames."""
     composed = None
     for frame in node.frames:
-      pos, quat = self.frame(frame)
-      if composed is not None:
-        pos = composed[0] + spatial.rotate(composed[1], pos)
-        quat = spatial.quat_mul(composed[1], quat)
-      composed = pos, spatial.unit(quat)
+      # a copy of a <replicate> sits in a frame applied ``repeat`` times (its copy number)
+      for _ in range(frame.get("repeat", 1)):
+        pos, quat = self.frame(frame)
+        if composed is not None:
+          pos = composed[0] + spatial.rotate(composed[1], pos)
+          quat = spatial.quat_mul(composed[1], quat)
+        composed = pos, spatial.unit(quat)
     return composed
 
   def in_frames(self, node, pos, quat):

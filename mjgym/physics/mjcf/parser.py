@@ -122,6 +122,7 @@ def parse(text, filename, source):
   _check_unique(root)
   classes = _collect_defaults(root)
   _apply_defaults(root, classes, None)
+  _expand_replicates(root)
   _splice_frames(root)
   return root, classes
 
@@ -404,6 +405,41 @@ def _apply_defaults(node, classes, childclass):
             merged[attr] = _merge(tag, attr, None, value)
         child.attrs = merged
     _apply_defaults(child, classes, cls)
+
+
+def _expand_replicates(node):
+  """Replaces each <replicate> by its copies, in document order: copy k is a <frame> that applies the offset and
+  euler k times (``repeat``; the compiler composes it), holding copies of the replicate's contents whose names
+  end in sep and k, zero-padded to the digits of count. Inner replicates expand first, so their number comes
+  first in a name (``t`` in copy 1 of an inner replicate in copy 0 of an outer one is ``t10``, as in MuJoCo)."""
+  expanded = []
+  for child in node.children:
+    _expand_replicates(child)
+    if child.tag != "replicate":
+      expanded.append(child)
+      continue
+    count = child.get("count", 1)
+    digits = len(str(count))
+    for k in range(max(count, 0)):
+      suffix = f"{child.get('sep', '')}{k:0{digits}d}"
+      attrs = {"pos": child.get("offset", [0.0, 0.0, 0.0]), "repeat": k}
+      if child.has("euler"):
+        attrs["euler"] = child.get("euler")
+      frame = Node("frame", attrs, child.line, child.file, node, child.incdir)
+      frame.children = [_copy(c, frame, suffix) for c in child.children]
+      expanded.append(frame)
+  node.children = expanded
+
+
+def _copy(node, parent, suffix):
+  """A deep copy of ``node`` under ``parent``, with every name in it followed by ``suffix``."""
+  attrs = dict(node.attrs)
+  if attrs.get("name"):
+    attrs["name"] = attrs["name"] + suffix
+  copy = Node(node.tag, attrs, node.line, node.file, parent, node.incdir)
+  copy.given, copy.actuator_chain, copy.frames = node.given, node.actuator_chain, node.frames
+  copy.children = [_copy(c, copy, suffix) for c in node.children]
+  return copy
 
 
 def _splice_frames(node):

@@ -277,14 +277,23 @@ FRAME = {"name": "s", "childclass": "s", "pos": "f3", **_ORIENT}
 ELEMENTS["worldbody/frame"] = ELEMENTS["body/frame"] = ELEMENTS["frame/frame"] = FRAME
 for _child in ("body", "joint", "freejoint", "geom", "site", "camera", "light"):
   ELEMENTS[f"frame/{_child}"] = ELEMENTS[f"body/{_child}"]
+# <replicate> repeats what it holds (no joints: MuJoCo refuses them there), each copy moved by offset and turned
+# by euler once more than the copy before, and its names suffixed with sep and the copy's number (parser).
+REPLICATE = {"count": "i", "offset": "f3", "euler": "f3", "sep": "s"}
+for _parent in ("worldbody", "body", "frame", "replicate"):
+  ELEMENTS[f"{_parent}/replicate"] = REPLICATE
+for _child in ("body", "geom", "site", "camera", "light"):
+  ELEMENTS[f"replicate/{_child}"] = ELEMENTS[f"body/{_child}"]
+ELEMENTS["replicate/frame"] = FRAME
 
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
     "mujoco": ("extension", "deformable", "plugin"),
     "asset": ("model",),
-    "worldbody": ("composite", "flexcomp", "attach", "plugin", "replicate"),
-    "body": ("composite", "flexcomp", "attach", "plugin", "replicate"),
-    "frame": ("composite", "flexcomp", "attach", "plugin", "replicate"),
+    "worldbody": ("composite", "flexcomp", "attach", "plugin"),
+    "body": ("composite", "flexcomp", "attach", "plugin"),
+    "frame": ("composite", "flexcomp", "attach", "plugin"),
+    "replicate": ("composite", "flexcomp", "attach", "plugin"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
     "tendon": (),
