@@ -16,7 +16,8 @@ import sys
 import time
 
 
-def _uv_sphere_stl(faces):
+def uv_sphere_stl(faces):
+  """(binary STL bytes, triangles) of a UV sphere of about ``faces`` triangles (4n(n - 1)), every vertex on the hull."""
   import struct  # pylint: disable=import-outside-toplevel
   import numpy as np  # pylint: disable=import-outside-toplevel
   n = max(2, int(round((1 + (1 + faces) ** 0.5) / 2)))  # 4n(n - 1) triangles
@@ -35,7 +36,7 @@ _XML = """<mujoco><asset><mesh name="s" file="s.stl"/></asset>
 
 
 def _worker(engine, faces):
-  data, nface = _uv_sphere_stl(faces)
+  data, nface = uv_sphere_stl(faces)
   if engine == "mujoco":
     import mujoco as lib  # pylint: disable=import-outside-toplevel
   else:

@@ -241,19 +241,8 @@ def _polygon_differences(mjm, m):
 def _check_smooth(mjm, m, seed):
   oracle.disable_constraints(mjm)
   m.opt.disableflags = mjm.opt.disableflags
-  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
-  rng = np.random.default_rng(seed)
-  dense, dense_ours = np.zeros((mjm.nv, mjm.nv)), np.zeros((m.nv, m.nv))
-  for k in range(NSTATES):
-    oracle.random_state(mjm, mjd, rng)
-    oracle.copy_state(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
-    for field in SMOOTH_FIELDS:
-      oracle.assert_close(getattr(d, field), getattr(mjd, field), TOL, f"state {k} {field}")
-    mujoco.mj_fullM(mjm, mjd, dense)
-    physics.mj_fullM(m, d, dense_ours)
-    oracle.assert_close(dense_ours, dense, TOL, f"state {k} qM")
+  oracle.check_forward_at_random_states(mjm, mujoco.MjData(mjm), m, physics.MjData(m), np.random.default_rng(seed),
+                                        NSTATES, SMOOTH_FIELDS, TOL)
 
 
 def _matched(d, mjd):

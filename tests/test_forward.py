@@ -28,18 +28,8 @@ def _load_both(path):
 def test_forward_matches_mujoco_at_random_states(path):
   """At 50 random states with constraints disabled, every stage output matches MuJoCo to 1e-9."""
   mjm, mjd, m, d = _load_both(path)
-  rng = np.random.default_rng(0)
-  dense, dense_ours = np.zeros((mjm.nv, mjm.nv)), np.zeros((m.nv, m.nv))
-  for k in range(NSTATES):
-    oracle.random_state(mjm, mjd, rng)
-    oracle.copy_state(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
-    for field in STATE_FIELDS:
-      oracle.assert_close(getattr(d, field), getattr(mjd, field), 1e-9, f"{path.stem} state {k} {field}")
-    mujoco.mj_fullM(mjm, mjd, dense)
-    physics.mj_fullM(m, d, dense_ours)
-    oracle.assert_close(dense_ours, dense, 1e-9, f"{path.stem} state {k} qM")
+  oracle.check_forward_at_random_states(mjm, mjd, m, d, np.random.default_rng(0), NSTATES, STATE_FIELDS, 1e-9,
+                                        f"{path.stem} ")
 
 
 def _controls(nu, nstep):

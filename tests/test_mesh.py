@@ -1,5 +1,7 @@
 """Mesh decoding and compilation against MuJoCo: mass, inertia, frame and vertices of single-mesh bodies."""
 
+import importlib.util
+import pathlib
 import struct
 
 import mujoco
@@ -522,16 +524,13 @@ def test_maxhullvert_matches_mujoco():
     physics.MjModel.from_xml_string(xml.replace('maxhullvert="-1"', 'maxhullvert="3"'), assets)
 
 
-def uv_sphere_stl(n):
-  """A binary STL of a UV sphere with 2n azimuth and n polar steps: 4n(n - 1) triangles, every vertex on the hull."""
-  theta, phi = np.meshgrid(np.linspace(0, np.pi, n + 1), np.linspace(0, 2 * np.pi, 2 * n + 1), indexing="ij")
-  p = np.stack([np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)], axis=-1)
-  a, b, c, d = p[:-1, :-1], p[1:, :-1], p[1:, 1:], p[:-1, 1:]
-  tris = np.concatenate([np.stack([a, b, d], axis=2)[1:].reshape(-1, 3, 3),
-                         np.stack([b, c, d], axis=2)[:-1].reshape(-1, 3, 3)])
-  rec = np.zeros(len(tris), dtype=[("normal", "<f4", (3,)), ("vert", "<f4", (3, 3)), ("attr", "<u2")])
-  rec["vert"] = tris
-  return b"\0" * 80 + struct.pack("<I", len(tris)) + rec.tobytes()
+def _bench_mesh_load():
+  """benchmarks/bench_mesh_load.py as a module (its UV-sphere STL writer is the generated mesh of the test below)."""
+  path = pathlib.Path(__file__).resolve().parent.parent / "benchmarks" / "bench_mesh_load.py"
+  spec = importlib.util.spec_from_file_location("bench_mesh_load", path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
 
 
 def test_large_mesh_matches_mujoco():
@@ -539,7 +538,7 @@ def test_large_mesh_matches_mujoco():
   polygons, frame and inertia. Its load time beside MuJoCo's: benchmarks/bench_mesh_load.py."""
   xml = """<mujoco><asset><mesh name="s" file="s.stl"/></asset>
     <worldbody><body><freejoint/><geom type="mesh" mesh="s"/></body></worldbody></mujoco>"""
-  assets = {"s.stl": uv_sphere_stl(159)}
+  assets = {"s.stl": _bench_mesh_load().uv_sphere_stl(100000)[0]}
   mjm = mujoco.MjModel.from_xml_string(xml, assets)
   m = physics.MjModel.from_xml_string(xml, assets)
   assert mjm.mesh_facenum[0] == 100488 and m.mesh_facenum[0] == mjm.mesh_facenum[0]
