@@ -114,3 +114,18 @@ def test_inheritrange_only_for_the_shortcuts_that_take_it():
   np.testing.assert_allclose(mjm.actuator_ctrlrange, [[-7, 7], [-7, 7], [-0.7, 1.7]])
   for field in ("actuator_ctrlrange", "actuator_ctrllimited", "actuator_gainprm", "actuator_biasprm"):
     np.testing.assert_array_equal(getattr(m, field), getattr(mjm, field), err_msg=field)
+
+
+def test_adhesion_acc0_from_the_smooth_stages_alone():
+  """actuator_acc0 comes from the position stages without collision, as in MuJoCo: an adhesion actuator (its
+  moment comes from contacts) has acc0 = 0 even when its body touches the floor at qpos0."""
+  from mjgym import physics  # pylint: disable=import-outside-toplevel
+  xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1"/>
+    <body name="foot" pos="0 0 .09"><freejoint/><geom size=".1"/></body></worldbody>
+    <actuator><adhesion body="foot" ctrlrange="0 1" gain="5"/></actuator></mujoco>"""
+  mjm, m = mujoco.MjModel.from_xml_string(xml), physics.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  mujoco.mj_forward(mjm, mjd)
+  assert mjd.ncon > 0  # the foot touches the floor at qpos0
+  assert mjm.actuator_acc0[0] == 0.0
+  np.testing.assert_array_equal(m.actuator_acc0, mjm.actuator_acc0)

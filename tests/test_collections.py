@@ -40,7 +40,7 @@ CHECKS = ("model", "smooth", "contacts")
 # model id -> {check: the differences, as measured}; every entry is a strict xfail.
 KNOWN_FAILURES = {
   # Measured causes: the <distance> sensor (not supported); mesh polygon normals on sliver triangles; plane-mesh
-  # ties broken in MuJoCo's hash-table order of polygons; actuator_acc0 of the fruitfly; contact points of the
+  # ties broken in MuJoCo's hash-table order of polygons; contact points of the
   # convex narrow phase (mesh-mesh, ellipsoid) beyond 1e-6; fewer mesh-mesh contacts on the jaco arm.
   "gymnasium_robotics/envs/assets/fetch/pick_and_place.xml": {
     "model": "mesh polygons: the same polygons, normals up to 4.8e-08 apart on sliver hull triangles (a 1-ulp difference in the mesh frame, amplified)",
@@ -66,12 +66,6 @@ KNOWN_FAILURES = {
   },
   "gymnasium_robotics/envs/assets/hand/manipulate_egg_touch_sensors.xml": {
     "contacts": "step 25: contact pos 6.1e-06 apart (convex narrow phase)",
-  },
-  "dm_control/locomotion/walkers/assets/fruitfly_v2/floor.xml": {
-    "model": "actuator_acc0: 2.5e+05 apart on a scale of 1.7e+06",
-  },
-  "dm_control/locomotion/walkers/assets/fruitfly_v2/fruitfly.xml": {
-    "model": "actuator_acc0: 1.3e+04 apart on a scale of 1.7e+06",
   },
   "dm_control/locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml": {
     "contacts": "step 0: mesh-mesh contact dist 2.9e-05 apart (convex narrow phase)",

@@ -39,7 +39,14 @@ def set_const(m):
     for t in pending:
       m.tendon_lengthspring[t] = d.ten_length[t]
   d.qpos[:] = m.qpos0
-  _position(m, d)
+  # MuJoCo's constants come from the smooth position stages alone, without collision: an adhesion actuator (body
+  # transmission, moment from contacts) therefore has no moment here and acc0 = 0
+  flags = int(m.opt.disableflags)
+  m.opt.disableflags = flags | int(DisableBit.CONTACT)
+  try:
+    _position(m, d)
+  finally:
+    m.opt.disableflags = flags
   m.tendon_length0[:] = d.ten_length
   m.actuator_length0[:] = d.actuator_length
   x = np.zeros(m.nv)
