@@ -937,12 +937,7 @@ def test_parallel_capsules_match_mujoco(turn):
         xml = f"""<mujoco><worldbody><frame{frame}>
           <body><freejoint/><geom type="capsule" fromto="{ft1}" size=".08"/></body>
           <body pos="{pos}"><freejoint/><geom type="capsule" fromto="{ft2}" size=".07"/></body></frame></worldbody></mujoco>"""
-        mjm = mujoco.MjModel.from_xml_string(xml)
-        mjd = mujoco.MjData(mjm)
-        mujoco.mj_forward(mjm, mjd)
-        m = physics.MjModel.from_xml_string(xml)
-        d = physics.MjData(m)
-        physics.mj_forward(m, d)
+        mjd, d = _forward_both(xml)
         label = f"{ft1} | {pos} | {ft2}"
         assert d.ncon == mjd.ncon, label
         pairs += mjd.ncon == 2

@@ -162,7 +162,8 @@ def _locate(py_file):
     path.relative_to(PACKAGE_DIR)
   except ValueError:
     return None
-  return str(path), closure_hash(path), str(cache_dir() / f"{_module_name(path, PACKAGE_DIR)}-{closure_hash(path)}")
+  key = closure_hash(path)
+  return str(path), key, str(cache_dir() / f"{_module_name(path, PACKAGE_DIR)}-{key}")
 
 
 class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-access

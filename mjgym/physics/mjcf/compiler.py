@@ -257,10 +257,7 @@ class _Builder:
       # a copy of a <replicate> sits in a frame applied ``repeat`` times (its copy number)
       for _ in range(frame.get("repeat", 1)):
         pos, quat = self.frame(frame)
-        if composed is not None:
-          pos = composed[0] + spatial.rotate(composed[1], pos)
-          quat = spatial.quat_mul(composed[1], quat)
-        composed = pos, spatial.unit(quat)
+        composed = (pos, spatial.unit(quat)) if composed is None else spatial.frame_accum(*composed, pos, quat)
     return composed
 
   def in_frames(self, node, pos, quat):
@@ -268,7 +265,7 @@ class _Builder:
     composed = self.frames(node)
     if composed is None:
       return pos, quat
-    return composed[0] + spatial.rotate(composed[1], pos), spatial.unit(spatial.quat_mul(composed[1], quat))
+    return spatial.frame_accum(*composed, pos, quat)
 
   def fromto_frame(self, node, gtype, size):
     """pos, quat and size of a geom or site given by its end points."""
