@@ -157,7 +157,7 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
 
   Raises RuntimeError naming the target whose worker failed.
   """
-  from mjgym.physics import _cache, _progress  # pylint: disable=import-outside-toplevel
+  from mjgym.physics import _cache  # pylint: disable=import-outside-toplevel
   targets = list(dict.fromkeys(targets))
   unknown = [t for t in targets if t not in TARGETS]
   if unknown:
@@ -167,7 +167,7 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
   todo = set()
   for target in targets:
     for entry in _entries(target):
-      todo.update(_progress.uncached(_progress.reachable(entry)))
+      todo.update(_cache.uncached(_cache.reachable(entry)))
   names = {f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d in todo}
   stream.write(f"mjgym compile: {', '.join(targets)} on {jobs} processes into {_cache.cache_dir()}\n")
   bar = _Bar(len(names), len(jobs_plan), stream)

@@ -37,13 +37,13 @@ from numba import njit
 
 from mjgym import physics
 from mjgym.physics import batch as physics_batch
-from mjgym.physics.types import MAXVAL
 
 ASSETS = pathlib.Path(__file__).resolve().parent.parent / "assets"
 
 # Warnings that mean the simulated state diverged (the engine has reset the world when it raised them).
 DIVERGENCE = np.array([physics.mjtWarning.BADQPOS, physics.mjtWarning.BADQVEL, physics.mjtWarning.BADQACC])
 
+_MAXVAL = physics.mjMAXVAL  # a numba global: the bound on actions, as MuJoCo bounds controls
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -481,11 +481,11 @@ def checked_actions(actions, shape, what):
 
 @njit(cache=True)
 def _bad_rows(actions):
-  """(W,) bool: the rows of ``actions`` (W, nu) with an entry that is NaN or beyond +-MAXVAL."""
+  """(W,) bool: the rows of ``actions`` (W, nu) with an entry that is NaN or beyond +-mjMAXVAL."""
   bad = np.zeros(actions.shape[0], np.bool_)
   for w in range(actions.shape[0]):
     for x in actions[w]:
-      if not -MAXVAL <= x <= MAXVAL:
+      if not -_MAXVAL <= x <= _MAXVAL:
         bad[w] = True
   return bad
 

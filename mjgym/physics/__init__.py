@@ -22,7 +22,7 @@ _progress.install()
 
 # pylint: disable=g-importing-member,wrong-import-position
 from mjgym.physics.containers import MjData
-from mjgym.physics.containers import MjModel
+from mjgym.physics.model import MjModel
 from mjgym.physics.containers import MjOption
 from mjgym.physics.mjcf import MJCFError
 from mjgym.physics.api import mj_contactForce
@@ -85,6 +85,8 @@ mjtDataType = _types.bindings_enum("mjtDataType", "mjDATATYPE_", _types.DataType
 mjtTrn = _types.bindings_enum("mjtTrn", "mjTRN_", _types.TrnType)
 mjtWarning = _types.bindings_enum("mjtWarning", "mjWARN_", _types.Warning)
 mjtWrap = _types.bindings_enum("mjtWrap", "mjWRAP_", _types.WrapType)
+mjMAXVAL = _types.MAXVAL  # largest value a state or control may take
+mjMINVAL = _types.MINVAL  # smallest value a divisor may take
 
 
 def mjv_defaultFreeCamera(m, cam):  # pylint: disable=invalid-name

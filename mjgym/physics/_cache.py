@@ -31,12 +31,14 @@ import os
 import pathlib
 import re
 import sys
+import types as pytypes
 
 from llvmlite import binding as llvm
 import numba
 from numba.core import caching
 from numba.core import codegen
 from numba.core import compiler
+from numba.core.registry import CPUDispatcher
 from numba.core.runtime import nrt
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent  # .../mjgym
@@ -151,6 +153,58 @@ def stable_identity(dispatcher):
   argument load from the cache in every process; returns it (usable as a decorator above ``@njit``)."""
   dispatcher._set_uuid(f"mjgym:{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}")  # pylint: disable=protected-access
   return dispatcher
+
+
+# ------------------------------------------------------ what will compile ----
+
+
+def _dispatchers_of(func, seen):
+  """Every mjgym kernel that ``func`` (a Python function) can reach through its module's globals.
+
+  An over-approximation from the bytecode: a global that is a kernel, and ``module.name`` for every module global
+  and every attribute name the code loads.
+  """
+  codes = [func.__code__]
+  names, found = set(), []
+  while codes:
+    code = codes.pop()
+    names.update(code.co_names)
+    codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
+  glb = func.__globals__
+  for name in names:
+    obj = glb.get(name)
+    if isinstance(obj, pytypes.ModuleType) and obj.__name__.startswith("mjgym."):
+      for attr in names:
+        sub = getattr(obj, attr, None)
+        if isinstance(sub, CPUDispatcher):
+          found.append(sub)
+    elif isinstance(obj, CPUDispatcher):
+      found.append(obj)
+  for disp in found:
+    if disp not in seen and disp.py_func.__module__.startswith("mjgym."):
+      seen.add(disp)
+      _dispatchers_of(disp.py_func, seen)
+  return seen
+
+
+def reachable(dispatcher):
+  """The mjgym kernels ``dispatcher`` can reach, itself included."""
+  return _dispatchers_of(dispatcher.py_func, {dispatcher})
+
+
+def uncached(dispatchers):
+  """Those of ``dispatchers`` that will compile: neither inlined into their callers, nor compiled in this process,
+  nor with a cache index on disk."""
+  todo = []
+  for disp in dispatchers:
+    if disp.overloads or disp.targetoptions.get("inline") == "always":
+      continue
+    cache = getattr(disp, "_cache", None)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+    if index is not None and os.path.exists(index):
+      continue
+    todo.append(disp)
+  return todo
 
 
 @functools.lru_cache(maxsize=None)

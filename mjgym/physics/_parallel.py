@@ -100,8 +100,8 @@ def compile_stages(ccd=False, part=0, nparts=1, reverse=False, first=0.0):
 
 def uncached_stages():
   """How many stage kernels will compile (no cache on disk, not compiled in this process)."""
-  from mjgym.physics import _progress  # pylint: disable=import-outside-toplevel
-  return len(_progress.uncached([disp for disp, _ in stage_kernels()]))
+  from mjgym.physics import _cache  # pylint: disable=import-outside-toplevel
+  return len(_cache.uncached([disp for disp, _ in stage_kernels()]))
 
 
 def _may_spawn():

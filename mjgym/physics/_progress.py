@@ -14,61 +14,10 @@ import os
 import sys
 import threading
 import time
-import types as pytypes
 
 from numba.core import event
-from numba.core.registry import CPUDispatcher
 
 from mjgym.physics import _cache
-
-
-def _dispatchers_of(func, seen):
-  """Every mjgym kernel that ``func`` (a Python function) can reach through its module's globals.
-
-  An over-approximation from the bytecode: a global that is a kernel, and ``module.name`` for every module global
-  and every attribute name the code loads.
-  """
-  codes = [func.__code__]
-  names, found = set(), []
-  while codes:
-    code = codes.pop()
-    names.update(code.co_names)
-    codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
-  glb = func.__globals__
-  for name in names:
-    obj = glb.get(name)
-    if isinstance(obj, pytypes.ModuleType) and obj.__name__.startswith("mjgym."):
-      for attr in names:
-        sub = getattr(obj, attr, None)
-        if isinstance(sub, CPUDispatcher):
-          found.append(sub)
-    elif isinstance(obj, CPUDispatcher):
-      found.append(obj)
-  for disp in found:
-    if disp not in seen and disp.py_func.__module__.startswith("mjgym."):
-      seen.add(disp)
-      _dispatchers_of(disp.py_func, seen)
-  return seen
-
-
-def reachable(dispatcher):
-  """The mjgym kernels ``dispatcher`` can reach, itself included."""
-  return _dispatchers_of(dispatcher.py_func, {dispatcher})
-
-
-def uncached(dispatchers):
-  """Those of ``dispatchers`` that will compile: neither inlined into their callers, nor compiled in this process,
-  nor with a cache index on disk."""
-  todo = []
-  for disp in dispatchers:
-    if disp.overloads or disp.targetoptions.get("inline") == "always":
-      continue
-    cache = getattr(disp, "_cache", None)
-    index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
-    if index is not None and os.path.exists(index):
-      continue
-    todo.append(disp)
-  return todo
 
 
 def _short(path):
@@ -125,7 +74,7 @@ class CompileReporter(event.Listener):
     now = time.perf_counter()
     if now - self._checked > 1.0:
       self._checked = now
-      cached = self._todo - set(uncached(self._todo))
+      cached = self._todo - set(_cache.uncached(self._todo))
       self._done |= cached
       self._todo -= cached
     total = max(len(self._todo | self._done), 1)
@@ -148,7 +97,7 @@ class CompileReporter(event.Listener):
       if self._start is None and forward is not None and disp.py_func.__module__.startswith("mjgym.physics"):
         roots.append(forward.run)
       for root in roots:
-        self._todo.update(uncached(reachable(root)))
+        self._todo.update(_cache.uncached(_cache.reachable(root)))
       self._todo.add(disp)
       if self._start is None and len(self._todo) >= _ANNOUNCE:
         self._start = time.perf_counter()
@@ -194,4 +143,4 @@ def install():
   _INSTALLED.append(_REPORTER)
 
 
-__all__ = ["CompileReporter", "install", "reachable", "uncached"]
+__all__ = ["CompileReporter", "install"]

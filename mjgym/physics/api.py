@@ -3,7 +3,6 @@
 import numpy as np
 
 from mjgym.physics import binary
-from mjgym.physics import constraint
 from mjgym.physics import energy
 from mjgym.physics import forward
 from mjgym.physics import query
@@ -184,7 +183,7 @@ def mj_contactForce(m, d, id, result):  # pylint: disable=redefined-builtin
     raise IndexError(f"contact {id} out of range [0, {d.ncon})")
   if not isinstance(result, np.ndarray) or result.shape != (6,) or result.dtype != np.float64:
     raise ValueError("result must be a float64 array of shape (6,)")
-  constraint.contact_force(m._struct, d._struct, int(id), result)
+  support.contact_force(m._struct, d._struct, int(id), result)
 
 
 def mj_fullM(m, d, dst):
@@ -323,7 +322,6 @@ def mj_setConst(m, d):  # pylint: disable=invalid-name
     subtree[m.body_parentid[b]] += subtree[b]
   m.body_subtreemass[:] = subtree
   meaninertia = m.stat_meaninertia.copy()
-  constraint.set_const(m)
   setconst.set_const(m)
   m.stat_meaninertia[:] = meaninertia
 

@@ -20,6 +20,7 @@ import struct
 import numpy as np
 
 from mjgym.physics import types
+from mjgym.physics.containers import Model
 
 MAGIC = b"MJGYMMDL"
 VERSION = 1
@@ -83,8 +84,7 @@ def save(m, filename=None, buffer=None):
 
 
 def from_bytes(data, what="buffer"):
-  """An MjModel from the bytes of a binary model file (``what`` names it in errors)."""
-  from mjgym.physics.containers import MjModel  # pylint: disable=import-outside-toplevel
+  """A Model from the bytes of a binary model file (``what`` names it in errors)."""
   data = bytes(data)
   if len(data) < _PREFIX.size + _DIGEST or data[:len(MAGIC)] != MAGIC:
     raise BinaryModelError(f"{what}: not an mjgym binary model (MuJoCo's own .mjb files cannot be read; load the "
@@ -105,10 +105,10 @@ def from_bytes(data, what="buffer"):
     arr = np.frombuffer(payload[offset:offset + nbytes], dtype=np.dtype(dtype)).reshape(shape)
     fields[name] = arr.astype(arr.dtype.newbyteorder("="), copy=True)
   names = {types.ObjType(int(t)): list(ns) for t, ns in header["names"].items()}
-  return MjModel(fields, names, header["source"])
+  return Model(fields, names, header["source"])
 
 
 def load(filename):
-  """An MjModel from a binary model file."""
+  """A Model from a binary model file."""
   with open(os.fspath(filename), "rb") as f:
     return from_bytes(f.read(), os.fspath(filename))

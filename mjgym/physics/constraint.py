@@ -7,7 +7,7 @@ limits, contacts) and then fills the velocity-dependent quantities. Every row ge
 - impedance d(r) in (0, 1) of the violation r = pos - margin, shaped by solimp = (d0, dwidth, width,
   midpoint, power);
 - the regularizer R = (1 - d) / d * A_ii, where A_ii approximates the diagonal of A = J M⁻¹ Jᵀ from the
-  invweight0 constants of the model (``set_const``), and D = 1 / R;
+  invweight0 constants of the model (``mjcf/setconst.py``), and D = 1 / R;
 - the reference acceleration aref = -B (J qvel) - K d r, with K, B from solref: positive solref =
   (timeconst, dampratio) gives B = 2 / (dmax timeconst), K = 1 / (dmax² timeconst² dampratio²); negative
   solref = (-stiffness, -damping) gives K = stiffness / dmax², B = damping / dmax.
@@ -19,13 +19,11 @@ Pyramidal: 2 (condim - 1) edge rows Jₙ ± μⱼ Jⱼ, all sharing one R = 2 μ
 
 import math as pymath
 
-import numpy as np
 from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import island
 from mjgym.physics import math
-from mjgym.physics import smooth
 from mjgym.physics import support
 from mjgym.physics.types import ConeType
 from mjgym.physics.types import ConstraintType
@@ -49,10 +47,6 @@ _DSBL_FRICTIONLOSS = int(DisableBit.FRICTIONLOSS)
 _DSBL_LIMIT = int(DisableBit.LIMIT)
 _DSBL_CONTACT = int(DisableBit.CONTACT)
 _DSBL_REFSAFE = int(DisableBit.REFSAFE)
-
-# body_simple of a body moved by slide joints alone: MuJoCo weighs its constraints by its mass only, armature and
-# the coupling of its slides left out (mj_setConst's "simple body" case).
-_SIMPLE_SLIDES = 2
 
 _EQUALITY = int(ConstraintType.EQUALITY)
 _FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
@@ -593,172 +587,3 @@ def constraint_velocity(m, d):
     for k in range(nv):
       acc += d.efc_J[i, k] * d.qacc_smooth[k]
     d.efc_b[i] = acc - d.efc_aref[i]
-
-
-# ---------------------------------------------------------------- outputs ----
-
-
-@njit(cache=True, error_model="numpy")
-def contact_force(m, d, c, result):
-  """result (6,) = force and torque of contact ``c`` in its frame (normal, tangents), like mj_contactForce."""
-  result[:] = 0.0
-  first = d.contact_efc_address[c]
-  if first < 0:
-    return
-  dim = d.contact_dim[c]
-  ctype = d.efc_type[first]
-  if ctype == _CONTACT_PYRAMIDAL:
-    # edge pair k carries normal force f₊ + f₋ and friction μₖ (f₊ - f₋)
-    for k in range(dim - 1):
-      fp = d.efc_force[first + 2 * k]
-      fm = d.efc_force[first + 2 * k + 1]
-      result[0] += fp + fm
-      result[k + 1] = d.contact_friction[c, k] * (fp - fm)
-  else:
-    for k in range(dim if ctype == _CONTACT_ELLIPTIC else 1):
-      result[k] = d.efc_force[first + k]
-
-
-@njit(cache=True, error_model="numpy")
-def add_contact_cfrc_ext(m, d):
-  """cfrc_ext += the com-based wrenches of all contact forces (on body2, and opposite on body1)."""
-  for c in range(d.ncon[0]):
-    if d.contact_efc_address[c] < 0:
-      continue
-    f0 = f1 = f2 = t0 = t1 = t2 = 0.0
-    frame = d.contact_frame[c]
-    res = d.solver_block[9]
-    contact_force(m, d, c, res)
-    for k in range(3):
-      f0 += frame[3 * k] * res[k]
-      f1 += frame[3 * k + 1] * res[k]
-      f2 += frame[3 * k + 2] * res[k]
-      t0 += frame[3 * k] * res[3 + k]
-      t1 += frame[3 * k + 1] * res[3 + k]
-      t2 += frame[3 * k + 2] * res[3 + k]
-    pos = d.contact_pos[c]
-    for side in range(2):
-      body = m.geom_bodyid[d.contact_geom2[c] if side == 0 else d.contact_geom1[c]]
-      if body == 0:
-        continue
-      sign = 1.0 if side == 0 else -1.0
-      com = d.subtree_com[m.body_rootid[body]]
-      r = (pos[0] - com[0], pos[1] - com[1], pos[2] - com[2])
-      rf = math.cross(r, (f0, f1, f2))
-      d.cfrc_ext[body, 0] += sign * (t0 + rf[0])
-      d.cfrc_ext[body, 1] += sign * (t1 + rf[1])
-      d.cfrc_ext[body, 2] += sign * (t2 + rf[2])
-      d.cfrc_ext[body, 3] += sign * f0
-      d.cfrc_ext[body, 4] += sign * f1
-      d.cfrc_ext[body, 5] += sign * f2
-
-
-# -------------------------------------------------------------- constants ----
-
-
-def set_const(model):
-  """Fills the model's invweight0 constants, stat_meaninertia and the eq_data of connects and welds at qpos0,
-  like mj_setConst."""
-  from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
-  from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
-  data = MjData(model)
-  m, d = model._struct, data._struct  # pylint: disable=protected-access
-  # through the pipeline's entry point, which the model needs anyway: one compiled function to load, not five
-  forward.entry(model)(m, d, forward.OP_INERTIA, 0)
-  _equality_at_qpos0(m, d)
-  _set_const(m, d)
-
-
-@njit(cache=True, error_model="numpy")
-def _equality_at_qpos0(m, d):
-  """eq_data the compiler leaves to the kinematics at qpos0, as mj_setConst computes it.
-
-  Body connect: data[3:6] = body1's anchor in body2's frame. Body weld flagged in data[11] (no relpose
-  given): data[3:6] = body2's anchor in body1's frame, data[6:10] = body2's orientation relative to body1.
-  """
-  for e in range(m.neq):
-    if m.eq_objtype[e] != ObjType.BODY:
-      continue
-    data = m.eq_data[e]
-    if m.eq_type[e] == EqType.CONNECT:
-      b, other = m.eq_obj1id[e], m.eq_obj2id[e]
-    elif m.eq_type[e] == EqType.WELD and data[11] != 0.0:
-      b, other = m.eq_obj2id[e], m.eq_obj1id[e]
-      q1 = d.xquat[other]
-      rel = math.quat_mul((q1[0], -q1[1], -q1[2], -q1[3]), d.xquat[b])
-      for k in range(4):
-        data[6 + k] = rel[k]
-    else:
-      continue
-    r = math.mat_vec(d.xmat[b], data[0:3])
-    world = (r[0] + d.xpos[b, 0], r[1] + d.xpos[b, 1], r[2] + d.xpos[b, 2])
-    local = math.mat_t_vec(d.xmat[other], (world[0] - d.xpos[other, 0], world[1] - d.xpos[other, 1],
-                                           world[2] - d.xpos[other, 2]))
-    for k in range(3):
-      data[3 + k] = local[k]
-
-
-@njit(cache=True, error_model="numpy")
-def _set_const(m, d):
-  nv = m.nv
-  if nv == 0:
-    m.stat_meaninertia[0] = 1.0
-    return
-  minv = np.zeros((nv, nv))
-  col = np.zeros(nv)
-  for k in range(nv):
-    col[:] = 0.0
-    col[k] = 1.0
-    smooth.solve_m(m, d, col, col)
-    minv[:, k] = col
-  trace = 0.0
-  for k in range(nv):
-    trace += d.qM[m.dof_Madr[k]]
-  m.stat_meaninertia[0] = trace / nv
-  # dofs: the diagonal of M⁻¹, averaged over the translations / rotations of free and ball joints
-  for j in range(m.njnt):
-    adr = m.jnt_dofadr[j]
-    jtype = m.jnt_type[j]
-    if m.body_simple[m.jnt_bodyid[j]] == _SIMPLE_SLIDES:
-      m.dof_invweight0[adr] = 1.0 / max(MINVAL, m.body_mass[m.jnt_bodyid[j]])
-    elif jtype == JointType.FREE:
-      t = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
-      r = (minv[adr + 3, adr + 3] + minv[adr + 4, adr + 4] + minv[adr + 5, adr + 5]) / 3.0
-      for k in range(3):
-        m.dof_invweight0[adr + k] = t
-        m.dof_invweight0[adr + 3 + k] = r
-    elif jtype == JointType.BALL:
-      r = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
-      for k in range(3):
-        m.dof_invweight0[adr + k] = r
-    else:
-      m.dof_invweight0[adr] = minv[adr, adr]
-  # bodies: mean diagonal of the translational and rotational blocks of J M⁻¹ Jᵀ at the body's com
-  m.body_invweight0[0, 0] = 0.0
-  m.body_invweight0[0, 1] = 0.0
-  for b in range(1, m.nbody):
-    if m.body_dofnum[m.body_weldid[b]] == 0:  # static and mocap bodies
-      m.body_invweight0[b, 0] = 0.0
-      m.body_invweight0[b, 1] = 0.0
-      continue
-    if m.body_simple[b] == _SIMPLE_SLIDES:
-      m.body_invweight0[b, 0] = 1.0 / max(MINVAL, m.body_mass[b])
-      m.body_invweight0[b, 1] = 0.0
-      continue
-    support.jac(m, d, d.jac_p, d.jac_r, d.xipos[b], b)
-    for part in range(2):
-      jac = d.jac_p if part == 0 else d.jac_r
-      s = 0.0
-      for k in range(3):
-        for p in range(nv):
-          if jac[k, p] == 0.0:
-            continue
-          for q in range(nv):
-            s += jac[k, p] * minv[p, q] * jac[k, q]
-      m.body_invweight0[b, part] = s / 3.0
-  for t in range(m.ntendon):
-    s = 0.0
-    for p in range(nv):
-      for q in range(nv):
-        s += d.ten_J[t, p] * minv[p, q] * d.ten_J[t, q]
-    m.tendon_invweight0[t] = s

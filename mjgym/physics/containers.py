@@ -1,6 +1,8 @@
-"""MjModel, MjData and MjOption: the Python face of the engine, shaped like the `mujoco` bindings.
+"""Model, MjData, MjOption and MjStatistic: the Python face of the engine's data, shaped like the `mujoco` bindings.
 
-Each container keeps its fields as numpy arrays (read and written directly from Python) and, beside them, a
+``Model`` is a compiled model; the bindings' ``MjModel`` (``model.py``) is a Model with the constructors from
+files, which need the compilers (one layer up: they build Models, so this module cannot import them). Each
+container keeps its fields as numpy arrays (read and written directly from Python) and, beside them, a
 numba structref over the very same arrays (``_struct``) that compiled kernels take. Field names and shapes
 come from the tables in ``types.py``.
 """
@@ -8,8 +10,9 @@ come from the tables in ``types.py``.
 import numpy as np
 
 from mjgym.physics import _structs
+from mjgym.physics import forward
 from mjgym.physics import types
-from mjgym.physics.statistic import MjStatistic
+from mjgym.physics.collision import driver
 from mjgym.physics.types import ObjType
 
 _NUMPY_DTYPE = {"int": np.int32, "float": np.float64, "u8": np.uint8}
@@ -106,6 +109,32 @@ class MjOption:
     return "<MjOption\n" + "\n".join(f"  {n}: {getattr(self, n)!r}" for n in names) + "\n>"
 
 
+class MjStatistic:
+  """``m.stat`` as in the bindings: meaninertia, meanmass, meansize, extent (floats) and center (3,), read and
+  written through the model's stat_* arrays."""
+
+  __slots__ = ("_m",)
+  _NAMES = ("meaninertia", "meanmass", "meansize", "extent", "center")
+
+  def __init__(self, m):
+    object.__setattr__(self, "_m", m)
+
+  def _array(self, name):
+    if name not in self._NAMES:
+      raise AttributeError(f"MjStatistic has no attribute '{name}'")
+    return getattr(self._m, "stat_" + name)
+
+  def __getattr__(self, name):
+    arr = self._array(name)
+    return float(arr[0]) if name != "center" else arr
+
+  def __setattr__(self, name, value):
+    self._array(name)[:] = value
+
+  def __repr__(self):
+    return "<MjStatistic " + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ">"
+
+
 class _VisualSection:
   """One section of ``m.vis`` (``m.vis.global_``, ``.headlight``, ``.map``, ``.rgba``, ``.quality``): its compiled
   fields ``vis_<section>_<name>``, scalars as numbers, vectors as arrays."""
@@ -189,8 +218,11 @@ def _row_view(arr, index):
 _TIER_FIELDS = frozenset(["geom_type", "geom_contype", "geom_conaffinity", "pair_geom1", "pair_geom2"])
 
 
-class MjModel:
+class Model:
   """A compiled model (``mjModel``): sizes, options and per-object arrays, read-only while simulating.
+
+  What the compilers build; users meet it as its subclass ``MjModel`` (``model.py``), which adds the bindings'
+  constructors from MJCF and binary files.
 
   Every field of ``types.MODEL_FIELDS`` is an attribute: sizes are ints, the rest numpy arrays of the shapes
   in the table (``body_pos`` (nbody, 3) m, ``body_quat`` (nbody, 4), ``actuator_gear`` (nu, 6), ...);
@@ -210,7 +242,6 @@ class MjModel:
     self._update_tier()
 
   def _update_tier(self):
-    from mjgym.physics.collision import driver  # pylint: disable=import-outside-toplevel
     f = self._fields
     needs = driver.needs_ccd(f["geom_type"], f["geom_contype"], f["geom_conaffinity"], f["pair_geom1"],
                              f["pair_geom2"])
@@ -257,34 +288,13 @@ class MjModel:
 
   def __deepcopy__(self, memo):
     fields = {n: v if isinstance(v, int) else v.copy() for n, v in self._fields.items()}
-    copied = MjModel(fields, {t: list(ns) for t, ns in self._names.items()}, self.source)
+    copied = type(self)(fields, {t: list(ns) for t, ns in self._names.items()}, self.source)
     memo[id(self)] = copied
     return copied
 
   def __reduce__(self):
     # the arrays and names travel; the compiled struct is rebuilt over the unpickled arrays
-    return MjModel, (self._fields, self._names, self.source)
-
-  @staticmethod
-  def from_xml_path(filename, assets=None):
-    """Compiles an MJCF file into a model."""
-    from mjgym.physics import mjcf
-    return mjcf.load_path(filename, assets=assets)
-
-  @staticmethod
-  def from_binary_path(filename, assets=None):
-    """Loads a model saved by ``mj_saveModel`` (mjgym's own binary format), without the MJCF compiler;
-    ``assets`` may map the file name to its bytes."""
-    from mjgym.physics import binary  # pylint: disable=import-outside-toplevel
-    if assets and filename in assets:
-      return binary.from_bytes(assets[filename], str(filename))
-    return binary.load(filename)
-
-  @staticmethod
-  def from_xml_string(xml, assets=None):
-    """Compiles an MJCF string into a model; ``assets`` maps file names to bytes for includes and meshes."""
-    from mjgym.physics import mjcf
-    return mjcf.load_string(xml, assets=assets)
+    return type(self), (self._fields, self._names, self.source)
 
   def __getattr__(self, name):
     if name.startswith("_"):
@@ -292,11 +302,11 @@ class MjModel:
     try:
       return self._fields[name]
     except KeyError:
-      raise AttributeError(f"MjModel has no attribute '{name}'") from None
+      raise AttributeError(f"{type(self).__name__} has no attribute '{name}'") from None
 
   def __setattr__(self, name, value):
     if name not in self._fields:
-      raise AttributeError(f"MjModel has no attribute '{name}'")
+      raise AttributeError(f"{type(self).__name__} has no attribute '{name}'")
     if isinstance(self._fields[name], int):
       raise AttributeError(f"size '{name}' is fixed at compile time")
     self._fields[name][...] = value
@@ -335,7 +345,6 @@ class MjData:
 
   def __init__(self, m):
     self._attach(m, allocate_data_arrays(m))
-    from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
     forward.reset_data(m._struct, self._struct)
 
   @classmethod
@@ -523,7 +532,7 @@ def _add_accessors():
       return self._view(_t, key)
     accessor.__doc__ = f"Named access to one {objtype.name.lower()}: by name or id."
     for attr in accessors:
-      setattr(MjModel, attr, accessor)
+      setattr(Model, attr, accessor)
       setattr(MjData, attr, accessor)
 
 

@@ -27,9 +27,9 @@ import math as pymath
 import numpy as np
 from numba import njit
 
+from mjgym.physics import _cache
 from mjgym.physics import _link
 from mjgym.physics import _parallel
-from mjgym.physics import _progress
 from mjgym.physics import _structs
 from mjgym.physics import actuation
 from mjgym.physics.collision import driver
@@ -700,7 +700,7 @@ def prepare(model):
   pending = [(kernel, argtypes) for (kernel, _, needed), (_, argtypes) in zip(_LAZY, lazy_kernels(model.needs_ccd))
              if needed(fields, key[0]) and not kernel.prepared(argtypes)]
   # Several to compile: the first (the costliest, by _LAZY's order) here, the others in a helper process at once
-  todo = set(_progress.uncached([kernel.dispatcher for kernel, _ in pending]))
+  todo = set(_cache.uncached([kernel.dispatcher for kernel, _ in pending]))
   later = [kernel for kernel, _ in pending if kernel.dispatcher in todo][1:]
   names = [f"{k.__module__}.{k.__qualname__}" for k in later]
   helper = later and _parallel.run_in_helper(

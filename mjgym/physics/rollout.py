@@ -19,7 +19,7 @@ import numpy as np
 
 from mjgym.physics import state as _state
 from mjgym.physics.batch import MjDataBatch
-from mjgym.physics.containers import MjModel
+from mjgym.physics.containers import Model
 from mjgym.physics.state import State
 
 _FULLPHYSICS = int(State.FULLPHYSICS)
@@ -56,7 +56,7 @@ class Rollout:
               nstep=None, initial_warmstart=None, state=None, sensordata=None, chunk_size=None):
     """See the module docstring; the arguments and results of mujoco.rollout.Rollout.rollout."""
     del skip_checks, chunk_size  # the checks are cheap here; worlds are chunked by the batch
-    models = [model] if isinstance(model, MjModel) else list(model)
+    models = [model] if isinstance(model, Model) else list(model)
     datas = [data] if not isinstance(data, (list, tuple)) else list(data)
     control_spec = int(control_spec)
     if control_spec & ~int(State.USER):

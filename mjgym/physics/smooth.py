@@ -11,7 +11,6 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import _link
-from mjgym.physics import constraint  # circular: constraint uses smooth's solvers
 from mjgym.physics import math
 from mjgym.physics import support
 from mjgym.physics.types import CamLightType
@@ -845,7 +844,7 @@ def rne_postconstraint(m, d):
     for k in range(3):
       d.cfrc_ext[i, k] = xf[3 + k] + t[k]
       d.cfrc_ext[i, 3 + k] = xf[k]
-  constraint.add_contact_cfrc_ext(m, d)
+  support.add_contact_cfrc_ext(m, d)
   _spatial_tendon_cfrc_ext(m, d)
   _body_forces(m, d, d.qvel, d.qacc, True, d.cvel, d.cdof_dot, d.cacc, d.cfrc_int)
   for i in range(m.nbody):

@@ -1,10 +1,14 @@
 """The model statistics (``m.stat``: center, extent, meansize, meanmass), computed at qpos0 as MuJoCo's compiler does.
 
-meaninertia is computed with the other qpos0 constants (constraint.set_const). Values given in MJCF
+meaninertia is computed with the other qpos0 constants (mjcf/setconst.py). Values given in MJCF
 ``<statistic>`` replace the computed ones.
 """
 
 import numpy as np
+
+from mjgym.physics import forward
+from mjgym.physics.containers import MjData
+from mjgym.physics.types import GeomType
 
 # MuJoCo's values for a model without bodies (no bounding box, no body sizes).
 _DEFAULT_EXTENT = 2.0
@@ -16,7 +20,6 @@ _MINSIZE = 1e-5
 
 def _geom_radius(m, g):
   """The radius a geom adds to the bounding box: its rbound, or a tenth of a plane's or height field's size."""
-  from mjgym.physics.types import GeomType  # pylint: disable=import-outside-toplevel
   if m.geom_rbound[g] > 0:
     return m.geom_rbound[g]
   if m.geom_type[g] == GeomType.PLANE:
@@ -75,8 +78,6 @@ def compute(m, d):
 def set_stat(model, given=None):
   """Fills the model's stat_* fields at qpos0; ``given`` maps names of ``<statistic>`` attributes to values that
   replace the computed ones (meaninertia among them)."""
-  from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
-  from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
   data = MjData(model)
   forward.entry(model)(model._struct, data._struct, forward.OP_POSITION, 0)  # pylint: disable=protected-access
   center, extent, meansize, meanmass = compute(model, data)
@@ -86,32 +87,6 @@ def set_stat(model, given=None):
   model.stat_meanmass[:] = meanmass
   for name, value in (given or {}).items():
     getattr(model, "stat_" + name)[:] = value
-
-
-class MjStatistic:
-  """``m.stat`` as in the bindings: meaninertia, meanmass, meansize, extent (floats) and center (3,), read and
-  written through the model's stat_* arrays."""
-
-  __slots__ = ("_m",)
-  _NAMES = ("meaninertia", "meanmass", "meansize", "extent", "center")
-
-  def __init__(self, m):
-    object.__setattr__(self, "_m", m)
-
-  def _array(self, name):
-    if name not in self._NAMES:
-      raise AttributeError(f"MjStatistic has no attribute '{name}'")
-    return getattr(self._m, "stat_" + name)
-
-  def __getattr__(self, name):
-    arr = self._array(name)
-    return float(arr[0]) if name != "center" else arr
-
-  def __setattr__(self, name, value):
-    self._array(name)[:] = value
-
-  def __repr__(self):
-    return "<MjStatistic " + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ">"
 
 
 def given_in_mjcf(root):

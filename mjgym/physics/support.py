@@ -1,5 +1,5 @@
 """Jacobians of points on bodies, the mapping of Cartesian forces to joint space, tendon wrapping and
-muscle curves."""
+muscle curves, and the contact outputs (mj_contactForce, the contact wrenches of cfrc_ext)."""
 
 import math as pymath
 
@@ -7,8 +7,12 @@ from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import math
+from mjgym.physics.types import ConstraintType
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import MINVAL
+
+_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
+_CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
 @njit(cache=True, error_model="numpy")
@@ -335,3 +339,61 @@ def muscle_dynamics(ctrl, act, prm):
     # blend the two time constants smoothly across dctrl = 0
     tau = tau_deact + (tau_act - tau_deact) * _sigmoid(dctrl / prm[2] + 0.5)
   return dctrl / max(MINVAL, tau)
+
+
+# ------------------------------------------------------- contact outputs ----
+
+
+@njit(cache=True, error_model="numpy")
+def contact_force(m, d, c, result):
+  """result (6,) = force and torque of contact ``c`` in its frame (normal, tangents), like mj_contactForce."""
+  result[:] = 0.0
+  first = d.contact_efc_address[c]
+  if first < 0:
+    return
+  dim = d.contact_dim[c]
+  ctype = d.efc_type[first]
+  if ctype == _CONTACT_PYRAMIDAL:
+    # edge pair k carries normal force f₊ + f₋ and friction μₖ (f₊ - f₋)
+    for k in range(dim - 1):
+      fp = d.efc_force[first + 2 * k]
+      fm = d.efc_force[first + 2 * k + 1]
+      result[0] += fp + fm
+      result[k + 1] = d.contact_friction[c, k] * (fp - fm)
+  else:
+    for k in range(dim if ctype == _CONTACT_ELLIPTIC else 1):
+      result[k] = d.efc_force[first + k]
+
+
+@njit(cache=True, error_model="numpy")
+def add_contact_cfrc_ext(m, d):
+  """cfrc_ext += the com-based wrenches of all contact forces (on body2, and opposite on body1)."""
+  for c in range(d.ncon[0]):
+    if d.contact_efc_address[c] < 0:
+      continue
+    f0 = f1 = f2 = t0 = t1 = t2 = 0.0
+    frame = d.contact_frame[c]
+    res = d.solver_block[9]
+    contact_force(m, d, c, res)
+    for k in range(3):
+      f0 += frame[3 * k] * res[k]
+      f1 += frame[3 * k + 1] * res[k]
+      f2 += frame[3 * k + 2] * res[k]
+      t0 += frame[3 * k] * res[3 + k]
+      t1 += frame[3 * k + 1] * res[3 + k]
+      t2 += frame[3 * k + 2] * res[3 + k]
+    pos = d.contact_pos[c]
+    for side in range(2):
+      body = m.geom_bodyid[d.contact_geom2[c] if side == 0 else d.contact_geom1[c]]
+      if body == 0:
+        continue
+      sign = 1.0 if side == 0 else -1.0
+      com = d.subtree_com[m.body_rootid[body]]
+      r = (pos[0] - com[0], pos[1] - com[1], pos[2] - com[2])
+      rf = math.cross(r, (f0, f1, f2))
+      d.cfrc_ext[body, 0] += sign * (t0 + rf[0])
+      d.cfrc_ext[body, 1] += sign * (t1 + rf[1])
+      d.cfrc_ext[body, 2] += sign * (t2 + rf[2])
+      d.cfrc_ext[body, 3] += sign * f0
+      d.cfrc_ext[body, 4] += sign * f1
+      d.cfrc_ext[body, 5] += sign * f2

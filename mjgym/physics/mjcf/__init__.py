@@ -1,4 +1,4 @@
-"""MJCF loading: ``load_path`` / ``load_string`` parse, check and compile a model into an MjModel."""
+"""MJCF loading: ``load_path`` / ``load_string`` parse, check and compile a model into a ``containers.Model``."""
 
 import contextlib
 import os
@@ -74,16 +74,13 @@ def _internal_error(exc, filename):
 
 
 def _compile_checked(text, filename, source):
-  from mjgym.physics.containers import MjModel  # pylint: disable=import-outside-toplevel
+  from mjgym.physics.containers import Model  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import compiler  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
   root, _ = parser.parse(text, filename, source)
   values, names, (lengthrange_jobs, lengthrange_settings, springdamper_jobs) = compiler.compile_tree(
       root, filename, source)
-  model = MjModel.from_fields(values, names, source=filename)
-  from mjgym.physics import constraint  # pylint: disable=import-outside-toplevel
-  constraint.set_const(model)
-  # after constraint.set_const: damping ratios use its dof_invweight0
+  model = Model.from_fields(values, names, source=filename)
   from mjgym.physics.mjcf import setconst  # pylint: disable=import-outside-toplevel
   setconst.set_const(model)
   setconst.spring_damper(model, springdamper_jobs)

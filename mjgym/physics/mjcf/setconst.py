@@ -1,8 +1,9 @@
-"""Compile-time constants that need the model's kinematics at its reference configurations.
+"""Compile-time constants that need the model's kinematics at its reference configurations: MuJoCo's mj_setConst.
 
-The counterpart of MuJoCo's mj_setConst for what depends on tendons and transmissions: spring lengths of
-spatial tendons (at qpos_spring), tendon_length0, actuator_length0, actuator_acc0, position gains given as
-damping ratios; and the actuator length ranges found by simulation (``lengthrange``).
+``set_const`` fills, in mj_setConst's order: the inverse weights at qpos0 (dof, body and tendon invweight0),
+stat_meaninertia, the eq_data of connects and welds that the compiler leaves to the kinematics; then spring
+lengths of spatial tendons (at qpos_spring), tendon_length0, actuator_length0, actuator_acc0 and position gains
+given as damping ratios. ``lengthrange`` finds actuator length ranges by simulation.
 """
 
 import math
@@ -11,12 +12,18 @@ import numpy as np
 from numba import njit
 
 from mjgym.physics import forward
+from mjgym.physics import math as mjmath
 from mjgym.physics import smooth
+from mjgym.physics import support
+from mjgym.physics.containers import MjData
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.types import BiasType
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import EqType
 from mjgym.physics.types import GainType
+from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
+from mjgym.physics.types import ObjType
 
 # dofs of each joint type (free, ball, slide, hinge)
 _JOINT_NV = (6, 3, 1, 1)
@@ -27,8 +34,19 @@ _LENGTHRANGE_DISABLE = int(DisableBit.CONTACT | DisableBit.SPRING | DisableBit.D
 
 
 def set_const(m):
-  """Fills the constants of ``m`` (an MjModel fresh from the compiler) in place."""
-  from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
+  """Fills the qpos0 constants of ``m`` (a model fresh from the compiler, or edited) in place, like mj_setConst."""
+  data = MjData(m)
+  ms, ds = m._struct, data._struct  # pylint: disable=protected-access
+  # through the pipeline's entry point, which the model needs anyway: one compiled function to load, not five
+  forward.entry(m)(ms, ds, forward.OP_INERTIA, 0)
+  _equality_at_qpos0(ms, ds)
+  _invweights(ms, ds)
+  # damping ratios below use dof_invweight0
+  _transmission_constants(m)
+
+
+def _transmission_constants(m):
+  """Tendon and actuator constants at qpos0 (and spatial tendon spring lengths at qpos_spring)."""
   if m.ntendon == 0 and m.nu == 0:
     return
   d = MjData(m)
@@ -56,6 +74,106 @@ def set_const(m):
     m.actuator_acc0[i] = np.linalg.norm(x)
     if _is_dampratio(m, i):
       m.actuator_biasprm[i, 2] = -_damping_from_ratio(m, d, i)
+
+
+# body_simple of a body moved by slide joints alone: MuJoCo weighs its constraints by its mass only, armature and
+# the coupling of its slides left out (mj_setConst's "simple body" case).
+_SIMPLE_SLIDES = 2
+
+
+@njit(cache=True, error_model="numpy")
+def _equality_at_qpos0(m, d):
+  """eq_data the compiler leaves to the kinematics at qpos0, as mj_setConst computes it.
+
+  Body connect: data[3:6] = body1's anchor in body2's frame. Body weld flagged in data[11] (no relpose
+  given): data[3:6] = body2's anchor in body1's frame, data[6:10] = body2's orientation relative to body1.
+  """
+  for e in range(m.neq):
+    if m.eq_objtype[e] != ObjType.BODY:
+      continue
+    data = m.eq_data[e]
+    if m.eq_type[e] == EqType.CONNECT:
+      b, other = m.eq_obj1id[e], m.eq_obj2id[e]
+    elif m.eq_type[e] == EqType.WELD and data[11] != 0.0:
+      b, other = m.eq_obj2id[e], m.eq_obj1id[e]
+      q1 = d.xquat[other]
+      rel = mjmath.quat_mul((q1[0], -q1[1], -q1[2], -q1[3]), d.xquat[b])
+      for k in range(4):
+        data[6 + k] = rel[k]
+    else:
+      continue
+    r = mjmath.mat_vec(d.xmat[b], data[0:3])
+    world = (r[0] + d.xpos[b, 0], r[1] + d.xpos[b, 1], r[2] + d.xpos[b, 2])
+    local = mjmath.mat_t_vec(d.xmat[other], (world[0] - d.xpos[other, 0], world[1] - d.xpos[other, 1],
+                                           world[2] - d.xpos[other, 2]))
+    for k in range(3):
+      data[3 + k] = local[k]
+
+
+@njit(cache=True, error_model="numpy")
+def _invweights(m, d):
+  nv = m.nv
+  if nv == 0:
+    m.stat_meaninertia[0] = 1.0
+    return
+  minv = np.zeros((nv, nv))
+  col = np.zeros(nv)
+  for k in range(nv):
+    col[:] = 0.0
+    col[k] = 1.0
+    smooth.solve_m(m, d, col, col)
+    minv[:, k] = col
+  trace = 0.0
+  for k in range(nv):
+    trace += d.qM[m.dof_Madr[k]]
+  m.stat_meaninertia[0] = trace / nv
+  # dofs: the diagonal of M⁻¹, averaged over the translations / rotations of free and ball joints
+  for j in range(m.njnt):
+    adr = m.jnt_dofadr[j]
+    jtype = m.jnt_type[j]
+    if m.body_simple[m.jnt_bodyid[j]] == _SIMPLE_SLIDES:
+      m.dof_invweight0[adr] = 1.0 / max(MINVAL, m.body_mass[m.jnt_bodyid[j]])
+    elif jtype == JointType.FREE:
+      t = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
+      r = (minv[adr + 3, adr + 3] + minv[adr + 4, adr + 4] + minv[adr + 5, adr + 5]) / 3.0
+      for k in range(3):
+        m.dof_invweight0[adr + k] = t
+        m.dof_invweight0[adr + 3 + k] = r
+    elif jtype == JointType.BALL:
+      r = (minv[adr, adr] + minv[adr + 1, adr + 1] + minv[adr + 2, adr + 2]) / 3.0
+      for k in range(3):
+        m.dof_invweight0[adr + k] = r
+    else:
+      m.dof_invweight0[adr] = minv[adr, adr]
+  # bodies: mean diagonal of the translational and rotational blocks of J M⁻¹ Jᵀ at the body's com
+  m.body_invweight0[0, 0] = 0.0
+  m.body_invweight0[0, 1] = 0.0
+  for b in range(1, m.nbody):
+    if m.body_dofnum[m.body_weldid[b]] == 0:  # static and mocap bodies
+      m.body_invweight0[b, 0] = 0.0
+      m.body_invweight0[b, 1] = 0.0
+      continue
+    if m.body_simple[b] == _SIMPLE_SLIDES:
+      m.body_invweight0[b, 0] = 1.0 / max(MINVAL, m.body_mass[b])
+      m.body_invweight0[b, 1] = 0.0
+      continue
+    support.jac(m, d, d.jac_p, d.jac_r, d.xipos[b], b)
+    for part in range(2):
+      jac = d.jac_p if part == 0 else d.jac_r
+      s = 0.0
+      for k in range(3):
+        for p in range(nv):
+          if jac[k, p] == 0.0:
+            continue
+          for q in range(nv):
+            s += jac[k, p] * minv[p, q] * jac[k, q]
+      m.body_invweight0[b, part] = s / 3.0
+  for t in range(m.ntendon):
+    s = 0.0
+    for p in range(nv):
+      for q in range(nv):
+        s += d.ten_J[t, p] * minv[p, q] * d.ten_J[t, q]
+    m.tendon_invweight0[t] = s
 
 
 def spring_damper(m, jobs):
@@ -103,7 +221,6 @@ def lengthrange(m, jobs, settings):
   """
   if not jobs:
     return
-  from mjgym.physics.containers import MjData  # pylint: disable=import-outside-toplevel
   dt = settings["timestep"] if settings["timestep"] > 0 else float(m.opt.timestep)
   nstep = max(1, int(settings["inttotal"] / dt + 1e-9))
   nrec = min(nstep, max(1, int(settings["interval"] / dt + 1e-9)))
