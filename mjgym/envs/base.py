@@ -433,6 +433,8 @@ def advance(b, task, observation, frame_skip, action, carry, mask=None):
   fused = observation == "sensors" and not task.reads_derived
   if fused:  # the reward reads only qpos/qvel: one call steps and observes
     b.step_observe(frame_skip, mask)
+  elif observation == "sensors":  # the observe below ends with the step1 that the next step starts from
+    b.step_derived(frame_skip, mask)
   else:
     b.step_rne(frame_skip, mask)
   result = task.post_step(b, action, carry)

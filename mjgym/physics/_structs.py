@@ -706,6 +706,7 @@ data_type = DataType([
     ("energy", nt.float64[::1]),
     ("warning_number", nt.int32[::1]),
     ("warning_lastinfo", nt.int32[::1]),
+    ("step1_valid", nt.int32[::1]),
     ("ncon", nt.int32[::1]),
     ("contact_dist", nt.float64[::1]),
     ("contact_pos", nt.float64[:, ::1]),
@@ -857,7 +858,7 @@ data_type = DataType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, energy, warning_number, warning_lastinfo, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, qfrc_gravcomp, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, subtree_linvel, subtree_angmom, ten_wrapadr, ten_wrapnum, wrap_obj, wrap_xpos, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, col_prism, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_state, efc_force, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, efc_jar, efc_jv, efc_quad, efc_Y, solver_H, solver_vec, solver_block, solver_mat, solver_work, efc_AR, solver_efc, solver_efcint, nisland, nidof, tree_island, island_nv, island_idofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc):
+def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, energy, warning_number, warning_lastinfo, step1_valid, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, qfrc_gravcomp, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, subtree_linvel, subtree_angmom, ten_wrapadr, ten_wrapnum, wrap_obj, wrap_xpos, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, col_prism, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_state, efc_force, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, efc_jar, efc_jv, efc_quad, efc_Y, solver_H, solver_vec, solver_block, solver_mat, solver_work, efc_AR, solver_efc, solver_efcint, nisland, nidof, tree_island, island_nv, island_idofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.time = time
@@ -876,6 +877,7 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.energy = energy
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
+  s.step1_valid = step1_valid
   s.ncon = ncon
   s.contact_dist = contact_dist
   s.contact_pos = contact_pos
@@ -1042,6 +1044,7 @@ def zero_data(d):
   d.act_dot[...] = 0
   d.sensordata[...] = 0
   d.energy[...] = 0
+  d.step1_valid[...] = 0
   d.ncon[...] = 0
   d.contact_dist[...] = 0
   d.contact_pos[...] = 0

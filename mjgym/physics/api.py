@@ -92,7 +92,7 @@ def _step_with_callbacks(m, d, nstep, stages):
     if part(m._struct, d._struct, forward.PART_CHECK_ACC) and not m.opt.disableflags & DisableBit.AUTORESET:
       _forward_with_callbacks(m, d)
     _user_sensors(m, d, stages)
-    run(m._struct, d._struct, forward.OP_STEP2, 0)
+    run(m._struct, d._struct, forward.OP_INTEGRATE, 0)
 
 
 def _user_stages(m):
@@ -119,8 +119,9 @@ def mj_step(m, d, nstep=1):
     return
   for _ in range(int(nstep)):
     run(m._struct, d._struct, forward.OP_STEP1, 0)
+    run(m._struct, d._struct, forward.OP_ACCELERATION, 0)
     _user_sensors(m, d, stages)
-    run(m._struct, d._struct, forward.OP_STEP2, 0)
+    run(m._struct, d._struct, forward.OP_INTEGRATE, 0)
 
 
 def mj_step1(m, d):

@@ -31,6 +31,7 @@ OP_FORWARD = forward.OP_FORWARD
 OP_RESET = forward.OP_RESET
 OP_OBSERVE = forward.OP_OBSERVE
 OP_STEP_RNE = forward.OP_STEP_RNE
+OP_ENV_STEP_RNE = forward.OP_ENV_STEP_RNE
 
 
 @njit(cache=True, error_model="numpy", parallel=True)
@@ -161,7 +162,13 @@ class MjDataBatch:
     self._run(OP_STEP, mask, nstep)
 
   def step_observe(self, nstep, mask=None):
-    """``nstep`` steps then forward dynamics and mj_rnePostConstraint at the new state (an env step)."""
+    """An environment step: ``nstep`` steps, then forward dynamics and mj_rnePostConstraint at the new state.
+
+    Runs as MuJoCo's split step (forward.env_steps): each state passes the position and velocity stages once, the
+    last step's mj_step1 serving the observation and the next call's first step. A state set from Python
+    (``set_state``, or ``observe`` after writing qpos/qvel) is evaluated anew; one written into the arrays
+    directly needs ``observe`` (or ``forward``) before the next ``step_observe``, as MuJoCo needs mj_forward
+    after such a write."""
     self._run(OP_STEP_OBSERVE, mask, nstep)
 
   def step_rne(self, nstep, mask=None):
@@ -170,12 +177,19 @@ class MjDataBatch:
     last step's state before integration."""
     self._run(OP_STEP_RNE, mask, nstep)
 
+  def step_derived(self, nstep, mask=None):
+    """``step_rne`` for an environment whose reward reads derived fields before its observation (``observe``):
+    the first step starts from the mj_step1 of the ``observe`` that ended the previous environment step (see
+    ``step_observe``); the fields it leaves are those of ``step_rne``."""
+    self._run(OP_ENV_STEP_RNE, mask, nstep)
+
   def forward(self, mask=None):
     """mj_forward on every world (or those where ``mask`` is true), in parallel over worlds."""
     self._run(OP_FORWARD, mask)
 
   def observe(self, mask=None):
-    """mj_forward then mj_rnePostConstraint on the worlds where ``mask`` is true (the end of an env reset)."""
+    """mj_forward (with mj_step1's state checks) then mj_rnePostConstraint on the worlds where ``mask`` is true
+    (the end of an env reset or set_state)."""
     self._run(OP_OBSERVE, mask)
 
   def reset(self, mask=None):
@@ -231,6 +245,7 @@ class MjDataBatch:
       width = field[0].size
       field[index] = values[:, adr:adr + width].reshape((len(index),) + field.shape[1:])
       adr += width
+    self._fields["step1_valid"][index] = 0  # the state moved: the next environment step starts with mj_step1
 
   def randomize(self, names):
     """Gives model fields ``names`` (from ``RANDOMIZABLE``) a leading world axis; returns ``world_model``.

@@ -1,14 +1,15 @@
 """Forward dynamics and integration: the pipeline stages in MuJoCo's order, then the integrators.
 
 Reads like MuJoCo's engine_forward.c: ``fwd_position`` -> ``fwd_velocity`` -> ``fwd_actuation`` ->
-``fwd_acceleration`` -> ``fwd_constraint``; ``step`` checks the state, runs ``forward`` and advances the state
+``fwd_acceleration`` -> ``fwd_constraint``; ``step`` is MuJoCo's ``step1`` (state checks, position and velocity
+stages) then ``step2``'s work (acceleration stage, qacc check) and advances the state
 with the selected integrator (semi-implicit Euler, RK4, implicit, implicitfast).
 
 How this file is compiled matters as much as what it computes (physics/_link.py). numba finishes every jitted
 function as a program of its own, with the code of everything it calls linked in and optimized again; a pipeline
 built that way generated the whole engine once per layer and per entry point. So the stages (kinematics, crb,
 collision, constraint, solver, sensors, ...) are *separate* kernels: each compiles once, and its callers call it by
-address. The orchestration here (``fwd_position``, ``_forward``, ``step_forward``, ...) holds nothing but those
+address. The orchestration here (``fwd_position``, ``_forward``, ``step1``, ...) holds nothing but those
 calls: it is linked into its callers as usual (one cache file fewer to load per layer at every start). The entry
 points, one per front door and collider tier (``run`` / ``run_ccd`` for one world, ``batch.run_batch`` /
 ``run_batch_ccd`` for many, each taking an operation code), are small. Kernels that only some models need
@@ -504,34 +505,60 @@ def implicit(m, d):
 
 
 @njit(cache=True, error_model="numpy")
-def step(m, d, nstep, narrow, parts=3):
-  """Advances the world ``nstep`` times: check state, forward dynamics, check qacc, integrate.
-
-  ``parts`` selects the halves of each step (MuJoCo's mj_step1 / mj_step2): 1 the state checks and forward
-  dynamics, 2 the integrator, 3 both.
-  """
+def step(m, d, nstep, narrow):
+  """mj_step, ``nstep`` times: ``step1`` then ``finish_step`` (mj_step2 with the model's own integrator)."""
   for _ in range(nstep):
-    if parts & 1:
-      step_forward(m, d, narrow)
-    if parts & 2:
-      step_integrate(m, d, narrow)
+    step1(m, d, narrow)
+    finish_step(m, d, narrow)
 
 
 @njit(cache=True, error_model="numpy")
-def step_forward(m, d, narrow):
-  """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
+def step1(m, d, narrow):
+  """MuJoCo's mj_step1: the qpos / qvel checks, then the position and velocity stages with their sensors and
+  energy. Controls set after it act in the step that ``step2`` / ``finish_step`` completes."""
   _check(m, d, d.qpos, Warning.BADQPOS)
   _check(m, d, d.qvel, Warning.BADQVEL)
-  forward(m, d, narrow)
-  # a bad qacc resets the world, which is then forwarded once more and not checked again (mj_checkAcc); without
-  # autoreset the bad qacc stays
+  _forward_position(m, d, True, narrow)
+  _velocity_to_passive(m, d)
+  _forward_velocity_end(m, d, True)
+  d.step1_valid[0] = 1
+
+
+@njit(cache=True, error_model="numpy")
+def step2(m, d, narrow):
+  """MuJoCo's mj_step2 after ``step1``: the acceleration stage and the qacc check, then implicit or implicitfast
+  as set, otherwise Euler (for RK4 too, as MuJoCo: RK4 re-evaluates the whole pipeline, which a split step
+  cannot)."""
+  _acceleration_checked(m, d, narrow)
+  integrator = m.opt_integrator[0]
+  if integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+    implicit(m, d)
+  else:
+    euler(m, d)
+  d.step1_valid[0] = 0
+
+
+@njit(cache=True, error_model="numpy")
+def finish_step(m, d, narrow):
+  """The rest of a step after ``step1``: ``step2`` with the model's own integrator, RK4 included."""
+  _acceleration_checked(m, d, narrow)
+  integrate(m, d, narrow)
+  d.step1_valid[0] = 0
+
+
+@njit(cache=True, error_model="numpy")
+def _acceleration_checked(m, d, narrow):
+  """The acceleration stage (actuation, accelerations, constraint forces, acceleration sensors), then the qacc
+  check: a bad qacc resets the world, which is then forwarded once more and not checked again (mj_checkAcc);
+  without autoreset the bad qacc stays."""
+  _forward_acceleration(m, d, True)
   if _check(m, d, d.qacc, Warning.BADQACC) and not _disabled(m, _DSBL_AUTORESET):
     forward(m, d, narrow)
 
 
 @njit(cache=True, error_model="numpy")
-def step_integrate(m, d, narrow):
-  """The second part of a step: the model's integrator."""
+def integrate(m, d, narrow):
+  """The model's integrator over one time step, from the forward dynamics of the current state."""
   integrator = m.opt_integrator[0]
   if integrator == IntegratorType.RK4:
     rungekutta4(m, d, narrow)
@@ -541,21 +568,39 @@ def step_integrate(m, d, narrow):
     euler(m, d)
 
 
+@njit(cache=True, error_model="numpy")
+def env_steps(m, d, nstep, narrow):
+  """``nstep`` mj_steps of an environment step, the first starting from the ``step1`` that the previous
+  environment operation left (``step1_valid``): each state of the previous step's end passes the position and
+  velocity stages once. Where no step1 is valid (after mj_step, a reset, a state set from Python, ...) the first
+  step runs its own."""
+  for k in range(nstep):
+    if k > 0 or d.step1_valid[0] == 0:
+      step1(m, d, narrow)
+    finish_step(m, d, narrow)
+
+
 # ----------------------------------------------------------- entry points ----
 
 # Operations of the entry points: what ``run`` (and batch.run_batch for each selected world) does.
 OP_STEP = 0          # mj_step, nstep times
-OP_STEP_OBSERVE = 1  # an environment step: nstep steps, then forward dynamics and mj_rnePostConstraint at the
-                     # new state, so that sensordata, cacc and cfrc_ext describe the state the agent observes
+OP_STEP_OBSERVE = 1  # an environment step: env_steps, then step1, the acceleration stage and
+                     # mj_rnePostConstraint at the new state, so that sensordata, qacc, cacc and cfrc_ext describe
+                     # the state the agent observes; the next env_steps starts from this step1
 OP_FORWARD = 2       # mj_forward
 OP_RESET = 3         # mj_resetData
-OP_OBSERVE = 4       # mj_forward then mj_rnePostConstraint: what an environment reset ends with
-OP_STEP1 = 5         # the state checks and forward dynamics of a step (user sensors are filled after it)
-OP_STEP2 = 6         # the integrator part of a step
+OP_OBSERVE = 4       # step1, the acceleration stage and mj_rnePostConstraint: what an environment reset or
+                     # set_state ends with (mj_forward with the state checks); the next OP_STEP_OBSERVE starts
+                     # from its step1
+OP_STEP1 = 5         # mj_step1
+OP_STEP2 = 6         # mj_step2
 OP_POSITION = 7      # the position stage alone (the model's constants at qpos0)
 OP_INERTIA = 8       # kinematics, tendons and the factored mass matrix (the model's invweight0 at qpos0)
 OP_STEP_RNE = 9      # nstep steps, then mj_rnePostConstraint: Gymnasium MujocoEnv's do_simulation (derived
                      # fields stay those of the last step's pre-integration state, as MuJoCo leaves them)
+OP_ACCELERATION = 10  # the acceleration stage and qacc check of a step after OP_STEP1 (user sensors after it)
+OP_INTEGRATE = 11    # the model's integrator (after OP_ACCELERATION)
+OP_ENV_STEP_RNE = 12  # OP_STEP_RNE as env_steps: the first step reuses the step1 of the OP_OBSERVE before it
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -576,16 +621,29 @@ def apply(m, d, op, nstep, narrow):
       smooth.tendon(m, d)
     smooth.crb(m, d)
     smooth.factor_m(m, d)
+  elif op == OP_STEP1:
+    step1(m, d, narrow)
+  elif op == OP_STEP2:
+    step2(m, d, narrow)
+  elif op == OP_ACCELERATION:
+    _acceleration_checked(m, d, narrow)
+  elif op == OP_INTEGRATE:
+    integrate(m, d, narrow)
+    d.step1_valid[0] = 0
+  elif op == OP_STEP_OBSERVE or op == OP_OBSERVE:
+    if op == OP_STEP_OBSERVE:
+      env_steps(m, d, nstep, narrow)
+    step1(m, d, narrow)  # after OP_OBSERVE's state was set from outside, always
+    _forward_acceleration(m, d, True)
+    smooth.rne_postconstraint(m, d)
   else:
-    n, parts = 0, 3
-    if op == OP_STEP or op == OP_STEP_OBSERVE or op == OP_STEP_RNE:
-      n = nstep
-    elif op == OP_STEP1 or op == OP_STEP2:
-      n, parts = 1, (1 if op == OP_STEP1 else 2)
-    step(m, d, n, narrow, parts)
-    if op == OP_FORWARD or op == OP_OBSERVE or op == OP_STEP_OBSERVE:
+    if op == OP_STEP or op == OP_STEP_RNE:
+      step(m, d, nstep, narrow)
+    elif op == OP_ENV_STEP_RNE:
+      env_steps(m, d, nstep, narrow)
+    else:
       forward(m, d, narrow)
-    if op == OP_OBSERVE or op == OP_STEP_OBSERVE or op == OP_STEP_RNE:
+    if op == OP_STEP_RNE or op == OP_ENV_STEP_RNE:
       smooth.rne_postconstraint(m, d)
 
 
@@ -634,6 +692,7 @@ def _apply_part(m, d, part, narrow):
       implicit(m, d)
     else:
       euler(m, d)
+    d.step1_valid[0] = 0
   return 0
 
 

@@ -679,6 +679,7 @@ sensordata float nsensordata
 energy float 2
 warning_number int 7
 warning_lastinfo int 7
+step1_valid int 1
 
 ncon int 1
 contact_dist float nconmax
