@@ -823,9 +823,6 @@ data_type = DataType([
     ("efc_force", nt.float64[::1]),
     ("rne_cacc", nt.float64[:, ::1]),
     ("rne_cfrc", nt.float64[:, ::1]),
-    ("scratch_nv", nt.float64[:, ::1]),
-    ("jac_p", nt.float64[:, ::1]),
-    ("jac_r", nt.float64[:, ::1]),
     ("col_aabb", nt.float64[:, ::1]),
     ("col_order", nt.int32[::1]),
     ("col_buf", nt.int32[::1]),
@@ -833,20 +830,62 @@ data_type = DataType([
     ("col_face", nt.int32[:, ::1]),
     ("col_plane", nt.float64[:, ::1]),
     ("col_edge", nt.int32[:, ::1]),
+    ("box_clip", nt.float64[:, :, ::1]),
+    ("multiccd_feature", nt.float64[:, ::1]),
+    ("multiccd_clip", nt.float64[:, :, ::1]),
     ("col_prism", nt.float64[:, ::1]),
+    ("constraint_jacp", nt.float64[:, ::1]),
+    ("constraint_jacr", nt.float64[:, ::1]),
+    ("constraint_row", nt.float64[::1]),
+    ("constraint_wrench", nt.float64[::1]),
+    ("island_cursor", nt.int32[::1]),
+    ("passive_jacp", nt.float64[:, ::1]),
+    ("passive_jacr", nt.float64[:, ::1]),
+    ("passive_row", nt.float64[::1]),
     ("efc_jv", nt.float64[::1]),
     ("solver_H", nt.float64[:, ::1]),
-    ("solver_vec", nt.float64[:, ::1]),
-    ("solver_block", nt.float64[:, ::1]),
-    ("solver_mat", nt.float64[:, :, ::1]),
-    ("solver_work", nt.float64[:, ::1]),
-    ("solver_efc", nt.float64[:, ::1]),
-    ("solver_efcint", nt.int32[:, ::1]),
+    ("solver_Ma", nt.float64[::1]),
+    ("solver_grad", nt.float64[::1]),
+    ("solver_Mgrad", nt.float64[::1]),
+    ("solver_search", nt.float64[::1]),
+    ("solver_Mv", nt.float64[::1]),
+    ("solver_qfrc", nt.float64[::1]),
+    ("solver_grad_old", nt.float64[::1]),
+    ("solver_Mgrad_old", nt.float64[::1]),
+    ("solver_dgrad", nt.float64[::1]),
+    ("solver_dMgrad", nt.float64[::1]),
+    ("solver_hrow", nt.float64[::1]),
+    ("solver_rows", nt.int32[::1]),
+    ("solver_arinv", nt.float64[::1]),
+    ("solver_prev", nt.float64[::1]),
+    ("solver_mom", nt.float64[::1]),
+    ("solver_arf", nt.float64[::1]),
+    ("solver_ARrow", nt.float64[::1]),
+    ("solver_state_old", nt.int32[::1]),
+    ("solver_blocks", nt.int32[::1]),
+    ("solver_res", nt.float64[::1]),
+    ("solver_old", nt.float64[::1]),
+    ("solver_ray", nt.float64[::1]),
+    ("solver_ARray", nt.float64[::1]),
+    ("solver_bc", nt.float64[::1]),
+    ("solver_dforce", nt.float64[::1]),
+    ("solver_fric", nt.float64[::1]),
+    ("solver_Ablock", nt.float64[:, ::1]),
+    ("solver_Asub", nt.float64[:, ::1]),
+    ("solver_qcqp_A", nt.float64[:, ::1]),
+    ("solver_qcqp_b", nt.float64[::1]),
+    ("solver_qcqp_L", nt.float64[:, ::1]),
+    ("solver_qcqp_dx", nt.float64[::1]),
+    ("integ_qfrc", nt.float64[::1]),
+    ("integ_qacc", nt.float64[::1]),
     ("rk_qpos", nt.float64[::1]),
     ("rk_qvel", nt.float64[::1]),
     ("rk_act", nt.float64[::1]),
     ("rk_F", nt.float64[:, ::1]),
     ("rk_dX", nt.float64[::1]),
+    ("deriv_qvel", nt.float64[::1]),
+    ("deriv_bias_plus", nt.float64[::1]),
+    ("deriv_bias_minus", nt.float64[::1]),
     ("deriv_cvel", nt.float64[:, ::1]),
     ("deriv_cdof_dot", nt.float64[:, ::1]),
     ("deriv_cacc", nt.float64[:, ::1]),
@@ -856,7 +895,7 @@ data_type = DataType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, scratch_nv, jac_p, jac_r, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, col_prism, efc_jv, solver_H, solver_vec, solver_block, solver_mat, solver_work, solver_efc, solver_efcint, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
+def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, constraint_wrench, island_cursor, passive_jacp, passive_jacr, passive_row, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_rows, solver_arinv, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.solver_niter = solver_niter
@@ -992,9 +1031,6 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.efc_force = efc_force
   s.rne_cacc = rne_cacc
   s.rne_cfrc = rne_cfrc
-  s.scratch_nv = scratch_nv
-  s.jac_p = jac_p
-  s.jac_r = jac_r
   s.col_aabb = col_aabb
   s.col_order = col_order
   s.col_buf = col_buf
@@ -1002,20 +1038,62 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.col_face = col_face
   s.col_plane = col_plane
   s.col_edge = col_edge
+  s.box_clip = box_clip
+  s.multiccd_feature = multiccd_feature
+  s.multiccd_clip = multiccd_clip
   s.col_prism = col_prism
+  s.constraint_jacp = constraint_jacp
+  s.constraint_jacr = constraint_jacr
+  s.constraint_row = constraint_row
+  s.constraint_wrench = constraint_wrench
+  s.island_cursor = island_cursor
+  s.passive_jacp = passive_jacp
+  s.passive_jacr = passive_jacr
+  s.passive_row = passive_row
   s.efc_jv = efc_jv
   s.solver_H = solver_H
-  s.solver_vec = solver_vec
-  s.solver_block = solver_block
-  s.solver_mat = solver_mat
-  s.solver_work = solver_work
-  s.solver_efc = solver_efc
-  s.solver_efcint = solver_efcint
+  s.solver_Ma = solver_Ma
+  s.solver_grad = solver_grad
+  s.solver_Mgrad = solver_Mgrad
+  s.solver_search = solver_search
+  s.solver_Mv = solver_Mv
+  s.solver_qfrc = solver_qfrc
+  s.solver_grad_old = solver_grad_old
+  s.solver_Mgrad_old = solver_Mgrad_old
+  s.solver_dgrad = solver_dgrad
+  s.solver_dMgrad = solver_dMgrad
+  s.solver_hrow = solver_hrow
+  s.solver_rows = solver_rows
+  s.solver_arinv = solver_arinv
+  s.solver_prev = solver_prev
+  s.solver_mom = solver_mom
+  s.solver_arf = solver_arf
+  s.solver_ARrow = solver_ARrow
+  s.solver_state_old = solver_state_old
+  s.solver_blocks = solver_blocks
+  s.solver_res = solver_res
+  s.solver_old = solver_old
+  s.solver_ray = solver_ray
+  s.solver_ARray = solver_ARray
+  s.solver_bc = solver_bc
+  s.solver_dforce = solver_dforce
+  s.solver_fric = solver_fric
+  s.solver_Ablock = solver_Ablock
+  s.solver_Asub = solver_Asub
+  s.solver_qcqp_A = solver_qcqp_A
+  s.solver_qcqp_b = solver_qcqp_b
+  s.solver_qcqp_L = solver_qcqp_L
+  s.solver_qcqp_dx = solver_qcqp_dx
+  s.integ_qfrc = integ_qfrc
+  s.integ_qacc = integ_qacc
   s.rk_qpos = rk_qpos
   s.rk_qvel = rk_qvel
   s.rk_act = rk_act
   s.rk_F = rk_F
   s.rk_dX = rk_dX
+  s.deriv_qvel = deriv_qvel
+  s.deriv_bias_plus = deriv_bias_plus
+  s.deriv_bias_minus = deriv_bias_minus
   s.deriv_cvel = deriv_cvel
   s.deriv_cdof_dot = deriv_cdof_dot
   s.deriv_cacc = deriv_cacc
@@ -1157,9 +1235,6 @@ def zero_data(d):
   d.efc_force[...] = 0
   d.rne_cacc[...] = 0
   d.rne_cfrc[...] = 0
-  d.scratch_nv[...] = 0
-  d.jac_p[...] = 0
-  d.jac_r[...] = 0
   d.col_aabb[...] = 0
   d.col_order[...] = 0
   d.col_buf[...] = 0
@@ -1167,20 +1242,62 @@ def zero_data(d):
   d.col_face[...] = 0
   d.col_plane[...] = 0
   d.col_edge[...] = 0
+  d.box_clip[...] = 0
+  d.multiccd_feature[...] = 0
+  d.multiccd_clip[...] = 0
   d.col_prism[...] = 0
+  d.constraint_jacp[...] = 0
+  d.constraint_jacr[...] = 0
+  d.constraint_row[...] = 0
+  d.constraint_wrench[...] = 0
+  d.island_cursor[...] = 0
+  d.passive_jacp[...] = 0
+  d.passive_jacr[...] = 0
+  d.passive_row[...] = 0
   d.efc_jv[...] = 0
   d.solver_H[...] = 0
-  d.solver_vec[...] = 0
-  d.solver_block[...] = 0
-  d.solver_mat[...] = 0
-  d.solver_work[...] = 0
-  d.solver_efc[...] = 0
-  d.solver_efcint[...] = 0
+  d.solver_Ma[...] = 0
+  d.solver_grad[...] = 0
+  d.solver_Mgrad[...] = 0
+  d.solver_search[...] = 0
+  d.solver_Mv[...] = 0
+  d.solver_qfrc[...] = 0
+  d.solver_grad_old[...] = 0
+  d.solver_Mgrad_old[...] = 0
+  d.solver_dgrad[...] = 0
+  d.solver_dMgrad[...] = 0
+  d.solver_hrow[...] = 0
+  d.solver_rows[...] = 0
+  d.solver_arinv[...] = 0
+  d.solver_prev[...] = 0
+  d.solver_mom[...] = 0
+  d.solver_arf[...] = 0
+  d.solver_ARrow[...] = 0
+  d.solver_state_old[...] = 0
+  d.solver_blocks[...] = 0
+  d.solver_res[...] = 0
+  d.solver_old[...] = 0
+  d.solver_ray[...] = 0
+  d.solver_ARray[...] = 0
+  d.solver_bc[...] = 0
+  d.solver_dforce[...] = 0
+  d.solver_fric[...] = 0
+  d.solver_Ablock[...] = 0
+  d.solver_Asub[...] = 0
+  d.solver_qcqp_A[...] = 0
+  d.solver_qcqp_b[...] = 0
+  d.solver_qcqp_L[...] = 0
+  d.solver_qcqp_dx[...] = 0
+  d.integ_qfrc[...] = 0
+  d.integ_qacc[...] = 0
   d.rk_qpos[...] = 0
   d.rk_qvel[...] = 0
   d.rk_act[...] = 0
   d.rk_F[...] = 0
   d.rk_dX[...] = 0
+  d.deriv_qvel[...] = 0
+  d.deriv_bias_plus[...] = 0
+  d.deriv_bias_minus[...] = 0
   d.deriv_cvel[...] = 0
   d.deriv_cdof_dot[...] = 0
   d.deriv_cacc[...] = 0

@@ -872,38 +872,89 @@ efc_force               float  njmax          | constraint force in constraint s
 rne_cacc                float  nbody 6        | body accelerations of the bias-force recursion (rne)
 rne_cfrc                float  nbody 6        | body forces of the bias-force recursion (rne)
 
-# Scratch: shared by row number (step path)
-scratch_nv              float  4 nv           | nv vectors: integrators (0, 1), velocity derivative (0, 2, 3), fluid (2)
-jac_p                   float  3 nv           | translational point Jacobian (constraint.py, passive.py)
-jac_r                   float  3 nv           | rotational point Jacobian (constraint.py, passive.py)
-
-# Scratch: collision
+# Scratch: collision/driver.py
 col_aabb                float  ngeom 6        | world box of each geom grown by its margin and gap: min, max xyz (m)
 col_order               int    ngeom          | geoms sorted by the low x of col_aabb (sweep and prune)
 col_buf                 int    ngeom          | merge buffer of the sort of col_order
-col_vert                float  3 128 3        | GJK/EPA vertices (convex.py); polygons (box.py, multiccd.py)
+
+# Scratch: collision/convex.py
+col_vert                float  3 128 3        | GJK/EPA vertices: [0] on geom1, [1] on geom2, [2] their difference (m)
 col_face                int    256 7          | EPA faces: three vertices, the three neighbours, dead flag
 col_plane               float  256 4          | EPA face planes: unit normal, distance from the origin
 col_edge                int    384 3          | EPA horizon edges (two vertices, the face beyond), the flood's stack
+
+# Scratch: collision/box.py
+box_clip                float  2 64 3         | the clipped incident face, ping-ponging between the two rows (m)
+
+# Scratch: collision/multiccd.py
+multiccd_feature        float  128 3          | corners of the two features: geom1's from slot 0, geom2's from 64 (m)
+multiccd_clip           float  2 128 3        | the clipped feature, ping-ponging between the two rows (m)
+
+# Scratch: collision/hfield.py
 col_prism               float  6 3            | world corners of the height-field prism being collided (m)
+
+# Scratch: constraint.py
+constraint_jacp         float  3 nv           | translational Jacobian of a point pair (rows) or a body com (invweight0)
+constraint_jacr         float  3 nv           | rotational Jacobian of a point pair (rows) or a body com (invweight0)
+constraint_row          float  nv             | Jacobian of a pyramidal contact's normal, shared by its edges
+constraint_wrench       float  6              | one contact's force and torque in its frame (cfrc_ext)
+
+# Scratch: island.py
+island_cursor           int    ntree          | dofs or rows placed so far in each island
+
+# Scratch: passive.py
+passive_jacp            float  3 nv           | translational Jacobian of a body's com (fluid derivative)
+passive_jacr            float  3 nv           | rotational Jacobian of a body's com (fluid derivative)
+passive_row             float  nv             | one row of Rᵀ J, a body-frame velocity per dof (fluid derivative)
 
 # Scratch: solver.py
 efc_jv                  float  njmax          | J times the search direction (line search)
 solver_H                float  nv nv          | Cholesky factor of the Newton Hessian
-solver_vec              float  10 nv          | ten nv vectors, by row number (solver.py; row 0 also constraint.py)
-solver_block            float  10 6           | ten block vectors, by row number (solver.py; row 9 constraint.py)
-solver_mat              float  2 6 6          | two block matrices
-solver_work             float  13 6           | QCQP workspace, by row number
-solver_efc              float  4 njmax        | four per-row vectors, by row number
-solver_efcint           int    3 njmax        | three per-row int vectors, by row number (row 2 island.py)
+solver_Ma               float  nv             | M qacc at the current iterate (primal)
+solver_grad             float  nv             | gradient of the cost at the current iterate (primal)
+solver_Mgrad            float  nv             | preconditioned gradient: M⁻¹ grad (CG), H⁻¹ grad (Newton)
+solver_search           float  nv             | search direction (primal)
+solver_Mv               float  nv             | M times the search direction (primal)
+solver_qfrc             float  nv             | Jᵀ efc_force at the current iterate (primal)
+solver_grad_old         float  nv             | gradient at the previous iterate (CG)
+solver_Mgrad_old        float  nv             | preconditioned gradient at the previous iterate (CG)
+solver_dgrad            float  nv             | change of the gradient over the last iteration (CG)
+solver_dMgrad           float  nv             | change of the preconditioned gradient over the last iteration (CG)
+solver_hrow             float  nv             | direction of a rank-one term of an elliptic cone's Hessian (Newton)
+solver_rows             int    njmax          | 0, 1, ..., nefc - 1: the dual sweeps' row list when there are no islands
+solver_arinv            float  njmax          | 1 / diagonal of AR at each list position (dual)
+solver_prev             float  njmax          | forces before the last momentum step, by list position (PGS)
+solver_mom              float  njmax          | forces after the momentum step, by list position (PGS)
+solver_arf              float  njmax          | AR times the warm-start forces (PGS)
+solver_ARrow            float  njmax          | a row of AR, recomputed when efc_AR does not hold it (dual)
+solver_state_old        int    njmax          | efc_state before a sweep, by list position (dual)
+solver_blocks           int    njmax          | list position of each row block, in a shuffled visiting order (PGS)
+solver_res              float  6              | residual b + AR f of the block's rows (dual)
+solver_old              float  6              | the block's forces before its update (dual)
+solver_ray              float  6              | the block's forces, the direction of its ray update (PGS)
+solver_ARray            float  6              | AR times solver_ray (PGS)
+solver_bc               float  6              | linear term of the friction subproblem (dual)
+solver_dforce           float  6              | change of the block's forces (dual)
+solver_fric             float  5              | friction forces the QCQP returns (dual)
+solver_Ablock           float  6 6            | AR block of the current row or elliptic contact (PGS)
+solver_Asub             float  6 6            | AR block the friction update works on; noslip's without R (dual)
+solver_qcqp_A           float  5 5            | the QCQP's matrix scaled by the friction coefficients
+solver_qcqp_b           float  5              | the QCQP's linear term scaled by the friction coefficients
+solver_qcqp_L           float  5 5            | Cholesky factor of solver_qcqp_A plus λ I
+solver_qcqp_dx          float  5              | (A + λ I)⁻¹ x, for the Newton step on the multiplier λ
 
 # Scratch: forward.py
+integ_qfrc              float  nv             | qfrc_smooth + qfrc_constraint (Euler with implicit damping)
+integ_qacc              float  nv             | acceleration that Euler with damping and implicit integrate
 rk_qpos                 float  nq             | qpos at the start of an RK4 step
 rk_qvel                 float  nv             | qvel at the start of an RK4 step
 rk_act                  float  na             | act at the start of an RK4 step
 rk_F                    float  4 nv2na        | derivative (qvel, qacc, act_dot) of each RK4 stage
 rk_dX                   float  nv2na          | weighted sum of stage derivatives (RK4)
-deriv_cvel              float  nbody 6        | cvel of the perturbed velocity (velocity derivative of the bias force)
+deriv_qvel              float  nv             | qvel with one component perturbed (bias force velocity derivative)
+deriv_bias_plus         float  nv             | bias force at the velocity perturbed up
+deriv_bias_minus        float  nv             | bias force at the velocity perturbed down
+deriv_cvel              float  nbody 6        | cvel of the perturbed velocity
 deriv_cdof_dot          float  nv 6           | cdof_dot of the perturbed velocity
 deriv_cacc              float  nbody 6        | body accelerations of the perturbed bias force
 deriv_cfrc              float  nbody 6        | body forces of the perturbed bias force
