@@ -103,6 +103,6 @@ def test_other_field_table_is_refused(monkeypatch, tmp_path):
   m = physics.MjModel.from_xml_path(ASSETS / "hopper.xml")
   path = tmp_path / "hopper.mjgym"
   physics.mj_saveModel(m, str(path))
-  monkeypatch.setattr(types, "MODEL_FIELDS", types.MODEL_FIELDS + "\nnew_field float nbody\n")
+  monkeypatch.setattr(types, "MODEL_ROWS", types.MODEL_ROWS + [("new_field", "float", ("nbody",))])
   with pytest.raises(binary.BinaryModelError, match="another model field table"):
     physics.MjModel.from_binary_path(str(path))

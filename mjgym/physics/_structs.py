@@ -28,6 +28,8 @@ model_type = ModelType([
     ("na", nt.int64),
     ("nbody", nt.int64),
     ("njnt", nt.int64),
+    ("ntree", nt.int64),
+    ("nM", nt.int64),
     ("ngeom", nt.int64),
     ("nsite", nt.int64),
     ("ncam", nt.int64),
@@ -35,24 +37,27 @@ model_type = ModelType([
     ("nmesh", nt.int64),
     ("nmeshvert", nt.int64),
     ("nmeshface", nt.int64),
+    ("nmeshpoly", nt.int64),
+    ("nmeshpolyvert", nt.int64),
+    ("nmeshpolymap", nt.int64),
     ("nhfield", nt.int64),
     ("nhfielddata", nt.int64),
-    ("nmat", nt.int64),
     ("ntex", nt.int64),
     ("ntexdata", nt.int64),
-    ("ntendon", nt.int64),
-    ("nwrap", nt.int64),
-    ("neq", nt.int64),
+    ("nmat", nt.int64),
     ("npair", nt.int64),
     ("nexclude", nt.int64),
+    ("neq", nt.int64),
+    ("ntendon", nt.int64),
+    ("nwrap", nt.int64),
+    ("nsensor", nt.int64),
     ("nkey", nt.int64),
     ("nmocap", nt.int64),
-    ("nM", nt.int64),
-    ("nsensor", nt.int64),
-    ("nsensordata", nt.int64),
-    ("nconmax", nt.int64),
     ("njmax", nt.int64),
-    ("ntree", nt.int64),
+    ("nconmax", nt.int64),
+    ("nsensordata", nt.int64),
+    ("nmeshhull", nt.int64),
+    ("nmeshhullface", nt.int64),
     ("narmax", nt.int64),
     ("opt_timestep", nt.float64[::1]),
     ("opt_impratio", nt.float64[::1]),
@@ -79,6 +84,25 @@ model_type = ModelType([
     ("opt_ccd_iterations", nt.int32[::1]),
     ("opt_disableflags", nt.int32[::1]),
     ("opt_enableflags", nt.int32[::1]),
+    ("vis_global_fovy", nt.float64[::1]),
+    ("vis_global_azimuth", nt.float64[::1]),
+    ("vis_global_elevation", nt.float64[::1]),
+    ("vis_quality_shadowsize", nt.int32[::1]),
+    ("vis_quality_offsamples", nt.int32[::1]),
+    ("vis_headlight_ambient", nt.float64[::1]),
+    ("vis_headlight_diffuse", nt.float64[::1]),
+    ("vis_headlight_specular", nt.float64[::1]),
+    ("vis_headlight_active", nt.int32[::1]),
+    ("vis_map_znear", nt.float64[::1]),
+    ("vis_map_zfar", nt.float64[::1]),
+    ("vis_map_haze", nt.float64[::1]),
+    ("vis_map_shadowclip", nt.float64[::1]),
+    ("vis_rgba_haze", nt.float64[::1]),
+    ("stat_meaninertia", nt.float64[::1]),
+    ("stat_meanmass", nt.float64[::1]),
+    ("stat_meansize", nt.float64[::1]),
+    ("stat_extent", nt.float64[::1]),
+    ("stat_center", nt.float64[::1]),
     ("qpos0", nt.float64[::1]),
     ("qpos_spring", nt.float64[::1]),
     ("body_parentid", nt.int32[::1]),
@@ -89,8 +113,11 @@ model_type = ModelType([
     ("body_jntadr", nt.int32[::1]),
     ("body_dofnum", nt.int32[::1]),
     ("body_dofadr", nt.int32[::1]),
+    ("body_treeid", nt.int32[::1]),
     ("body_geomnum", nt.int32[::1]),
     ("body_geomadr", nt.int32[::1]),
+    ("body_simple", nt.int32[::1]),
+    ("body_sameframe", nt.int32[::1]),
     ("body_pos", nt.float64[:, ::1]),
     ("body_quat", nt.float64[:, ::1]),
     ("body_ipos", nt.float64[:, ::1]),
@@ -98,38 +125,37 @@ model_type = ModelType([
     ("body_mass", nt.float64[::1]),
     ("body_subtreemass", nt.float64[::1]),
     ("body_inertia", nt.float64[:, ::1]),
+    ("body_invweight0", nt.float64[:, ::1]),
     ("body_gravcomp", nt.float64[::1]),
-    ("body_treeid", nt.int32[::1]),
-    ("tree_dofadr", nt.int32[::1]),
-    ("tree_dofnum", nt.int32[::1]),
-    ("body_sameframe", nt.int32[::1]),
-    ("body_simple", nt.int32[::1]),
     ("jnt_type", nt.int32[::1]),
     ("jnt_qposadr", nt.int32[::1]),
     ("jnt_dofadr", nt.int32[::1]),
     ("jnt_bodyid", nt.int32[::1]),
     ("jnt_group", nt.int32[::1]),
     ("jnt_limited", nt.int32[::1]),
+    ("jnt_actfrclimited", nt.int32[::1]),
+    ("jnt_actgravcomp", nt.int32[::1]),
+    ("jnt_solref", nt.float64[:, ::1]),
+    ("jnt_solimp", nt.float64[:, ::1]),
     ("jnt_pos", nt.float64[:, ::1]),
     ("jnt_axis", nt.float64[:, ::1]),
     ("jnt_stiffness", nt.float64[::1]),
     ("jnt_range", nt.float64[:, ::1]),
-    ("jnt_margin", nt.float64[::1]),
-    ("jnt_solref", nt.float64[:, ::1]),
-    ("jnt_solimp", nt.float64[:, ::1]),
-    ("jnt_actfrclimited", nt.int32[::1]),
     ("jnt_actfrcrange", nt.float64[:, ::1]),
-    ("jnt_actgravcomp", nt.int32[::1]),
+    ("jnt_margin", nt.float64[::1]),
     ("dof_bodyid", nt.int32[::1]),
     ("dof_jntid", nt.int32[::1]),
     ("dof_parentid", nt.int32[::1]),
     ("dof_treeid", nt.int32[::1]),
     ("dof_Madr", nt.int32[::1]),
-    ("dof_armature", nt.float64[::1]),
-    ("dof_damping", nt.float64[::1]),
-    ("dof_frictionloss", nt.float64[::1]),
     ("dof_solref", nt.float64[:, ::1]),
     ("dof_solimp", nt.float64[:, ::1]),
+    ("dof_frictionloss", nt.float64[::1]),
+    ("dof_armature", nt.float64[::1]),
+    ("dof_damping", nt.float64[::1]),
+    ("dof_invweight0", nt.float64[::1]),
+    ("tree_dofadr", nt.int32[::1]),
+    ("tree_dofnum", nt.int32[::1]),
     ("geom_type", nt.int32[::1]),
     ("geom_contype", nt.int32[::1]),
     ("geom_conaffinity", nt.int32[::1]),
@@ -139,10 +165,12 @@ model_type = ModelType([
     ("geom_matid", nt.int32[::1]),
     ("geom_group", nt.int32[::1]),
     ("geom_priority", nt.int32[::1]),
+    ("geom_sameframe", nt.int32[::1]),
     ("geom_solmix", nt.float64[::1]),
     ("geom_solref", nt.float64[:, ::1]),
     ("geom_solimp", nt.float64[:, ::1]),
     ("geom_size", nt.float64[:, ::1]),
+    ("geom_aabb", nt.float64[:, ::1]),
     ("geom_rbound", nt.float64[::1]),
     ("geom_pos", nt.float64[:, ::1]),
     ("geom_quat", nt.float64[:, ::1]),
@@ -150,16 +178,15 @@ model_type = ModelType([
     ("geom_margin", nt.float64[::1]),
     ("geom_gap", nt.float64[::1]),
     ("geom_rgba", nt.float64[:, ::1]),
-    ("geom_sameframe", nt.int32[::1]),
     ("site_type", nt.int32[::1]),
     ("site_bodyid", nt.int32[::1]),
+    ("site_matid", nt.int32[::1]),
     ("site_group", nt.int32[::1]),
+    ("site_sameframe", nt.int32[::1]),
     ("site_size", nt.float64[:, ::1]),
     ("site_pos", nt.float64[:, ::1]),
     ("site_quat", nt.float64[:, ::1]),
     ("site_rgba", nt.float64[:, ::1]),
-    ("site_matid", nt.int32[::1]),
-    ("site_sameframe", nt.int32[::1]),
     ("cam_mode", nt.int32[::1]),
     ("cam_bodyid", nt.int32[::1]),
     ("cam_targetbodyid", nt.int32[::1]),
@@ -193,6 +220,39 @@ model_type = ModelType([
     ("mesh_facenum", nt.int32[::1]),
     ("mesh_vert", nt.float64[:, ::1]),
     ("mesh_face", nt.int32[:, ::1]),
+    ("mesh_polynum", nt.int32[::1]),
+    ("mesh_polyadr", nt.int32[::1]),
+    ("mesh_polynormal", nt.float64[:, ::1]),
+    ("mesh_polyvertadr", nt.int32[::1]),
+    ("mesh_polyvertnum", nt.int32[::1]),
+    ("mesh_polyvert", nt.int32[::1]),
+    ("mesh_polymapadr", nt.int32[::1]),
+    ("mesh_polymapnum", nt.int32[::1]),
+    ("mesh_polymap", nt.int32[::1]),
+    ("mesh_hulladr", nt.int32[::1]),
+    ("mesh_hullnum", nt.int32[::1]),
+    ("mesh_hullvert", nt.float64[:, ::1]),
+    ("mesh_hullfaceadr", nt.int32[::1]),
+    ("mesh_hullfacenum", nt.int32[::1]),
+    ("mesh_hullface", nt.int32[:, ::1]),
+    ("hfield_size", nt.float64[:, ::1]),
+    ("hfield_nrow", nt.int32[::1]),
+    ("hfield_ncol", nt.int32[::1]),
+    ("hfield_adr", nt.int32[::1]),
+    ("hfield_data", nt.float64[::1]),
+    ("tex_type", nt.int32[::1]),
+    ("tex_colorspace", nt.int32[::1]),
+    ("tex_height", nt.int32[::1]),
+    ("tex_width", nt.int32[::1]),
+    ("tex_nchannel", nt.int32[::1]),
+    ("tex_adr", nt.int32[::1]),
+    ("tex_data", nt.uint8[::1]),
+    ("tex_builtin", nt.int32[::1]),
+    ("tex_mark", nt.int32[::1]),
+    ("tex_rgb1", nt.float64[:, ::1]),
+    ("tex_rgb2", nt.float64[:, ::1]),
+    ("tex_markrgb", nt.float64[:, ::1]),
+    ("tex_random", nt.float64[::1]),
     ("mat_texid", nt.int32[::1]),
     ("mat_texuniform", nt.int32[::1]),
     ("mat_texrepeat", nt.float64[:, ::1]),
@@ -201,36 +261,31 @@ model_type = ModelType([
     ("mat_shininess", nt.float64[::1]),
     ("mat_reflectance", nt.float64[::1]),
     ("mat_rgba", nt.float64[:, ::1]),
-    ("tex_type", nt.int32[::1]),
-    ("tex_height", nt.int32[::1]),
-    ("tex_width", nt.int32[::1]),
-    ("tex_nchannel", nt.int32[::1]),
-    ("tex_adr", nt.int32[::1]),
-    ("tex_colorspace", nt.int32[::1]),
-    ("tex_data", nt.uint8[::1]),
-    ("tex_builtin", nt.int32[::1]),
-    ("tex_mark", nt.int32[::1]),
-    ("tex_rgb1", nt.float64[:, ::1]),
-    ("tex_rgb2", nt.float64[:, ::1]),
-    ("tex_markrgb", nt.float64[:, ::1]),
-    ("tex_random", nt.float64[::1]),
-    ("vis_global_fovy", nt.float64[::1]),
-    ("vis_global_azimuth", nt.float64[::1]),
-    ("vis_global_elevation", nt.float64[::1]),
-    ("vis_headlight_ambient", nt.float64[::1]),
-    ("vis_headlight_diffuse", nt.float64[::1]),
-    ("vis_headlight_specular", nt.float64[::1]),
-    ("vis_headlight_active", nt.int32[::1]),
-    ("vis_map_znear", nt.float64[::1]),
-    ("vis_map_zfar", nt.float64[::1]),
-    ("vis_map_haze", nt.float64[::1]),
-    ("vis_map_shadowclip", nt.float64[::1]),
-    ("vis_rgba_haze", nt.float64[::1]),
-    ("vis_quality_offsamples", nt.int32[::1]),
-    ("vis_quality_shadowsize", nt.int32[::1]),
+    ("pair_dim", nt.int32[::1]),
+    ("pair_geom1", nt.int32[::1]),
+    ("pair_geom2", nt.int32[::1]),
+    ("pair_signature", nt.int32[::1]),
+    ("pair_solref", nt.float64[:, ::1]),
+    ("pair_solreffriction", nt.float64[:, ::1]),
+    ("pair_solimp", nt.float64[:, ::1]),
+    ("pair_margin", nt.float64[::1]),
+    ("pair_gap", nt.float64[::1]),
+    ("pair_friction", nt.float64[:, ::1]),
+    ("exclude_signature", nt.int32[::1]),
+    ("eq_type", nt.int32[::1]),
+    ("eq_obj1id", nt.int32[::1]),
+    ("eq_obj2id", nt.int32[::1]),
+    ("eq_objtype", nt.int32[::1]),
+    ("eq_active0", nt.int32[::1]),
+    ("eq_solref", nt.float64[:, ::1]),
+    ("eq_solimp", nt.float64[:, ::1]),
+    ("eq_data", nt.float64[:, ::1]),
     ("tendon_adr", nt.int32[::1]),
     ("tendon_num", nt.int32[::1]),
+    ("tendon_matid", nt.int32[::1]),
+    ("tendon_group", nt.int32[::1]),
     ("tendon_limited", nt.int32[::1]),
+    ("tendon_width", nt.float64[::1]),
     ("tendon_solref_lim", nt.float64[:, ::1]),
     ("tendon_solimp_lim", nt.float64[:, ::1]),
     ("tendon_solref_fri", nt.float64[:, ::1]),
@@ -242,9 +297,7 @@ model_type = ModelType([
     ("tendon_frictionloss", nt.float64[::1]),
     ("tendon_lengthspring", nt.float64[:, ::1]),
     ("tendon_length0", nt.float64[::1]),
-    ("tendon_group", nt.int32[::1]),
-    ("tendon_matid", nt.int32[::1]),
-    ("tendon_width", nt.float64[::1]),
+    ("tendon_invweight0", nt.float64[::1]),
     ("tendon_rgba", nt.float64[:, ::1]),
     ("wrap_type", nt.int32[::1]),
     ("wrap_objid", nt.int32[::1]),
@@ -253,22 +306,23 @@ model_type = ModelType([
     ("actuator_dyntype", nt.int32[::1]),
     ("actuator_gaintype", nt.int32[::1]),
     ("actuator_biastype", nt.int32[::1]),
-    ("actuator_trnid", nt.int32[:, ::1]),
     ("actuator_actadr", nt.int32[::1]),
     ("actuator_actnum", nt.int32[::1]),
-    ("actuator_group", nt.int32[::1]),
-    ("actuator_ctrllimited", nt.int32[::1]),
-    ("actuator_forcelimited", nt.int32[::1]),
-    ("actuator_actlimited", nt.int32[::1]),
-    ("actuator_actearly", nt.int32[::1]),
+    ("actuator_trnid", nt.int32[:, ::1]),
+    ("actuator_cranklength", nt.float64[::1]),
     ("actuator_dynprm", nt.float64[:, ::1]),
     ("actuator_gainprm", nt.float64[:, ::1]),
     ("actuator_biasprm", nt.float64[:, ::1]),
-    ("actuator_ctrlrange", nt.float64[:, ::1]),
-    ("actuator_forcerange", nt.float64[:, ::1]),
+    ("actuator_actlimited", nt.int32[::1]),
     ("actuator_actrange", nt.float64[:, ::1]),
+    ("actuator_actearly", nt.int32[::1]),
+    ("actuator_group", nt.int32[::1]),
+    ("actuator_forcelimited", nt.int32[::1]),
+    ("actuator_forcerange", nt.float64[:, ::1]),
+    ("actuator_ctrllimited", nt.int32[::1]),
+    ("actuator_ctrlrange", nt.float64[:, ::1]),
     ("actuator_gear", nt.float64[:, ::1]),
-    ("actuator_cranklength", nt.float64[::1]),
+    ("actuator_acc0", nt.float64[::1]),
     ("actuator_length0", nt.float64[::1]),
     ("actuator_lengthrange", nt.float64[:, ::1]),
     ("sensor_type", nt.int32[::1]),
@@ -282,52 +336,6 @@ model_type = ModelType([
     ("sensor_adr", nt.int32[::1]),
     ("sensor_cutoff", nt.float64[::1]),
     ("sensor_noise", nt.float64[::1]),
-    ("actuator_acc0", nt.float64[::1]),
-    ("eq_type", nt.int32[::1]),
-    ("eq_obj1id", nt.int32[::1]),
-    ("eq_obj2id", nt.int32[::1]),
-    ("eq_objtype", nt.int32[::1]),
-    ("eq_active0", nt.int32[::1]),
-    ("eq_solref", nt.float64[:, ::1]),
-    ("eq_solimp", nt.float64[:, ::1]),
-    ("eq_data", nt.float64[:, ::1]),
-    ("pair_dim", nt.int32[::1]),
-    ("pair_geom1", nt.int32[::1]),
-    ("pair_geom2", nt.int32[::1]),
-    ("pair_signature", nt.int32[::1]),
-    ("pair_solref", nt.float64[:, ::1]),
-    ("pair_solreffriction", nt.float64[:, ::1]),
-    ("pair_solimp", nt.float64[:, ::1]),
-    ("pair_margin", nt.float64[::1]),
-    ("pair_gap", nt.float64[::1]),
-    ("pair_friction", nt.float64[:, ::1]),
-    ("exclude_signature", nt.int32[::1]),
-    ("geom_aabb", nt.float64[:, ::1]),
-    ("nmeshhull", nt.int64),
-    ("mesh_hulladr", nt.int32[::1]),
-    ("mesh_hullnum", nt.int32[::1]),
-    ("mesh_hullvert", nt.float64[:, ::1]),
-    ("nmeshhullface", nt.int64),
-    ("mesh_hullfaceadr", nt.int32[::1]),
-    ("mesh_hullfacenum", nt.int32[::1]),
-    ("mesh_hullface", nt.int32[:, ::1]),
-    ("nmeshpoly", nt.int64),
-    ("nmeshpolyvert", nt.int64),
-    ("nmeshpolymap", nt.int64),
-    ("mesh_polynum", nt.int32[::1]),
-    ("mesh_polyadr", nt.int32[::1]),
-    ("mesh_polynormal", nt.float64[:, ::1]),
-    ("mesh_polyvertadr", nt.int32[::1]),
-    ("mesh_polyvertnum", nt.int32[::1]),
-    ("mesh_polyvert", nt.int32[::1]),
-    ("mesh_polymapadr", nt.int32[::1]),
-    ("mesh_polymapnum", nt.int32[::1]),
-    ("mesh_polymap", nt.int32[::1]),
-    ("hfield_size", nt.float64[:, ::1]),
-    ("hfield_nrow", nt.int32[::1]),
-    ("hfield_ncol", nt.int32[::1]),
-    ("hfield_adr", nt.int32[::1]),
-    ("hfield_data", nt.float64[::1]),
     ("key_time", nt.float64[::1]),
     ("key_qpos", nt.float64[:, ::1]),
     ("key_qvel", nt.float64[:, ::1]),
@@ -335,20 +343,12 @@ model_type = ModelType([
     ("key_mpos", nt.float64[:, :, ::1]),
     ("key_mquat", nt.float64[:, :, ::1]),
     ("key_ctrl", nt.float64[:, ::1]),
-    ("dof_invweight0", nt.float64[::1]),
-    ("body_invweight0", nt.float64[:, ::1]),
-    ("tendon_invweight0", nt.float64[::1]),
-    ("stat_meaninertia", nt.float64[::1]),
-    ("stat_meanmass", nt.float64[::1]),
-    ("stat_meansize", nt.float64[::1]),
-    ("stat_extent", nt.float64[::1]),
-    ("stat_center", nt.float64[::1]),
 ])
 
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nhfield, nhfielddata, nmat, ntex, ntexdata, ntendon, nwrap, neq, npair, nexclude, nkey, nmocap, nM, nsensor, nsensordata, nconmax, njmax, ntree, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, body_treeid, tree_dofadr, tree_dofnum, body_sameframe, body_simple, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_margin, jnt_solref, jnt_solimp, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_armature, dof_damping, dof_frictionloss, dof_solref, dof_solimp, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_solmix, geom_solref, geom_solimp, geom_size, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_sameframe, site_type, site_bodyid, site_group, site_size, site_pos, site_quat, site_rgba, site_matid, site_sameframe, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, tex_type, tex_height, tex_width, tex_nchannel, tex_adr, tex_colorspace, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, vis_quality_offsamples, vis_quality_shadowsize, tendon_adr, tendon_num, tendon_limited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_group, tendon_matid, tendon_width, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_actearly, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, actuator_acc0, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, geom_aabb, nmeshhull, mesh_hulladr, mesh_hullnum, mesh_hullvert, nmeshhullface, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, nmeshpoly, nmeshpolyvert, nmeshpolymap, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, dof_invweight0, body_invweight0, tendon_invweight0, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center):
+def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -357,6 +357,8 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.na = na
   s.nbody = nbody
   s.njnt = njnt
+  s.ntree = ntree
+  s.nM = nM
   s.ngeom = ngeom
   s.nsite = nsite
   s.ncam = ncam
@@ -364,24 +366,27 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.nmesh = nmesh
   s.nmeshvert = nmeshvert
   s.nmeshface = nmeshface
+  s.nmeshpoly = nmeshpoly
+  s.nmeshpolyvert = nmeshpolyvert
+  s.nmeshpolymap = nmeshpolymap
   s.nhfield = nhfield
   s.nhfielddata = nhfielddata
-  s.nmat = nmat
   s.ntex = ntex
   s.ntexdata = ntexdata
-  s.ntendon = ntendon
-  s.nwrap = nwrap
-  s.neq = neq
+  s.nmat = nmat
   s.npair = npair
   s.nexclude = nexclude
+  s.neq = neq
+  s.ntendon = ntendon
+  s.nwrap = nwrap
+  s.nsensor = nsensor
   s.nkey = nkey
   s.nmocap = nmocap
-  s.nM = nM
-  s.nsensor = nsensor
-  s.nsensordata = nsensordata
-  s.nconmax = nconmax
   s.njmax = njmax
-  s.ntree = ntree
+  s.nconmax = nconmax
+  s.nsensordata = nsensordata
+  s.nmeshhull = nmeshhull
+  s.nmeshhullface = nmeshhullface
   s.narmax = narmax
   s.opt_timestep = opt_timestep
   s.opt_impratio = opt_impratio
@@ -408,6 +413,25 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.opt_ccd_iterations = opt_ccd_iterations
   s.opt_disableflags = opt_disableflags
   s.opt_enableflags = opt_enableflags
+  s.vis_global_fovy = vis_global_fovy
+  s.vis_global_azimuth = vis_global_azimuth
+  s.vis_global_elevation = vis_global_elevation
+  s.vis_quality_shadowsize = vis_quality_shadowsize
+  s.vis_quality_offsamples = vis_quality_offsamples
+  s.vis_headlight_ambient = vis_headlight_ambient
+  s.vis_headlight_diffuse = vis_headlight_diffuse
+  s.vis_headlight_specular = vis_headlight_specular
+  s.vis_headlight_active = vis_headlight_active
+  s.vis_map_znear = vis_map_znear
+  s.vis_map_zfar = vis_map_zfar
+  s.vis_map_haze = vis_map_haze
+  s.vis_map_shadowclip = vis_map_shadowclip
+  s.vis_rgba_haze = vis_rgba_haze
+  s.stat_meaninertia = stat_meaninertia
+  s.stat_meanmass = stat_meanmass
+  s.stat_meansize = stat_meansize
+  s.stat_extent = stat_extent
+  s.stat_center = stat_center
   s.qpos0 = qpos0
   s.qpos_spring = qpos_spring
   s.body_parentid = body_parentid
@@ -418,8 +442,11 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.body_jntadr = body_jntadr
   s.body_dofnum = body_dofnum
   s.body_dofadr = body_dofadr
+  s.body_treeid = body_treeid
   s.body_geomnum = body_geomnum
   s.body_geomadr = body_geomadr
+  s.body_simple = body_simple
+  s.body_sameframe = body_sameframe
   s.body_pos = body_pos
   s.body_quat = body_quat
   s.body_ipos = body_ipos
@@ -427,38 +454,37 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.body_mass = body_mass
   s.body_subtreemass = body_subtreemass
   s.body_inertia = body_inertia
+  s.body_invweight0 = body_invweight0
   s.body_gravcomp = body_gravcomp
-  s.body_treeid = body_treeid
-  s.tree_dofadr = tree_dofadr
-  s.tree_dofnum = tree_dofnum
-  s.body_sameframe = body_sameframe
-  s.body_simple = body_simple
   s.jnt_type = jnt_type
   s.jnt_qposadr = jnt_qposadr
   s.jnt_dofadr = jnt_dofadr
   s.jnt_bodyid = jnt_bodyid
   s.jnt_group = jnt_group
   s.jnt_limited = jnt_limited
+  s.jnt_actfrclimited = jnt_actfrclimited
+  s.jnt_actgravcomp = jnt_actgravcomp
+  s.jnt_solref = jnt_solref
+  s.jnt_solimp = jnt_solimp
   s.jnt_pos = jnt_pos
   s.jnt_axis = jnt_axis
   s.jnt_stiffness = jnt_stiffness
   s.jnt_range = jnt_range
-  s.jnt_margin = jnt_margin
-  s.jnt_solref = jnt_solref
-  s.jnt_solimp = jnt_solimp
-  s.jnt_actfrclimited = jnt_actfrclimited
   s.jnt_actfrcrange = jnt_actfrcrange
-  s.jnt_actgravcomp = jnt_actgravcomp
+  s.jnt_margin = jnt_margin
   s.dof_bodyid = dof_bodyid
   s.dof_jntid = dof_jntid
   s.dof_parentid = dof_parentid
   s.dof_treeid = dof_treeid
   s.dof_Madr = dof_Madr
-  s.dof_armature = dof_armature
-  s.dof_damping = dof_damping
-  s.dof_frictionloss = dof_frictionloss
   s.dof_solref = dof_solref
   s.dof_solimp = dof_solimp
+  s.dof_frictionloss = dof_frictionloss
+  s.dof_armature = dof_armature
+  s.dof_damping = dof_damping
+  s.dof_invweight0 = dof_invweight0
+  s.tree_dofadr = tree_dofadr
+  s.tree_dofnum = tree_dofnum
   s.geom_type = geom_type
   s.geom_contype = geom_contype
   s.geom_conaffinity = geom_conaffinity
@@ -468,10 +494,12 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.geom_matid = geom_matid
   s.geom_group = geom_group
   s.geom_priority = geom_priority
+  s.geom_sameframe = geom_sameframe
   s.geom_solmix = geom_solmix
   s.geom_solref = geom_solref
   s.geom_solimp = geom_solimp
   s.geom_size = geom_size
+  s.geom_aabb = geom_aabb
   s.geom_rbound = geom_rbound
   s.geom_pos = geom_pos
   s.geom_quat = geom_quat
@@ -479,16 +507,15 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.geom_margin = geom_margin
   s.geom_gap = geom_gap
   s.geom_rgba = geom_rgba
-  s.geom_sameframe = geom_sameframe
   s.site_type = site_type
   s.site_bodyid = site_bodyid
+  s.site_matid = site_matid
   s.site_group = site_group
+  s.site_sameframe = site_sameframe
   s.site_size = site_size
   s.site_pos = site_pos
   s.site_quat = site_quat
   s.site_rgba = site_rgba
-  s.site_matid = site_matid
-  s.site_sameframe = site_sameframe
   s.cam_mode = cam_mode
   s.cam_bodyid = cam_bodyid
   s.cam_targetbodyid = cam_targetbodyid
@@ -522,6 +549,39 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.mesh_facenum = mesh_facenum
   s.mesh_vert = mesh_vert
   s.mesh_face = mesh_face
+  s.mesh_polynum = mesh_polynum
+  s.mesh_polyadr = mesh_polyadr
+  s.mesh_polynormal = mesh_polynormal
+  s.mesh_polyvertadr = mesh_polyvertadr
+  s.mesh_polyvertnum = mesh_polyvertnum
+  s.mesh_polyvert = mesh_polyvert
+  s.mesh_polymapadr = mesh_polymapadr
+  s.mesh_polymapnum = mesh_polymapnum
+  s.mesh_polymap = mesh_polymap
+  s.mesh_hulladr = mesh_hulladr
+  s.mesh_hullnum = mesh_hullnum
+  s.mesh_hullvert = mesh_hullvert
+  s.mesh_hullfaceadr = mesh_hullfaceadr
+  s.mesh_hullfacenum = mesh_hullfacenum
+  s.mesh_hullface = mesh_hullface
+  s.hfield_size = hfield_size
+  s.hfield_nrow = hfield_nrow
+  s.hfield_ncol = hfield_ncol
+  s.hfield_adr = hfield_adr
+  s.hfield_data = hfield_data
+  s.tex_type = tex_type
+  s.tex_colorspace = tex_colorspace
+  s.tex_height = tex_height
+  s.tex_width = tex_width
+  s.tex_nchannel = tex_nchannel
+  s.tex_adr = tex_adr
+  s.tex_data = tex_data
+  s.tex_builtin = tex_builtin
+  s.tex_mark = tex_mark
+  s.tex_rgb1 = tex_rgb1
+  s.tex_rgb2 = tex_rgb2
+  s.tex_markrgb = tex_markrgb
+  s.tex_random = tex_random
   s.mat_texid = mat_texid
   s.mat_texuniform = mat_texuniform
   s.mat_texrepeat = mat_texrepeat
@@ -530,36 +590,31 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.mat_shininess = mat_shininess
   s.mat_reflectance = mat_reflectance
   s.mat_rgba = mat_rgba
-  s.tex_type = tex_type
-  s.tex_height = tex_height
-  s.tex_width = tex_width
-  s.tex_nchannel = tex_nchannel
-  s.tex_adr = tex_adr
-  s.tex_colorspace = tex_colorspace
-  s.tex_data = tex_data
-  s.tex_builtin = tex_builtin
-  s.tex_mark = tex_mark
-  s.tex_rgb1 = tex_rgb1
-  s.tex_rgb2 = tex_rgb2
-  s.tex_markrgb = tex_markrgb
-  s.tex_random = tex_random
-  s.vis_global_fovy = vis_global_fovy
-  s.vis_global_azimuth = vis_global_azimuth
-  s.vis_global_elevation = vis_global_elevation
-  s.vis_headlight_ambient = vis_headlight_ambient
-  s.vis_headlight_diffuse = vis_headlight_diffuse
-  s.vis_headlight_specular = vis_headlight_specular
-  s.vis_headlight_active = vis_headlight_active
-  s.vis_map_znear = vis_map_znear
-  s.vis_map_zfar = vis_map_zfar
-  s.vis_map_haze = vis_map_haze
-  s.vis_map_shadowclip = vis_map_shadowclip
-  s.vis_rgba_haze = vis_rgba_haze
-  s.vis_quality_offsamples = vis_quality_offsamples
-  s.vis_quality_shadowsize = vis_quality_shadowsize
+  s.pair_dim = pair_dim
+  s.pair_geom1 = pair_geom1
+  s.pair_geom2 = pair_geom2
+  s.pair_signature = pair_signature
+  s.pair_solref = pair_solref
+  s.pair_solreffriction = pair_solreffriction
+  s.pair_solimp = pair_solimp
+  s.pair_margin = pair_margin
+  s.pair_gap = pair_gap
+  s.pair_friction = pair_friction
+  s.exclude_signature = exclude_signature
+  s.eq_type = eq_type
+  s.eq_obj1id = eq_obj1id
+  s.eq_obj2id = eq_obj2id
+  s.eq_objtype = eq_objtype
+  s.eq_active0 = eq_active0
+  s.eq_solref = eq_solref
+  s.eq_solimp = eq_solimp
+  s.eq_data = eq_data
   s.tendon_adr = tendon_adr
   s.tendon_num = tendon_num
+  s.tendon_matid = tendon_matid
+  s.tendon_group = tendon_group
   s.tendon_limited = tendon_limited
+  s.tendon_width = tendon_width
   s.tendon_solref_lim = tendon_solref_lim
   s.tendon_solimp_lim = tendon_solimp_lim
   s.tendon_solref_fri = tendon_solref_fri
@@ -571,9 +626,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.tendon_frictionloss = tendon_frictionloss
   s.tendon_lengthspring = tendon_lengthspring
   s.tendon_length0 = tendon_length0
-  s.tendon_group = tendon_group
-  s.tendon_matid = tendon_matid
-  s.tendon_width = tendon_width
+  s.tendon_invweight0 = tendon_invweight0
   s.tendon_rgba = tendon_rgba
   s.wrap_type = wrap_type
   s.wrap_objid = wrap_objid
@@ -582,22 +635,23 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.actuator_dyntype = actuator_dyntype
   s.actuator_gaintype = actuator_gaintype
   s.actuator_biastype = actuator_biastype
-  s.actuator_trnid = actuator_trnid
   s.actuator_actadr = actuator_actadr
   s.actuator_actnum = actuator_actnum
-  s.actuator_group = actuator_group
-  s.actuator_ctrllimited = actuator_ctrllimited
-  s.actuator_forcelimited = actuator_forcelimited
-  s.actuator_actlimited = actuator_actlimited
-  s.actuator_actearly = actuator_actearly
+  s.actuator_trnid = actuator_trnid
+  s.actuator_cranklength = actuator_cranklength
   s.actuator_dynprm = actuator_dynprm
   s.actuator_gainprm = actuator_gainprm
   s.actuator_biasprm = actuator_biasprm
-  s.actuator_ctrlrange = actuator_ctrlrange
-  s.actuator_forcerange = actuator_forcerange
+  s.actuator_actlimited = actuator_actlimited
   s.actuator_actrange = actuator_actrange
+  s.actuator_actearly = actuator_actearly
+  s.actuator_group = actuator_group
+  s.actuator_forcelimited = actuator_forcelimited
+  s.actuator_forcerange = actuator_forcerange
+  s.actuator_ctrllimited = actuator_ctrllimited
+  s.actuator_ctrlrange = actuator_ctrlrange
   s.actuator_gear = actuator_gear
-  s.actuator_cranklength = actuator_cranklength
+  s.actuator_acc0 = actuator_acc0
   s.actuator_length0 = actuator_length0
   s.actuator_lengthrange = actuator_lengthrange
   s.sensor_type = sensor_type
@@ -611,52 +665,6 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.sensor_adr = sensor_adr
   s.sensor_cutoff = sensor_cutoff
   s.sensor_noise = sensor_noise
-  s.actuator_acc0 = actuator_acc0
-  s.eq_type = eq_type
-  s.eq_obj1id = eq_obj1id
-  s.eq_obj2id = eq_obj2id
-  s.eq_objtype = eq_objtype
-  s.eq_active0 = eq_active0
-  s.eq_solref = eq_solref
-  s.eq_solimp = eq_solimp
-  s.eq_data = eq_data
-  s.pair_dim = pair_dim
-  s.pair_geom1 = pair_geom1
-  s.pair_geom2 = pair_geom2
-  s.pair_signature = pair_signature
-  s.pair_solref = pair_solref
-  s.pair_solreffriction = pair_solreffriction
-  s.pair_solimp = pair_solimp
-  s.pair_margin = pair_margin
-  s.pair_gap = pair_gap
-  s.pair_friction = pair_friction
-  s.exclude_signature = exclude_signature
-  s.geom_aabb = geom_aabb
-  s.nmeshhull = nmeshhull
-  s.mesh_hulladr = mesh_hulladr
-  s.mesh_hullnum = mesh_hullnum
-  s.mesh_hullvert = mesh_hullvert
-  s.nmeshhullface = nmeshhullface
-  s.mesh_hullfaceadr = mesh_hullfaceadr
-  s.mesh_hullfacenum = mesh_hullfacenum
-  s.mesh_hullface = mesh_hullface
-  s.nmeshpoly = nmeshpoly
-  s.nmeshpolyvert = nmeshpolyvert
-  s.nmeshpolymap = nmeshpolymap
-  s.mesh_polynum = mesh_polynum
-  s.mesh_polyadr = mesh_polyadr
-  s.mesh_polynormal = mesh_polynormal
-  s.mesh_polyvertadr = mesh_polyvertadr
-  s.mesh_polyvertnum = mesh_polyvertnum
-  s.mesh_polyvert = mesh_polyvert
-  s.mesh_polymapadr = mesh_polymapadr
-  s.mesh_polymapnum = mesh_polymapnum
-  s.mesh_polymap = mesh_polymap
-  s.hfield_size = hfield_size
-  s.hfield_nrow = hfield_nrow
-  s.hfield_ncol = hfield_ncol
-  s.hfield_adr = hfield_adr
-  s.hfield_data = hfield_data
   s.key_time = key_time
   s.key_qpos = key_qpos
   s.key_qvel = key_qvel
@@ -664,14 +672,6 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmesh, nm
   s.key_mpos = key_mpos
   s.key_mquat = key_mquat
   s.key_ctrl = key_ctrl
-  s.dof_invweight0 = dof_invweight0
-  s.body_invweight0 = body_invweight0
-  s.tendon_invweight0 = tendon_invweight0
-  s.stat_meaninertia = stat_meaninertia
-  s.stat_meanmass = stat_meanmass
-  s.stat_meansize = stat_meansize
-  s.stat_extent = stat_extent
-  s.stat_center = stat_center
   return s
 
 
@@ -690,7 +690,24 @@ class DataStruct(structref.StructRefProxy):
 structref.define_boxing(DataType, DataStruct)
 
 data_type = DataType([
+    ("solver_niter", nt.int32[::1]),
+    ("solver_improvement", nt.float64[::1]),
+    ("solver_gradient", nt.float64[::1]),
+    ("solver_lineslope", nt.float64[::1]),
+    ("solver_nactive", nt.int32[::1]),
+    ("solver_nchange", nt.int32[::1]),
+    ("solver_neval", nt.int32[::1]),
+    ("warning_number", nt.int32[::1]),
+    ("warning_lastinfo", nt.int32[::1]),
+    ("ncon", nt.int32[::1]),
+    ("ne", nt.int32[::1]),
+    ("nf", nt.int32[::1]),
+    ("nl", nt.int32[::1]),
+    ("nefc", nt.int32[::1]),
+    ("nisland", nt.int32[::1]),
+    ("nidof", nt.int32[::1]),
     ("time", nt.float64[::1]),
+    ("energy", nt.float64[::1]),
     ("qpos", nt.float64[::1]),
     ("qvel", nt.float64[::1]),
     ("act", nt.float64[::1]),
@@ -698,30 +715,12 @@ data_type = DataType([
     ("ctrl", nt.float64[::1]),
     ("qfrc_applied", nt.float64[::1]),
     ("xfrc_applied", nt.float64[:, ::1]),
+    ("eq_active", nt.uint8[::1]),
     ("mocap_pos", nt.float64[:, ::1]),
     ("mocap_quat", nt.float64[:, ::1]),
     ("qacc", nt.float64[::1]),
     ("act_dot", nt.float64[::1]),
     ("sensordata", nt.float64[::1]),
-    ("energy", nt.float64[::1]),
-    ("warning_number", nt.int32[::1]),
-    ("warning_lastinfo", nt.int32[::1]),
-    ("step1_valid", nt.int32[::1]),
-    ("ncon", nt.int32[::1]),
-    ("contact_dist", nt.float64[::1]),
-    ("contact_pos", nt.float64[:, ::1]),
-    ("contact_frame", nt.float64[:, ::1]),
-    ("contact_includemargin", nt.float64[::1]),
-    ("contact_friction", nt.float64[:, ::1]),
-    ("contact_solref", nt.float64[:, ::1]),
-    ("contact_solreffriction", nt.float64[:, ::1]),
-    ("contact_solimp", nt.float64[:, ::1]),
-    ("contact_mu", nt.float64[::1]),
-    ("contact_dim", nt.int32[::1]),
-    ("contact_geom1", nt.int32[::1]),
-    ("contact_geom2", nt.int32[::1]),
-    ("contact_exclude", nt.int32[::1]),
-    ("contact_efc_address", nt.int32[::1]),
     ("xpos", nt.float64[:, ::1]),
     ("xquat", nt.float64[:, ::1]),
     ("xmat", nt.float64[:, ::1]),
@@ -740,8 +739,12 @@ data_type = DataType([
     ("subtree_com", nt.float64[:, ::1]),
     ("cdof", nt.float64[:, ::1]),
     ("cinert", nt.float64[:, ::1]),
-    ("ten_length", nt.float64[::1]),
+    ("ten_wrapadr", nt.int32[::1]),
+    ("ten_wrapnum", nt.int32[::1]),
     ("ten_J", nt.float64[:, ::1]),
+    ("ten_length", nt.float64[::1]),
+    ("wrap_obj", nt.int32[:, ::1]),
+    ("wrap_xpos", nt.float64[:, ::1]),
     ("actuator_length", nt.float64[::1]),
     ("actuator_moment", nt.float64[:, ::1]),
     ("crb", nt.float64[:, ::1]),
@@ -755,9 +758,16 @@ data_type = DataType([
     ("qfrc_bias", nt.float64[::1]),
     ("qfrc_spring", nt.float64[::1]),
     ("qfrc_damper", nt.float64[::1]),
+    ("qfrc_gravcomp", nt.float64[::1]),
     ("qfrc_fluid", nt.float64[::1]),
     ("qfrc_passive", nt.float64[::1]),
-    ("qfrc_gravcomp", nt.float64[::1]),
+    ("subtree_linvel", nt.float64[:, ::1]),
+    ("subtree_angmom", nt.float64[:, ::1]),
+    ("qH", nt.float64[::1]),
+    ("qHDiagInv", nt.float64[::1]),
+    ("qDeriv", nt.float64[:, ::1]),
+    ("qLU", nt.float64[:, ::1]),
+    ("qLU_piv", nt.int32[::1]),
     ("actuator_force", nt.float64[::1]),
     ("qfrc_actuator", nt.float64[::1]),
     ("qfrc_smooth", nt.float64[::1]),
@@ -766,44 +776,20 @@ data_type = DataType([
     ("cacc", nt.float64[:, ::1]),
     ("cfrc_int", nt.float64[:, ::1]),
     ("cfrc_ext", nt.float64[:, ::1]),
-    ("subtree_linvel", nt.float64[:, ::1]),
-    ("subtree_angmom", nt.float64[:, ::1]),
-    ("ten_wrapadr", nt.int32[::1]),
-    ("ten_wrapnum", nt.int32[::1]),
-    ("wrap_obj", nt.int32[:, ::1]),
-    ("wrap_xpos", nt.float64[:, ::1]),
-    ("qDeriv", nt.float64[:, ::1]),
-    ("qH", nt.float64[::1]),
-    ("qHDiagInv", nt.float64[::1]),
-    ("qLU", nt.float64[:, ::1]),
-    ("qLU_piv", nt.int32[::1]),
-    ("deriv_cvel", nt.float64[:, ::1]),
-    ("deriv_cdof_dot", nt.float64[:, ::1]),
-    ("deriv_cacc", nt.float64[:, ::1]),
-    ("deriv_cfrc", nt.float64[:, ::1]),
-    ("rk_qpos", nt.float64[::1]),
-    ("rk_qvel", nt.float64[::1]),
-    ("rk_act", nt.float64[::1]),
-    ("rk_F", nt.float64[:, ::1]),
-    ("rk_dX", nt.float64[::1]),
-    ("scratch_nv", nt.float64[:, ::1]),
-    ("jac_p", nt.float64[:, ::1]),
-    ("jac_r", nt.float64[:, ::1]),
-    ("rne_cacc", nt.float64[:, ::1]),
-    ("rne_cfrc", nt.float64[:, ::1]),
-    ("col_aabb", nt.float64[:, ::1]),
-    ("col_order", nt.int32[::1]),
-    ("col_buf", nt.int32[::1]),
-    ("col_vert", nt.float64[:, :, ::1]),
-    ("col_face", nt.int32[:, ::1]),
-    ("col_plane", nt.float64[:, ::1]),
-    ("col_edge", nt.int32[:, ::1]),
-    ("col_prism", nt.float64[:, ::1]),
-    ("eq_active", nt.uint8[::1]),
-    ("ne", nt.int32[::1]),
-    ("nf", nt.int32[::1]),
-    ("nl", nt.int32[::1]),
-    ("nefc", nt.int32[::1]),
+    ("contact_dist", nt.float64[::1]),
+    ("contact_pos", nt.float64[:, ::1]),
+    ("contact_frame", nt.float64[:, ::1]),
+    ("contact_includemargin", nt.float64[::1]),
+    ("contact_friction", nt.float64[:, ::1]),
+    ("contact_solref", nt.float64[:, ::1]),
+    ("contact_solreffriction", nt.float64[:, ::1]),
+    ("contact_solimp", nt.float64[:, ::1]),
+    ("contact_mu", nt.float64[::1]),
+    ("contact_dim", nt.int32[::1]),
+    ("contact_geom1", nt.int32[::1]),
+    ("contact_geom2", nt.int32[::1]),
+    ("contact_exclude", nt.int32[::1]),
+    ("contact_efc_address", nt.int32[::1]),
     ("efc_type", nt.int32[::1]),
     ("efc_id", nt.int32[::1]),
     ("efc_J", nt.float64[:, ::1]),
@@ -814,54 +800,125 @@ data_type = DataType([
     ("efc_KBIP", nt.float64[:, ::1]),
     ("efc_D", nt.float64[::1]),
     ("efc_R", nt.float64[::1]),
-    ("efc_vel", nt.float64[::1]),
-    ("efc_aref", nt.float64[::1]),
-    ("efc_b", nt.float64[::1]),
-    ("efc_state", nt.int32[::1]),
-    ("efc_force", nt.float64[::1]),
-    ("solver_niter", nt.int32[::1]),
-    ("solver_improvement", nt.float64[::1]),
-    ("solver_gradient", nt.float64[::1]),
-    ("solver_lineslope", nt.float64[::1]),
-    ("solver_nactive", nt.int32[::1]),
-    ("solver_nchange", nt.int32[::1]),
-    ("solver_neval", nt.int32[::1]),
-    ("efc_jar", nt.float64[::1]),
-    ("efc_jv", nt.float64[::1]),
-    ("efc_quad", nt.float64[:, ::1]),
-    ("efc_Y", nt.float64[:, ::1]),
-    ("solver_H", nt.float64[:, ::1]),
-    ("solver_vec", nt.float64[:, ::1]),
-    ("solver_block", nt.float64[:, ::1]),
-    ("solver_mat", nt.float64[:, :, ::1]),
-    ("solver_work", nt.float64[:, ::1]),
-    ("efc_AR", nt.float64[:, ::1]),
-    ("solver_efc", nt.float64[:, ::1]),
-    ("solver_efcint", nt.int32[:, ::1]),
-    ("nisland", nt.int32[::1]),
-    ("nidof", nt.int32[::1]),
     ("tree_island", nt.int32[::1]),
+    ("dof_island", nt.int32[::1]),
     ("island_nv", nt.int32[::1]),
     ("island_idofadr", nt.int32[::1]),
+    ("map_dof2idof", nt.int32[::1]),
+    ("map_idof2dof", nt.int32[::1]),
+    ("efc_island", nt.int32[::1]),
     ("island_ne", nt.int32[::1]),
     ("island_nf", nt.int32[::1]),
     ("island_nefc", nt.int32[::1]),
     ("island_iefcadr", nt.int32[::1]),
-    ("dof_island", nt.int32[::1]),
-    ("map_dof2idof", nt.int32[::1]),
-    ("map_idof2dof", nt.int32[::1]),
-    ("efc_island", nt.int32[::1]),
     ("map_efc2iefc", nt.int32[::1]),
     ("map_iefc2efc", nt.int32[::1]),
+    ("efc_Y", nt.float64[:, ::1]),
+    ("efc_AR", nt.float64[:, ::1]),
+    ("efc_vel", nt.float64[::1]),
+    ("efc_aref", nt.float64[::1]),
+    ("efc_b", nt.float64[::1]),
+    ("efc_jar", nt.float64[::1]),
+    ("efc_state", nt.int32[::1]),
+    ("efc_force", nt.float64[::1]),
+    ("rne_cacc", nt.float64[:, ::1]),
+    ("rne_cfrc", nt.float64[:, ::1]),
+    ("col_aabb", nt.float64[:, ::1]),
+    ("col_order", nt.int32[::1]),
+    ("col_buf", nt.int32[::1]),
+    ("col_vert", nt.float64[:, :, ::1]),
+    ("col_face", nt.int32[:, ::1]),
+    ("col_plane", nt.float64[:, ::1]),
+    ("col_edge", nt.int32[:, ::1]),
+    ("box_clip", nt.float64[:, :, ::1]),
+    ("multiccd_feature", nt.float64[:, ::1]),
+    ("multiccd_clip", nt.float64[:, :, ::1]),
+    ("col_prism", nt.float64[:, ::1]),
+    ("constraint_jacp", nt.float64[:, ::1]),
+    ("constraint_jacr", nt.float64[:, ::1]),
+    ("constraint_row", nt.float64[::1]),
+    ("support_wrench", nt.float64[::1]),
+    ("setconst_jacp", nt.float64[:, ::1]),
+    ("setconst_jacr", nt.float64[:, ::1]),
+    ("island_cursor", nt.int32[::1]),
+    ("passive_jacp", nt.float64[:, ::1]),
+    ("passive_jacr", nt.float64[:, ::1]),
+    ("passive_row", nt.float64[::1]),
+    ("efc_jv", nt.float64[::1]),
+    ("solver_H", nt.float64[:, ::1]),
+    ("solver_Ma", nt.float64[::1]),
+    ("solver_grad", nt.float64[::1]),
+    ("solver_Mgrad", nt.float64[::1]),
+    ("solver_search", nt.float64[::1]),
+    ("solver_Mv", nt.float64[::1]),
+    ("solver_qfrc", nt.float64[::1]),
+    ("solver_grad_old", nt.float64[::1]),
+    ("solver_Mgrad_old", nt.float64[::1]),
+    ("solver_dgrad", nt.float64[::1]),
+    ("solver_dMgrad", nt.float64[::1]),
+    ("solver_hrow", nt.float64[::1]),
+    ("solver_rows", nt.int32[::1]),
+    ("solver_arinv", nt.float64[::1]),
+    ("solver_prev", nt.float64[::1]),
+    ("solver_mom", nt.float64[::1]),
+    ("solver_arf", nt.float64[::1]),
+    ("solver_ARrow", nt.float64[::1]),
+    ("solver_state_old", nt.int32[::1]),
+    ("solver_blocks", nt.int32[::1]),
+    ("solver_res", nt.float64[::1]),
+    ("solver_old", nt.float64[::1]),
+    ("solver_ray", nt.float64[::1]),
+    ("solver_ARray", nt.float64[::1]),
+    ("solver_bc", nt.float64[::1]),
+    ("solver_dforce", nt.float64[::1]),
+    ("solver_fric", nt.float64[::1]),
+    ("solver_Ablock", nt.float64[:, ::1]),
+    ("solver_Asub", nt.float64[:, ::1]),
+    ("solver_qcqp_A", nt.float64[:, ::1]),
+    ("solver_qcqp_b", nt.float64[::1]),
+    ("solver_qcqp_L", nt.float64[:, ::1]),
+    ("solver_qcqp_dx", nt.float64[::1]),
+    ("step1_valid", nt.int32[::1]),
+    ("integ_qfrc", nt.float64[::1]),
+    ("integ_qacc", nt.float64[::1]),
+    ("rk_qpos", nt.float64[::1]),
+    ("rk_qvel", nt.float64[::1]),
+    ("rk_act", nt.float64[::1]),
+    ("rk_F", nt.float64[:, ::1]),
+    ("rk_dX", nt.float64[::1]),
+    ("deriv_qvel", nt.float64[::1]),
+    ("deriv_bias_plus", nt.float64[::1]),
+    ("deriv_bias_minus", nt.float64[::1]),
+    ("deriv_cvel", nt.float64[:, ::1]),
+    ("deriv_cdof_dot", nt.float64[:, ::1]),
+    ("deriv_cacc", nt.float64[:, ::1]),
+    ("deriv_cfrc", nt.float64[:, ::1]),
 ])
 
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, sensordata, energy, warning_number, warning_lastinfo, step1_valid, ncon, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_length, ten_J, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_passive, qfrc_gravcomp, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, subtree_linvel, subtree_angmom, ten_wrapadr, ten_wrapnum, wrap_obj, wrap_xpos, qDeriv, qH, qHDiagInv, qLU, qLU_piv, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, scratch_nv, jac_p, jac_r, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, col_prism, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_state, efc_force, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, efc_jar, efc_jv, efc_quad, efc_Y, solver_H, solver_vec, solver_block, solver_mat, solver_work, efc_AR, solver_efc, solver_efcint, nisland, nidof, tree_island, island_nv, island_idofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc):
+def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_rows, solver_arinv, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
+  s.solver_niter = solver_niter
+  s.solver_improvement = solver_improvement
+  s.solver_gradient = solver_gradient
+  s.solver_lineslope = solver_lineslope
+  s.solver_nactive = solver_nactive
+  s.solver_nchange = solver_nchange
+  s.solver_neval = solver_neval
+  s.warning_number = warning_number
+  s.warning_lastinfo = warning_lastinfo
+  s.ncon = ncon
+  s.ne = ne
+  s.nf = nf
+  s.nl = nl
+  s.nefc = nefc
+  s.nisland = nisland
+  s.nidof = nidof
   s.time = time
+  s.energy = energy
   s.qpos = qpos
   s.qvel = qvel
   s.act = act
@@ -869,30 +926,12 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.ctrl = ctrl
   s.qfrc_applied = qfrc_applied
   s.xfrc_applied = xfrc_applied
+  s.eq_active = eq_active
   s.mocap_pos = mocap_pos
   s.mocap_quat = mocap_quat
   s.qacc = qacc
   s.act_dot = act_dot
   s.sensordata = sensordata
-  s.energy = energy
-  s.warning_number = warning_number
-  s.warning_lastinfo = warning_lastinfo
-  s.step1_valid = step1_valid
-  s.ncon = ncon
-  s.contact_dist = contact_dist
-  s.contact_pos = contact_pos
-  s.contact_frame = contact_frame
-  s.contact_includemargin = contact_includemargin
-  s.contact_friction = contact_friction
-  s.contact_solref = contact_solref
-  s.contact_solreffriction = contact_solreffriction
-  s.contact_solimp = contact_solimp
-  s.contact_mu = contact_mu
-  s.contact_dim = contact_dim
-  s.contact_geom1 = contact_geom1
-  s.contact_geom2 = contact_geom2
-  s.contact_exclude = contact_exclude
-  s.contact_efc_address = contact_efc_address
   s.xpos = xpos
   s.xquat = xquat
   s.xmat = xmat
@@ -911,8 +950,12 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.subtree_com = subtree_com
   s.cdof = cdof
   s.cinert = cinert
-  s.ten_length = ten_length
+  s.ten_wrapadr = ten_wrapadr
+  s.ten_wrapnum = ten_wrapnum
   s.ten_J = ten_J
+  s.ten_length = ten_length
+  s.wrap_obj = wrap_obj
+  s.wrap_xpos = wrap_xpos
   s.actuator_length = actuator_length
   s.actuator_moment = actuator_moment
   s.crb = crb
@@ -926,9 +969,16 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.qfrc_bias = qfrc_bias
   s.qfrc_spring = qfrc_spring
   s.qfrc_damper = qfrc_damper
+  s.qfrc_gravcomp = qfrc_gravcomp
   s.qfrc_fluid = qfrc_fluid
   s.qfrc_passive = qfrc_passive
-  s.qfrc_gravcomp = qfrc_gravcomp
+  s.subtree_linvel = subtree_linvel
+  s.subtree_angmom = subtree_angmom
+  s.qH = qH
+  s.qHDiagInv = qHDiagInv
+  s.qDeriv = qDeriv
+  s.qLU = qLU
+  s.qLU_piv = qLU_piv
   s.actuator_force = actuator_force
   s.qfrc_actuator = qfrc_actuator
   s.qfrc_smooth = qfrc_smooth
@@ -937,44 +987,20 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.cacc = cacc
   s.cfrc_int = cfrc_int
   s.cfrc_ext = cfrc_ext
-  s.subtree_linvel = subtree_linvel
-  s.subtree_angmom = subtree_angmom
-  s.ten_wrapadr = ten_wrapadr
-  s.ten_wrapnum = ten_wrapnum
-  s.wrap_obj = wrap_obj
-  s.wrap_xpos = wrap_xpos
-  s.qDeriv = qDeriv
-  s.qH = qH
-  s.qHDiagInv = qHDiagInv
-  s.qLU = qLU
-  s.qLU_piv = qLU_piv
-  s.deriv_cvel = deriv_cvel
-  s.deriv_cdof_dot = deriv_cdof_dot
-  s.deriv_cacc = deriv_cacc
-  s.deriv_cfrc = deriv_cfrc
-  s.rk_qpos = rk_qpos
-  s.rk_qvel = rk_qvel
-  s.rk_act = rk_act
-  s.rk_F = rk_F
-  s.rk_dX = rk_dX
-  s.scratch_nv = scratch_nv
-  s.jac_p = jac_p
-  s.jac_r = jac_r
-  s.rne_cacc = rne_cacc
-  s.rne_cfrc = rne_cfrc
-  s.col_aabb = col_aabb
-  s.col_order = col_order
-  s.col_buf = col_buf
-  s.col_vert = col_vert
-  s.col_face = col_face
-  s.col_plane = col_plane
-  s.col_edge = col_edge
-  s.col_prism = col_prism
-  s.eq_active = eq_active
-  s.ne = ne
-  s.nf = nf
-  s.nl = nl
-  s.nefc = nefc
+  s.contact_dist = contact_dist
+  s.contact_pos = contact_pos
+  s.contact_frame = contact_frame
+  s.contact_includemargin = contact_includemargin
+  s.contact_friction = contact_friction
+  s.contact_solref = contact_solref
+  s.contact_solreffriction = contact_solreffriction
+  s.contact_solimp = contact_solimp
+  s.contact_mu = contact_mu
+  s.contact_dim = contact_dim
+  s.contact_geom1 = contact_geom1
+  s.contact_geom2 = contact_geom2
+  s.contact_exclude = contact_exclude
+  s.contact_efc_address = contact_efc_address
   s.efc_type = efc_type
   s.efc_id = efc_id
   s.efc_J = efc_J
@@ -985,52 +1011,121 @@ def new_data(time, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_app
   s.efc_KBIP = efc_KBIP
   s.efc_D = efc_D
   s.efc_R = efc_R
-  s.efc_vel = efc_vel
-  s.efc_aref = efc_aref
-  s.efc_b = efc_b
-  s.efc_state = efc_state
-  s.efc_force = efc_force
-  s.solver_niter = solver_niter
-  s.solver_improvement = solver_improvement
-  s.solver_gradient = solver_gradient
-  s.solver_lineslope = solver_lineslope
-  s.solver_nactive = solver_nactive
-  s.solver_nchange = solver_nchange
-  s.solver_neval = solver_neval
-  s.efc_jar = efc_jar
-  s.efc_jv = efc_jv
-  s.efc_quad = efc_quad
-  s.efc_Y = efc_Y
-  s.solver_H = solver_H
-  s.solver_vec = solver_vec
-  s.solver_block = solver_block
-  s.solver_mat = solver_mat
-  s.solver_work = solver_work
-  s.efc_AR = efc_AR
-  s.solver_efc = solver_efc
-  s.solver_efcint = solver_efcint
-  s.nisland = nisland
-  s.nidof = nidof
   s.tree_island = tree_island
+  s.dof_island = dof_island
   s.island_nv = island_nv
   s.island_idofadr = island_idofadr
+  s.map_dof2idof = map_dof2idof
+  s.map_idof2dof = map_idof2dof
+  s.efc_island = efc_island
   s.island_ne = island_ne
   s.island_nf = island_nf
   s.island_nefc = island_nefc
   s.island_iefcadr = island_iefcadr
-  s.dof_island = dof_island
-  s.map_dof2idof = map_dof2idof
-  s.map_idof2dof = map_idof2dof
-  s.efc_island = efc_island
   s.map_efc2iefc = map_efc2iefc
   s.map_iefc2efc = map_iefc2efc
+  s.efc_Y = efc_Y
+  s.efc_AR = efc_AR
+  s.efc_vel = efc_vel
+  s.efc_aref = efc_aref
+  s.efc_b = efc_b
+  s.efc_jar = efc_jar
+  s.efc_state = efc_state
+  s.efc_force = efc_force
+  s.rne_cacc = rne_cacc
+  s.rne_cfrc = rne_cfrc
+  s.col_aabb = col_aabb
+  s.col_order = col_order
+  s.col_buf = col_buf
+  s.col_vert = col_vert
+  s.col_face = col_face
+  s.col_plane = col_plane
+  s.col_edge = col_edge
+  s.box_clip = box_clip
+  s.multiccd_feature = multiccd_feature
+  s.multiccd_clip = multiccd_clip
+  s.col_prism = col_prism
+  s.constraint_jacp = constraint_jacp
+  s.constraint_jacr = constraint_jacr
+  s.constraint_row = constraint_row
+  s.support_wrench = support_wrench
+  s.setconst_jacp = setconst_jacp
+  s.setconst_jacr = setconst_jacr
+  s.island_cursor = island_cursor
+  s.passive_jacp = passive_jacp
+  s.passive_jacr = passive_jacr
+  s.passive_row = passive_row
+  s.efc_jv = efc_jv
+  s.solver_H = solver_H
+  s.solver_Ma = solver_Ma
+  s.solver_grad = solver_grad
+  s.solver_Mgrad = solver_Mgrad
+  s.solver_search = solver_search
+  s.solver_Mv = solver_Mv
+  s.solver_qfrc = solver_qfrc
+  s.solver_grad_old = solver_grad_old
+  s.solver_Mgrad_old = solver_Mgrad_old
+  s.solver_dgrad = solver_dgrad
+  s.solver_dMgrad = solver_dMgrad
+  s.solver_hrow = solver_hrow
+  s.solver_rows = solver_rows
+  s.solver_arinv = solver_arinv
+  s.solver_prev = solver_prev
+  s.solver_mom = solver_mom
+  s.solver_arf = solver_arf
+  s.solver_ARrow = solver_ARrow
+  s.solver_state_old = solver_state_old
+  s.solver_blocks = solver_blocks
+  s.solver_res = solver_res
+  s.solver_old = solver_old
+  s.solver_ray = solver_ray
+  s.solver_ARray = solver_ARray
+  s.solver_bc = solver_bc
+  s.solver_dforce = solver_dforce
+  s.solver_fric = solver_fric
+  s.solver_Ablock = solver_Ablock
+  s.solver_Asub = solver_Asub
+  s.solver_qcqp_A = solver_qcqp_A
+  s.solver_qcqp_b = solver_qcqp_b
+  s.solver_qcqp_L = solver_qcqp_L
+  s.solver_qcqp_dx = solver_qcqp_dx
+  s.step1_valid = step1_valid
+  s.integ_qfrc = integ_qfrc
+  s.integ_qacc = integ_qacc
+  s.rk_qpos = rk_qpos
+  s.rk_qvel = rk_qvel
+  s.rk_act = rk_act
+  s.rk_F = rk_F
+  s.rk_dX = rk_dX
+  s.deriv_qvel = deriv_qvel
+  s.deriv_bias_plus = deriv_bias_plus
+  s.deriv_bias_minus = deriv_bias_minus
+  s.deriv_cvel = deriv_cvel
+  s.deriv_cdof_dot = deriv_cdof_dot
+  s.deriv_cacc = deriv_cacc
+  s.deriv_cfrc = deriv_cfrc
   return s
 
 
 @njit(cache=True, error_model="numpy")
 def zero_data(d):
   """Sets every Data field except the warning statistics to zero (the first step of mj_resetData)."""
+  d.solver_niter[...] = 0
+  d.solver_improvement[...] = 0
+  d.solver_gradient[...] = 0
+  d.solver_lineslope[...] = 0
+  d.solver_nactive[...] = 0
+  d.solver_nchange[...] = 0
+  d.solver_neval[...] = 0
+  d.ncon[...] = 0
+  d.ne[...] = 0
+  d.nf[...] = 0
+  d.nl[...] = 0
+  d.nefc[...] = 0
+  d.nisland[...] = 0
+  d.nidof[...] = 0
   d.time[...] = 0
+  d.energy[...] = 0
   d.qpos[...] = 0
   d.qvel[...] = 0
   d.act[...] = 0
@@ -1038,28 +1133,12 @@ def zero_data(d):
   d.ctrl[...] = 0
   d.qfrc_applied[...] = 0
   d.xfrc_applied[...] = 0
+  d.eq_active[...] = 0
   d.mocap_pos[...] = 0
   d.mocap_quat[...] = 0
   d.qacc[...] = 0
   d.act_dot[...] = 0
   d.sensordata[...] = 0
-  d.energy[...] = 0
-  d.step1_valid[...] = 0
-  d.ncon[...] = 0
-  d.contact_dist[...] = 0
-  d.contact_pos[...] = 0
-  d.contact_frame[...] = 0
-  d.contact_includemargin[...] = 0
-  d.contact_friction[...] = 0
-  d.contact_solref[...] = 0
-  d.contact_solreffriction[...] = 0
-  d.contact_solimp[...] = 0
-  d.contact_mu[...] = 0
-  d.contact_dim[...] = 0
-  d.contact_geom1[...] = 0
-  d.contact_geom2[...] = 0
-  d.contact_exclude[...] = 0
-  d.contact_efc_address[...] = 0
   d.xpos[...] = 0
   d.xquat[...] = 0
   d.xmat[...] = 0
@@ -1078,8 +1157,12 @@ def zero_data(d):
   d.subtree_com[...] = 0
   d.cdof[...] = 0
   d.cinert[...] = 0
-  d.ten_length[...] = 0
+  d.ten_wrapadr[...] = 0
+  d.ten_wrapnum[...] = 0
   d.ten_J[...] = 0
+  d.ten_length[...] = 0
+  d.wrap_obj[...] = 0
+  d.wrap_xpos[...] = 0
   d.actuator_length[...] = 0
   d.actuator_moment[...] = 0
   d.crb[...] = 0
@@ -1093,9 +1176,16 @@ def zero_data(d):
   d.qfrc_bias[...] = 0
   d.qfrc_spring[...] = 0
   d.qfrc_damper[...] = 0
+  d.qfrc_gravcomp[...] = 0
   d.qfrc_fluid[...] = 0
   d.qfrc_passive[...] = 0
-  d.qfrc_gravcomp[...] = 0
+  d.subtree_linvel[...] = 0
+  d.subtree_angmom[...] = 0
+  d.qH[...] = 0
+  d.qHDiagInv[...] = 0
+  d.qDeriv[...] = 0
+  d.qLU[...] = 0
+  d.qLU_piv[...] = 0
   d.actuator_force[...] = 0
   d.qfrc_actuator[...] = 0
   d.qfrc_smooth[...] = 0
@@ -1104,44 +1194,20 @@ def zero_data(d):
   d.cacc[...] = 0
   d.cfrc_int[...] = 0
   d.cfrc_ext[...] = 0
-  d.subtree_linvel[...] = 0
-  d.subtree_angmom[...] = 0
-  d.ten_wrapadr[...] = 0
-  d.ten_wrapnum[...] = 0
-  d.wrap_obj[...] = 0
-  d.wrap_xpos[...] = 0
-  d.qDeriv[...] = 0
-  d.qH[...] = 0
-  d.qHDiagInv[...] = 0
-  d.qLU[...] = 0
-  d.qLU_piv[...] = 0
-  d.deriv_cvel[...] = 0
-  d.deriv_cdof_dot[...] = 0
-  d.deriv_cacc[...] = 0
-  d.deriv_cfrc[...] = 0
-  d.rk_qpos[...] = 0
-  d.rk_qvel[...] = 0
-  d.rk_act[...] = 0
-  d.rk_F[...] = 0
-  d.rk_dX[...] = 0
-  d.scratch_nv[...] = 0
-  d.jac_p[...] = 0
-  d.jac_r[...] = 0
-  d.rne_cacc[...] = 0
-  d.rne_cfrc[...] = 0
-  d.col_aabb[...] = 0
-  d.col_order[...] = 0
-  d.col_buf[...] = 0
-  d.col_vert[...] = 0
-  d.col_face[...] = 0
-  d.col_plane[...] = 0
-  d.col_edge[...] = 0
-  d.col_prism[...] = 0
-  d.eq_active[...] = 0
-  d.ne[...] = 0
-  d.nf[...] = 0
-  d.nl[...] = 0
-  d.nefc[...] = 0
+  d.contact_dist[...] = 0
+  d.contact_pos[...] = 0
+  d.contact_frame[...] = 0
+  d.contact_includemargin[...] = 0
+  d.contact_friction[...] = 0
+  d.contact_solref[...] = 0
+  d.contact_solreffriction[...] = 0
+  d.contact_solimp[...] = 0
+  d.contact_mu[...] = 0
+  d.contact_dim[...] = 0
+  d.contact_geom1[...] = 0
+  d.contact_geom2[...] = 0
+  d.contact_exclude[...] = 0
+  d.contact_efc_address[...] = 0
   d.efc_type[...] = 0
   d.efc_id[...] = 0
   d.efc_J[...] = 0
@@ -1152,42 +1218,96 @@ def zero_data(d):
   d.efc_KBIP[...] = 0
   d.efc_D[...] = 0
   d.efc_R[...] = 0
-  d.efc_vel[...] = 0
-  d.efc_aref[...] = 0
-  d.efc_b[...] = 0
-  d.efc_state[...] = 0
-  d.efc_force[...] = 0
-  d.solver_niter[...] = 0
-  d.solver_improvement[...] = 0
-  d.solver_gradient[...] = 0
-  d.solver_lineslope[...] = 0
-  d.solver_nactive[...] = 0
-  d.solver_nchange[...] = 0
-  d.solver_neval[...] = 0
-  d.efc_jar[...] = 0
-  d.efc_jv[...] = 0
-  d.efc_quad[...] = 0
-  d.efc_Y[...] = 0
-  d.solver_H[...] = 0
-  d.solver_vec[...] = 0
-  d.solver_block[...] = 0
-  d.solver_mat[...] = 0
-  d.solver_work[...] = 0
-  d.efc_AR[...] = 0
-  d.solver_efc[...] = 0
-  d.solver_efcint[...] = 0
-  d.nisland[...] = 0
-  d.nidof[...] = 0
   d.tree_island[...] = 0
+  d.dof_island[...] = 0
   d.island_nv[...] = 0
   d.island_idofadr[...] = 0
+  d.map_dof2idof[...] = 0
+  d.map_idof2dof[...] = 0
+  d.efc_island[...] = 0
   d.island_ne[...] = 0
   d.island_nf[...] = 0
   d.island_nefc[...] = 0
   d.island_iefcadr[...] = 0
-  d.dof_island[...] = 0
-  d.map_dof2idof[...] = 0
-  d.map_idof2dof[...] = 0
-  d.efc_island[...] = 0
   d.map_efc2iefc[...] = 0
   d.map_iefc2efc[...] = 0
+  d.efc_Y[...] = 0
+  d.efc_AR[...] = 0
+  d.efc_vel[...] = 0
+  d.efc_aref[...] = 0
+  d.efc_b[...] = 0
+  d.efc_jar[...] = 0
+  d.efc_state[...] = 0
+  d.efc_force[...] = 0
+  d.rne_cacc[...] = 0
+  d.rne_cfrc[...] = 0
+  d.col_aabb[...] = 0
+  d.col_order[...] = 0
+  d.col_buf[...] = 0
+  d.col_vert[...] = 0
+  d.col_face[...] = 0
+  d.col_plane[...] = 0
+  d.col_edge[...] = 0
+  d.box_clip[...] = 0
+  d.multiccd_feature[...] = 0
+  d.multiccd_clip[...] = 0
+  d.col_prism[...] = 0
+  d.constraint_jacp[...] = 0
+  d.constraint_jacr[...] = 0
+  d.constraint_row[...] = 0
+  d.support_wrench[...] = 0
+  d.setconst_jacp[...] = 0
+  d.setconst_jacr[...] = 0
+  d.island_cursor[...] = 0
+  d.passive_jacp[...] = 0
+  d.passive_jacr[...] = 0
+  d.passive_row[...] = 0
+  d.efc_jv[...] = 0
+  d.solver_H[...] = 0
+  d.solver_Ma[...] = 0
+  d.solver_grad[...] = 0
+  d.solver_Mgrad[...] = 0
+  d.solver_search[...] = 0
+  d.solver_Mv[...] = 0
+  d.solver_qfrc[...] = 0
+  d.solver_grad_old[...] = 0
+  d.solver_Mgrad_old[...] = 0
+  d.solver_dgrad[...] = 0
+  d.solver_dMgrad[...] = 0
+  d.solver_hrow[...] = 0
+  d.solver_rows[...] = 0
+  d.solver_arinv[...] = 0
+  d.solver_prev[...] = 0
+  d.solver_mom[...] = 0
+  d.solver_arf[...] = 0
+  d.solver_ARrow[...] = 0
+  d.solver_state_old[...] = 0
+  d.solver_blocks[...] = 0
+  d.solver_res[...] = 0
+  d.solver_old[...] = 0
+  d.solver_ray[...] = 0
+  d.solver_ARray[...] = 0
+  d.solver_bc[...] = 0
+  d.solver_dforce[...] = 0
+  d.solver_fric[...] = 0
+  d.solver_Ablock[...] = 0
+  d.solver_Asub[...] = 0
+  d.solver_qcqp_A[...] = 0
+  d.solver_qcqp_b[...] = 0
+  d.solver_qcqp_L[...] = 0
+  d.solver_qcqp_dx[...] = 0
+  d.step1_valid[...] = 0
+  d.integ_qfrc[...] = 0
+  d.integ_qacc[...] = 0
+  d.rk_qpos[...] = 0
+  d.rk_qvel[...] = 0
+  d.rk_act[...] = 0
+  d.rk_F[...] = 0
+  d.rk_dX[...] = 0
+  d.deriv_qvel[...] = 0
+  d.deriv_bias_plus[...] = 0
+  d.deriv_bias_minus[...] = 0
+  d.deriv_cvel[...] = 0
+  d.deriv_cdof_dot[...] = 0
+  d.deriv_cacc[...] = 0
+  d.deriv_cfrc[...] = 0

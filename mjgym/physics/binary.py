@@ -6,7 +6,7 @@ This is mjgym's own format, not MuJoCo's MJB (whose layout is tied to MuJoCo's m
   magic (8 bytes) ``MJGYMMDL`` | format version (uint32) | header length (uint64) | header (UTF-8 JSON) |
   payload | SHA-256 of header and payload (32 bytes)
 
-The header holds the hash of the model field table (``types.MODEL_FIELDS``) the file was written with, the sizes,
+The header holds the hash of the model field layout (``types.MODEL_ROWS``) the file was written with, the sizes,
 each array's name, dtype, shape and payload offset, the object names and the source file name. A file written
 with another format version or another field table is refused, as is one whose checksum does not match: a
 model must never load with fields silently shifted.
@@ -33,7 +33,7 @@ class BinaryModelError(ValueError):
 
 
 def _table_hash():
-  return hashlib.sha256(types.MODEL_FIELDS.encode()).hexdigest()
+  return hashlib.sha256(repr(types.MODEL_ROWS).encode()).hexdigest()
 
 
 def to_bytes(m):

@@ -169,11 +169,11 @@ def _add_jac(m, d, jacp, jacr, point, body, sign):
 
 @njit(cache=True, error_model="numpy")
 def _jac_pair(m, d, p1, b1, p2, b2):
-  """d.jac_p, d.jac_r = Jacobian of p1 on b1 minus Jacobian of p2 on b2."""
-  d.jac_p[:, :] = 0.0
-  d.jac_r[:, :] = 0.0
-  _add_jac(m, d, d.jac_p, d.jac_r, p1, b1, 1.0)
-  _add_jac(m, d, d.jac_p, d.jac_r, p2, b2, -1.0)
+  """constraint_jacp, constraint_jacr = Jacobian of p1 on b1 minus Jacobian of p2 on b2."""
+  d.constraint_jacp[:, :] = 0.0
+  d.constraint_jacr[:, :] = 0.0
+  _add_jac(m, d, d.constraint_jacp, d.constraint_jacr, p1, b1, 1.0)
+  _add_jac(m, d, d.constraint_jacp, d.constraint_jacr, p2, b2, -1.0)
 
 
 @njit(cache=True, error_model="numpy")
@@ -207,7 +207,7 @@ def _equality(m, d):
       _jac_pair(m, d, p1, b1, p2, b2)
       for k in range(3):
         i = _add_row(m, d, _EQUALITY, e, p1[k] - p2[k], 0.0, 0.0, tran, solref, solimp, True)
-        d.efc_J[i, :] = d.jac_p[k]
+        d.efc_J[i, :] = d.constraint_jacp[k]
       if etype == EqType.WELD:
         _weld_rotation(m, d, e, data[10], rot, solref, solimp)
       _block_impedance(d, d.nefc[0] - nrow, nrow, solimp)
@@ -308,7 +308,7 @@ def _weld_rotation(m, d, e, scale, rot, solref, solimp):
     _add_row(m, d, _EQUALITY, e, scale * err[1 + k], 0.0, 0.0, rot, solref, solimp, True)
   # d/dt of the error quaternion is ½ q2⁻¹ ⊗ (0, ω₁ - ω₂) ⊗ (q1 q_rel), ω the world angular velocities
   for j in range(m.nv):
-    w = (0.0, d.jac_r[0, j], d.jac_r[1, j], d.jac_r[2, j])
+    w = (0.0, d.constraint_jacr[0, j], d.constraint_jacr[1, j], d.constraint_jacr[2, j])
     if w[1] == 0.0 and w[2] == 0.0 and w[3] == 0.0:
       continue
     v = math.quat_mul(math.quat_mul(inv2, w), target)
@@ -378,9 +378,9 @@ def _limits(m, d):
 
 @njit(cache=True, error_model="numpy")
 def _contact_direction_row(d, frame, dim_index, out):
-  """out (nv,) = relative-velocity Jacobian of contact direction ``dim_index`` (0..5) from d.jac_p/jac_r."""
+  """out (nv,) = relative-velocity Jacobian of contact direction ``dim_index`` (0..5) from constraint_jacp/jacr."""
   # 0: normal, 1-2: tangents (translation); 3: spin about the normal, 4-5: rolling about the tangents
-  jac = d.jac_p if dim_index < 3 else d.jac_r
+  jac = d.constraint_jacp if dim_index < 3 else d.constraint_jacr
   a = dim_index if dim_index < 3 else dim_index - 3
   for k in range(out.shape[0]):
     out[k] = frame[3 * a] * jac[0, k] + frame[3 * a + 1] * jac[1, k] + frame[3 * a + 2] * jac[2, k]
@@ -391,7 +391,7 @@ def _contacts(m, d):
   """Contact rows of every included contact: frictionless, pyramidal edges or elliptic dimensions."""
   elliptic = m.opt_cone[0] == ConeType.ELLIPTIC
   impratio = max(MINVAL, m.opt_impratio[0])  # as MuJoCo: impratio 0 is a tiny one, not a division by zero
-  scratch = d.solver_vec[0]
+  scratch = d.constraint_row
   for c in range(d.ncon[0]):
     d.contact_efc_address[c] = -1
     if d.contact_exclude[c] != 0 or d.contact_dist[c] >= d.contact_includemargin[c]:

@@ -289,8 +289,8 @@ def euler(m, d):
     return
   # (M + h B) qacc = qfrc_smooth + qfrc_constraint, B = diag(dof_damping)
   h = m.opt_timestep[0]
-  qfrc = d.scratch_nv[0]
-  qacc = d.scratch_nv[1]
+  qfrc = d.integ_qfrc
+  qacc = d.integ_qacc
   d.qH[:] = d.qM
   for i in range(m.nv):
     d.qH[m.dof_Madr[i]] += h * m.dof_damping[i]
@@ -437,9 +437,9 @@ def _bias_vel_derivative(m, d, qDeriv, lo, hi, block_only):
   a finite difference. Gravity cancels in the difference.
   """
   nv = m.nv
-  vel = d.scratch_nv[2]
-  plus = d.scratch_nv[3]
-  minus = d.scratch_nv[0]
+  vel = d.deriv_qvel
+  plus = d.deriv_bias_plus
+  minus = d.deriv_bias_minus
   scale = 1.0
   for i in range(nv):
     scale = max(scale, abs(d.qvel[i]))
@@ -493,7 +493,7 @@ def implicit(m, d):
   nv = m.nv
   h = m.opt_timestep[0]
   _smooth_vel_derivative(m, d, m.opt_integrator[0] == IntegratorType.IMPLICIT)
-  qacc = d.scratch_nv[1]
+  qacc = d.integ_qacc
   for i in range(nv):
     qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
   smooth.full_m(m, d.qM, d.qLU)

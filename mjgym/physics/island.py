@@ -152,7 +152,7 @@ def _dofs(m, d, nisland):
     adr += d.island_nv[isl]
   nidof = adr
   d.nidof[0] = nidof
-  cursor = d.solver_efcint[2]  # dofs placed per island so far (an island has rows, so nisland <= njmax)
+  cursor = d.island_cursor  # dofs placed per island so far
   cursor[:nisland] = 0
   free = nidof
   for k in range(m.nv):
@@ -185,7 +185,7 @@ def _rows(d, nefc, nisland, efc_tree):
   for isl in range(nisland):
     d.island_iefcadr[isl] = adr
     adr += d.island_nefc[isl]
-  cursor = d.solver_efcint[2]  # rows placed per island so far
+  cursor = d.island_cursor  # rows placed per island so far
   cursor[:nisland] = 0
   for i in range(nefc):
     isl = d.efc_island[i]

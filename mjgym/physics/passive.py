@@ -151,10 +151,10 @@ def fluid_vel_derivative(m, d, qDeriv):
       continue
     w, v = _fluid_local_velocity(m, d, i)
     kt, kf, ct, cf = _fluid_coefficients(m, bx, by, bz)
-    support.jac(m, d, d.jac_p, d.jac_r, d.xipos[i], i)
+    support.jac(m, d, d.passive_jacp, d.passive_jacr, d.xipos[i], i)
     rot = d.ximat[i]
     for part in range(2):
-      jac = d.jac_r if part == 0 else d.jac_p
+      jac = d.passive_jacr if part == 0 else d.passive_jacp
       for k in range(3):
         if part == 0:
           dk = kt - 2.0 * ct[k] * abs(w[k])
@@ -163,7 +163,7 @@ def fluid_vel_derivative(m, d, qDeriv):
         if dk == 0.0:
           continue
         # row k of Rᵀ J, kept in scratch to avoid recomputing it for every column
-        row = d.scratch_nv[2]
+        row = d.passive_row
         for j in range(nv):
           row[j] = rot[k] * jac[0, j] + rot[3 + k] * jac[1, j] + rot[6 + k] * jac[2, j]
         for a in range(nv):

@@ -48,9 +48,6 @@ _CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 _DSBL_WARMSTART = int(DisableBit.WARMSTART)
 
-# rows of d.solver_vec
-_MA, _GRAD, _MGRAD, _SEARCH, _MV, _MGRAD_OLD, _QFRC, _TMP, _QACC0, _GRAD_OLD = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
-
 
 # ------------------------------------------------------------ linear algebra ----
 
@@ -311,22 +308,22 @@ def _bracket(m, d, p, cands, snorm_m, slope0, c0, isl):
 
 @njit(cache=True, error_model="numpy")
 def _linesearch(m, d, scale, isl):
-  """Step along d.solver_vec[_SEARCH] as MuJoCo's line search takes it: Newton steps from 0, one-sided until
+  """Step along d.solver_search as MuJoCo's line search takes it: Newton steps from 0, one-sided until
   the derivative changes sign, then a bracket shrunk by Newton points and midpoints, until |d cost / d alpha|
   falls below tolerance · ls_tolerance · |search| / scale. Returns (alpha, evaluations, cost decrease)."""
   nv = m.nv
-  search = d.solver_vec[_SEARCH]
+  search = d.solver_search
   snorm = pymath.sqrt(_dot(search, search, nv))
   if snorm < MINVAL:
     return 0.0, 0, 0.0
-  mv = d.solver_vec[_MV]
+  mv = d.solver_Mv
   _mul_j(d, d.efc_jv, search, nv)
   mul_m(m, d, mv, search)
   snorm_m = 0.0
   slope0 = 0.0
   for k in range(nv):
     snorm_m += search[k] * mv[k]
-    slope0 += search[k] * (d.solver_vec[_MA, k] - d.qfrc_smooth[k])
+    slope0 += search[k] * (d.solver_Ma[k] - d.qfrc_smooth[k])
   gtol = m.opt_tolerance[0] * m.opt_ls_tolerance[0] * snorm / scale
   budget = m.opt_ls_iterations[0]
   c0, g0, h0 = _line_eval(m, d, 0.0, snorm_m, slope0, isl)
@@ -379,14 +376,14 @@ def _linesearch(m, d, scale, isl):
 def _gauss_cost(m, d, qacc):
   s = 0.0
   for k in range(m.nv):
-    s += 0.5 * (qacc[k] - d.qacc_smooth[k]) * (d.solver_vec[_MA, k] - d.qfrc_smooth[k])
+    s += 0.5 * (qacc[k] - d.qacc_smooth[k]) * (d.solver_Ma[k] - d.qfrc_smooth[k])
   return s
 
 
 @njit(cache=True, error_model="numpy")
 def _evaluate(m, d, qacc):
   """Ma, jar, forces at qacc; returns the total cost."""
-  mul_m(m, d, d.solver_vec[_MA], qacc)
+  mul_m(m, d, d.solver_Ma, qacc)
   _mul_j(d, d.efc_jar, qacc, m.nv)
   for i in range(d.nefc[0]):
     d.efc_jar[i] -= d.efc_aref[i]
@@ -396,11 +393,11 @@ def _evaluate(m, d, qacc):
 @njit(cache=True, error_model="numpy")
 def _gradient(m, d):
   """grad = M qacc - qfrc_smooth - Jᵀ force."""
-  qfrc = d.solver_vec[_QFRC]
+  qfrc = d.solver_qfrc
   _mul_jt(d, qfrc, d.efc_force, m.nv)
-  grad = d.solver_vec[_GRAD]
+  grad = d.solver_grad
   for k in range(m.nv):
-    grad[k] = d.solver_vec[_MA, k] - d.qfrc_smooth[k] - qfrc[k]
+    grad[k] = d.solver_Ma[k] - d.qfrc_smooth[k] - qfrc[k]
 
 
 @njit(cache=True, error_model="numpy")
@@ -420,7 +417,7 @@ def _hessian(m, d):
   nv = m.nv
   h = d.solver_H
   smooth.full_m(m, d.qM, h)
-  tmp = d.solver_vec[_TMP]
+  tmp = d.solver_hrow
   nefc = d.nefc[0]
   i = 0
   while i < nefc:
@@ -470,8 +467,8 @@ def _hessian(m, d):
 
 @njit(cache=True, error_model="numpy")
 def _precondition(m, d, newton):
-  mgrad = d.solver_vec[_MGRAD]
-  mgrad[:] = d.solver_vec[_GRAD]
+  mgrad = d.solver_Mgrad
+  mgrad[:] = d.solver_grad
   if newton:
     _hessian(m, d)
     _cholesky_solve(d.solver_H, m.nv, mgrad)
@@ -488,8 +485,7 @@ def _primal(m, d, newton):
   qacc[:] = d.qacc_smooth
   cost = _evaluate(m, d, qacc)
   if not (m.opt_disableflags[0] & _DSBL_WARMSTART):
-    d.solver_vec[_QACC0] = d.qacc_warmstart
-    if _evaluate(m, d, d.solver_vec[_QACC0]) <= cost:  # a tie keeps the warm start, as MuJoCo does
+    if _evaluate(m, d, d.qacc_warmstart) <= cost:  # a tie keeps the warm start, as MuJoCo does
       qacc[:] = d.qacc_warmstart
     else:
       _evaluate(m, d, qacc)  # rows and forces back at qacc_smooth
@@ -514,7 +510,7 @@ def _island_gradient(m, d, isl):
   if isl >= 0:
     for k in range(m.nv):
       if d.dof_island[k] != isl:
-        d.solver_vec[_GRAD, k] = 0.0
+        d.solver_grad[k] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -524,9 +520,9 @@ def _primal_island(m, d, newton, isl):
   qacc = d.qacc
   scale = _scale(m, d, isl)
   tolerance = m.opt_tolerance[0]
-  grad = d.solver_vec[_GRAD]
-  mgrad = d.solver_vec[_MGRAD]
-  search = d.solver_vec[_SEARCH]
+  grad = d.solver_grad
+  mgrad = d.solver_Mgrad
+  search = d.solver_search
   # already optimal at the start (MuJoCo's certificate): small gap in the M⁻¹ norm, and for Newton a small
   # gradient and Newton decrement
   _island_gradient(m, d, isl)
@@ -545,12 +541,12 @@ def _primal_island(m, d, newton, isl):
       break
     for k in range(nv):
       qacc[k] += alpha * search[k]
-      d.solver_vec[_MA, k] += alpha * d.solver_vec[_MV, k]
+      d.solver_Ma[k] += alpha * d.solver_Mv[k]
     for i in range(d.nefc[0]):
       d.efc_jar[i] += alpha * d.efc_jv[i]
     if not newton:
-      d.solver_vec[_GRAD_OLD] = grad
-      d.solver_vec[_MGRAD_OLD] = mgrad
+      d.solver_grad_old[:] = grad
+      d.solver_Mgrad_old[:] = mgrad
     update_constraint(m, d)
     _island_gradient(m, d, isl)
     _precondition(m, d, newton)
@@ -575,14 +571,14 @@ def _primal_island(m, d, newton, isl):
 def _cg_direction(m, d):
   """Hager-Zhang conjugate direction in the M⁻¹ metric, bounded below as Hager and Zhang do (η = 0.01)."""
   nv = m.nv
-  grad = d.solver_vec[_GRAD]
-  mgrad = d.solver_vec[_MGRAD]
-  search = d.solver_vec[_SEARCH]
-  y = d.solver_vec[_QFRC]  # grad - grad_old
-  my = d.solver_vec[_TMP]  # Mgrad - Mgrad_old
+  grad = d.solver_grad
+  mgrad = d.solver_Mgrad
+  search = d.solver_search
+  y = d.solver_dgrad
+  my = d.solver_dMgrad
   for k in range(nv):
-    y[k] = grad[k] - d.solver_vec[_GRAD_OLD, k]
-    my[k] = mgrad[k] - d.solver_vec[_MGRAD_OLD, k]
+    y[k] = grad[k] - d.solver_grad_old[k]
+    my[k] = mgrad[k] - d.solver_Mgrad_old[k]
   d_y = _dot(search, y, nv)
   beta = 0.0
   if d_y >= MINVAL:
@@ -677,7 +673,7 @@ def _ar_row(m, d, i):
   nefc = d.nefc[0]
   if nefc <= d.efc_AR.shape[0]:
     return d.efc_AR[i]
-  row = d.solver_efc[3]
+  row = d.solver_ARrow
   for j in range(nefc):
     row[j] = _ar_entry(d, max(i, j), min(i, j), m.nv)
   row[i] += d.efc_R[i]
@@ -790,9 +786,9 @@ def _scale(m, d, isl):
 
 @njit(cache=True, error_model="numpy")
 def _dual_start(m, d, ne, nf, nefc, rows, sub_r, island):
-  """Start of a dual sweep over the listed rows: solver_efc[0][c] = 1 / AR diagonal (without R, floored at
+  """Start of a dual sweep over the listed rows: solver_arinv[c] = 1 / AR diagonal (without R, floored at
   MINVAL, when sub_r), efc_state of the current forces; returns the cost scale."""
-  arinv = d.solver_efc[0]
+  arinv = d.solver_arinv
   for c in range(nefc):
     i = rows[c]
     diag = _ar_row(m, d, i)[i]
@@ -804,7 +800,7 @@ def _dual_start(m, d, ne, nf, nefc, rows, sub_r, island):
 @njit(cache=True, error_model="numpy")
 def _state_change(d, ne, nf, nefc, rows):
   """_dual_state, also counting the rows whose state changed; returns (nactive, nchange)."""
-  old = d.solver_efcint[0]
+  old = d.solver_state_old
   for c in range(nefc):
     old[c] = d.efc_state[rows[c]]
   nactive = _dual_state(d, ne, nf, nefc, rows)
@@ -839,32 +835,32 @@ def _scale_ellipsoid(fric, first, n, normal, mu, feasible):
 
 
 @njit(cache=True, error_model="numpy")
-def _qcqp(res, a, b, mu, r, n, work):
+def _qcqp(d, res, a, b, mu, r, n):
   """min ½ xᵀ A x + bᵀ x subject to Σ (xₖ / μₖ)² ≤ r², by Newton's method on the multiplier of the scaled
   problem (x = μ ∘ z, |z| ≤ r); res[:n] = x. Returns whether the constraint is active."""
-  # scaled problem in work rows 0-4 (A), 5 (b); factor in rows 6-10; rows 11, 12 are vectors
+  sa, sb, lf, dx = d.solver_qcqp_A, d.solver_qcqp_b, d.solver_qcqp_L, d.solver_qcqp_dx
   for p in range(n):
-    work[5, p] = b[p] * mu[p]
+    sb[p] = b[p] * mu[p]
     for q in range(n):
-      work[p, q] = a[p, q] * mu[p] * mu[q]
+      sa[p, q] = a[p, q] * mu[p] * mu[q]
   la = 0.0
   for _ in range(20):
     for p in range(n):
       for q in range(n):
-        work[6 + p, q] = work[p, q]
-      work[6 + p, p] += la
-    if _chol_rank(work, 6, n) < n:
+        lf[p, q] = sa[p, q]
+      lf[p, p] += la
+    if _chol_rank(lf, n) < n:
       for p in range(n):
         res[p] = 0.0
       return False
-    _chol_solve_rows(work, 6, n, work[5], res)
+    _chol_solve(lf, n, sb, res)
     for p in range(n):
       res[p] = -res[p]
     val = _dot(res, res, n) - r * r
     if val < 1e-10:
       break
-    _chol_solve_rows(work, 6, n, res, work[11])
-    deriv = -2.0 * _dot(res, work[11], n)
+    _chol_solve(lf, n, res, dx)
+    deriv = -2.0 * _dot(res, dx, n)
     delta = -val / deriv
     if delta < 1e-10:
       break
@@ -875,32 +871,32 @@ def _qcqp(res, a, b, mu, r, n, work):
 
 
 @njit(cache=True, error_model="numpy")
-def _chol_rank(w, o, n):
-  """In-place Cholesky of w[o:o+n, :n] with pivots floored at 1e-10 (their columns cleared); returns the rank."""
+def _chol_rank(w, n):
+  """In-place Cholesky of w[:n, :n] with pivots floored at 1e-10 (their columns cleared); returns the rank."""
   rank = n
   for j in range(n):
-    t = w[o + j, j] - _dot(w[o + j], w[o + j], j)
+    t = w[j, j] - _dot(w[j], w[j], j)
     low = t < 1e-10
     if low:
       t = 1e-10
       rank -= 1
-    w[o + j, j] = pymath.sqrt(t)
+    w[j, j] = pymath.sqrt(t)
     for i in range(j + 1, n):
-      w[o + i, j] = 0.0 if low else (w[o + i, j] - _dot(w[o + i], w[o + j], j)) * (1.0 / w[o + j, j])
+      w[i, j] = 0.0 if low else (w[i, j] - _dot(w[i], w[j], j)) * (1.0 / w[j, j])
   return rank
 
 
 @njit(cache=True, error_model="numpy")
-def _chol_solve_rows(w, o, n, rhs, x):
-  """x = (L Lᵀ)⁻¹ rhs with L in w[o:o+n, :n]."""
+def _chol_solve(w, n, rhs, x):
+  """x = (L Lᵀ)⁻¹ rhs with L in w[:n, :n], summed as _dot sums (MuJoCo's order)."""
   for i in range(n):
     x[i] = rhs[i]
   for i in range(n):
-    x[i] = (x[i] - _dot(w[o + i], x, i)) / w[o + i, i]
+    x[i] = (x[i] - _dot(w[i], x, i)) / w[i, i]
   for i in range(n - 1, -1, -1):
     for j in range(i + 1, n):
-      x[i] -= w[o + j, i] * x[j]
-    x[i] /= w[o + i, i]
+      x[i] -= w[j, i] * x[j]
+    x[i] /= w[i, i]
 
 
 @njit(cache=True, error_model="numpy")
@@ -909,8 +905,8 @@ def _friction_qcqp(d, force, i, dim, ac, bc):
   the constraint binds."""
   con = d.efc_id[i]
   mu = d.contact_friction[con]
-  v = d.solver_block[7]
-  if _qcqp(v, ac, bc, mu, force[i], dim - 1, d.solver_work):
+  v = d.solver_fric
+  if _qcqp(d, v, ac, bc, mu, force[i], dim - 1):
     _scale_ellipsoid(v, 0, dim - 1, force[i], mu, False)
   for k in range(dim - 1):
     force[i + 1 + k] = v[k]
@@ -945,18 +941,18 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
   with Nesterov momentum and gradient restarts; efc_force in, efc_force and efc_state out."""
   force = d.efc_force
   fl = d.efc_frictionloss
-  arinv = d.solver_efc[0]
-  prev = d.solver_efc[1]
-  mom = d.solver_efc[2]
-  blocks = d.solver_efcint[1]
-  res = d.solver_block[0]
-  old = d.solver_block[1]
-  v = d.solver_block[2]
-  v1 = d.solver_block[3]
-  bc = d.solver_block[4]
-  dvec = d.solver_block[5]
-  athis = d.solver_mat[0]
-  ac = d.solver_mat[1]
+  arinv = d.solver_arinv
+  prev = d.solver_prev
+  mom = d.solver_mom
+  blocks = d.solver_blocks
+  res = d.solver_res
+  old = d.solver_old
+  v = d.solver_ray
+  v1 = d.solver_ARray
+  bc = d.solver_bc
+  dvec = d.solver_dforce
+  athis = d.solver_Ablock
+  ac = d.solver_Asub
   scale = _dual_start(m, d, ne, nf, nefc, rows, False, island)
   for c in range(nefc):
     prev[c] = force[rows[c]]
@@ -1071,12 +1067,12 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
   elliptic friction blocks with the normal force fixed), without the regularizer R."""
   force = d.efc_force
   fl = d.efc_frictionloss
-  arinv = d.solver_efc[0]
-  res = d.solver_block[0]
-  old = d.solver_block[1]
-  bc = d.solver_block[4]
-  dvec = d.solver_block[5]
-  ac = d.solver_mat[1]
+  arinv = d.solver_arinv
+  res = d.solver_res
+  old = d.solver_old
+  bc = d.solver_bc
+  dvec = d.solver_dforce
+  ac = d.solver_Asub
   scale = _dual_start(m, d, ne, nf, nefc, rows, True, island)
   start = d.solver_niter[island] if island < NISLAND else 0
   it = 0
@@ -1167,7 +1163,7 @@ def _pgs_warmstart(m, d):
   for i in range(nefc):
     d.efc_jar[i] -= d.efc_aref[i]
   update_constraint(m, d)
-  arf = d.solver_efc[1]
+  arf = d.solver_arf
   for i in range(nefc):
     arf[i] = _dot(_ar_row(m, d, i), f, nefc)
   if _dot(f, d.efc_b, nefc) + 0.5 * _dot(f, arf, nefc) > 0.0:
@@ -1190,7 +1186,7 @@ def _island_rows(d, isl):
   rows, as one problem."""
   if d.nisland[0] == 0:
     nefc = d.nefc[0]
-    rows = d.map_iefc2efc[:nefc]
+    rows = d.solver_rows[:nefc]
     for i in range(nefc):
       rows[i] = i
     return d.ne[0], d.nf[0], nefc, rows

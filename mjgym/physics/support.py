@@ -373,7 +373,7 @@ def add_contact_cfrc_ext(m, d):
       continue
     f0 = f1 = f2 = t0 = t1 = t2 = 0.0
     frame = d.contact_frame[c]
-    res = d.solver_block[9]
+    res = d.support_wrench
     contact_force(m, d, c, res)
     for k in range(3):
       f0 += frame[3 * k] * res[k]

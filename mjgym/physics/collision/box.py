@@ -13,7 +13,7 @@ normal lies within about 8 degrees of that face's normal. A face axis makes that
 opposed face of the other box is clipped against the reference face's four side planes and every clipped corner
 within margin becomes a contact (up to 8), but for a corner a round-off away from one already kept. An edge axis
 gives one contact between the two supporting edges.
-Polygons are clipped in the Data scratch ``col_vert`` (rows 0 and 1 ping-pong), so nothing is allocated.
+Polygons are clipped in the Data scratch ``box_clip`` (its two rows ping-pong), so nothing is allocated.
 """
 
 import math
@@ -137,7 +137,7 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
   for q in range(4):
     p = addscl(addscl(fc, au, corners[q][0]), av, corners[q][1])
     for t in range(3):
-      d.col_vert[0, q, t] = p[t]
+      d.box_clip[0, q, t] = p[t]
   cnt = 4
   src = 0
   # Clip against the 4 side planes of the reference face, |(p - cr) . axis_j| <= sr[j], in MuJoCo's order (the axes
@@ -158,7 +158,7 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
   found = 0
   kept = 0  # bit q: corner q is a contact
   for q in range(cnt):
-    p = vec(d.col_vert[src, q])
+    p = vec(d.box_clip[src, q])
     dist = dot(sub(p, face_c), out)
     if dist > margin or _repeats(d, src, kept, q, p, axis(rr, ru), axis(rr, rv), dup2):
       continue
@@ -173,7 +173,7 @@ def _repeats(d, src, kept, q, p, au, av, dup2):
   """Whether a corner kept before corner q lies within the duplicate radius of p across the face (axes au, av)."""
   for r in range(q):
     if (kept >> r) & 1:
-      e = sub(vec(d.col_vert[src, r]), p)
+      e = sub(vec(d.box_clip[src, r]), p)
       du, dv = dot(e, au), dot(e, av)
       if du * du + dv * dv < dup2:
         return True
@@ -182,21 +182,21 @@ def _repeats(d, src, kept, q, p, au, av, dup2):
 
 @njit(cache=True, error_model="numpy")
 def _clip(d, src, cnt, nrm, offset):
-  """Sutherland-Hodgman: keeps the part of polygon col_vert[src, :cnt] with p . nrm <= offset in col_vert[1 - src]."""
+  """Sutherland-Hodgman: keeps the part of polygon box_clip[src, :cnt] with p . nrm <= offset in box_clip[1 - src]."""
   dst = 1 - src
   out = 0
   for q in range(cnt):
-    p = vec(d.col_vert[src, q])
-    r = vec(d.col_vert[src, (q + 1) % cnt])
+    p = vec(d.box_clip[src, q])
+    r = vec(d.box_clip[src, (q + 1) % cnt])
     dp, dr = dot(p, nrm) - offset, dot(r, nrm) - offset
     if dp <= 0:
       for t in range(3):
-        d.col_vert[dst, out, t] = p[t]
+        d.box_clip[dst, out, t] = p[t]
       out += 1
     if (dp < 0 < dr) or (dr < 0 < dp):
       x = addscl(p, sub(r, p), dp / (dp - dr))
       for t in range(3):
-        d.col_vert[dst, out, t] = x[t]
+        d.box_clip[dst, out, t] = x[t]
       out += 1
   return out
 

@@ -38,8 +38,8 @@ against each other, so MuJoCo replaces it with the clipped contact region. The r
 
 How often each pair agrees with MuJoCo is in benchmarks/collision_agreement.py (the multiccd rows) and the floors of
 tests/test_collision.py; the poses that differ are mostly deep overlaps where MuJoCo takes another feature. Scratch
-space: the feature polygons go to ``col_vert[2]`` (A's from slot 0, B's from slot 64) and the clipped polygon
-ping-pongs between ``col_vert[0]`` and ``col_vert[1]``; GJK/EPA no longer needs them when this runs.
+space: the feature polygons go to ``multiccd_feature`` (A's from slot 0, B's from slot 64) and the clipped polygon
+ping-pongs between the two rows of ``multiccd_clip``.
 """
 
 import math
@@ -78,7 +78,7 @@ _FACE = 2
 # Corners of a cylinder's cap polygon (measured: MuJoCo's contacts on a cap's rim sit at multiples of 22.5 degrees).
 _CAP_SIDES = 16
 
-# Slots in col_vert[2] of the two features' corners.
+# Slots in multiccd_feature of the two features' corners.
 _SLOT_A = 0
 _SLOT_B = 64
 # Most corners of a mesh face used; A's face fits below B's slot.
@@ -96,7 +96,7 @@ def applies(m, g1, g2):
 @njit(cache=True, error_model="numpy")
 def _put(d, slot, p):
   for k in range(3):
-    d.col_vert[2, slot, k] = p[k]
+    d.multiccd_feature[slot, k] = p[k]
 
 
 @njit(cache=True, error_model="numpy")
@@ -109,7 +109,7 @@ def _nface(m, g):
 
 @njit(cache=True, error_model="numpy")
 def _face(m, d, g, f, slot):
-  """Face f of box or mesh g: writes its world corners (counter-clockwise seen from outside) to col_vert[2] from
+  """Face f of box or mesh g: writes its world corners (counter-clockwise seen from outside) to multiccd_feature from
   slot when slot >= 0; returns their number and the world outward normal."""
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
@@ -163,7 +163,7 @@ def _face_point(m, d, g, f):
 @njit(cache=True, error_model="numpy")
 def _support_edge(m, d, g, u, slot, w):
   """The edge through the support vertex of g along u that is most perpendicular to u: writes its world ends to
-  col_vert[2, slot:slot + 2] (a polytope's support vertex first) and returns the sine of its angle to the plane
+  multiccd_feature[slot:slot + 2] (a polytope's support vertex first) and returns the sine of its angle to the plane
   normal to u.
 
   The edge of a capsule or a cylinder is the line of its surface through the collider's witness point w, parallel
@@ -221,7 +221,7 @@ def _support_edge(m, d, g, u, slot, w):
 
 @njit(cache=True, error_model="numpy")
 def _feature(m, d, g, u, slot, w):
-  """Feature of geom g facing world direction u: (kind, number of corners from col_vert[2, slot], face normal).
+  """Feature of geom g facing world direction u: (kind, number of corners from multiccd_feature[slot], face normal).
 
   A capsule has no face: its feature is its edge through the witness point w or, when too steep to u, a vertex. A
   cylinder's face is a cap (a disk: its center goes to the slot), its edge the side line through w.
@@ -261,13 +261,13 @@ def _feature(m, d, g, u, slot, w):
 def _face_along(m, d, g, slot, e, ends):
   """A face of polytope g at its support edge or vertex that contains direction e within the edge tolerance.
 
-  The edge is col_vert[2, slot:slot + 2], the vertex col_vert[2, slot] (``ends`` 2 or 1). Of the faces whose planes
-  hold those ends, the one whose normal is most perpendicular to e; when found it replaces the edge in col_vert[2]
-  from slot. Returns (corners, outward normal), 0 corners when there is none.
+  The edge is multiccd_feature[slot:slot + 2], the vertex multiccd_feature[slot] (``ends`` 2 or 1). Of the faces
+  whose planes hold those ends, the one whose normal is most perpendicular to e; when found it replaces the edge in
+  multiccd_feature from slot. Returns (corners, outward normal), 0 corners when there is none.
   """
   if m.geom_type[g] != _BOX and m.geom_type[g] != _MESH:
     return 0, (0.0, 0.0, 0.0)
-  p0, p1 = vec(d.col_vert[2, slot]), vec(d.col_vert[2, slot + 1])
+  p0, p1 = vec(d.multiccd_feature[slot]), vec(d.multiccd_feature[slot + 1])
   ue = scl(e, 1.0 / norm(e))
   tol = 1e-9 * (m.geom_rbound[g] + 1.0)
   best, bests = -1, _EDGE_SIN
@@ -287,41 +287,42 @@ def _face_along(m, d, g, slot, e, ends):
 
 @njit(cache=True, error_model="numpy")
 def _at_end(d, eslot, w, size):
-  """Whether point w is (within 1e-9 of the geom's size) an end of edge col_vert[2, eslot:eslot + 2]."""
+  """Whether point w is (within 1e-9 of the geom's size) an end of edge multiccd_feature[eslot:eslot + 2]."""
   tol = 1e-9 * (size + 1.0)
-  return (norm(sub(w, vec(d.col_vert[2, eslot]))) <= tol or norm(sub(w, vec(d.col_vert[2, eslot + 1]))) <= tol)
+  return (norm(sub(w, vec(d.multiccd_feature[eslot]))) <= tol
+          or norm(sub(w, vec(d.multiccd_feature[eslot + 1]))) <= tol)
 
 
 @njit(cache=True, error_model="numpy")
 def _clip(d, cnt, slot, k, fn):
-  """Clips polygon col_vert[0, :cnt] by the side planes of face col_vert[2, slot:slot + k] (normal fn).
+  """Clips polygon multiccd_clip[0, :cnt] by the side planes of face multiccd_feature[slot:slot + k] (normal fn).
 
   Sutherland-Hodgman, each plane keeping the side of the face's centroid: a point is kept when inside, a crossing
-  adds the cut point. Returns the count and the row of col_vert that holds the result.
+  adds the cut point. Returns the count and the row of multiccd_clip that holds the result.
   """
   centroid = (0.0, 0.0, 0.0)
   for q in range(k):
-    centroid = addscl(centroid, vec(d.col_vert[2, slot + q]), 1.0 / k)
+    centroid = addscl(centroid, vec(d.multiccd_feature[slot + q]), 1.0 / k)
   src = 0
   for j in range(k):
-    a = vec(d.col_vert[2, slot + j])
-    side = cross(sub(vec(d.col_vert[2, slot + (j + 1) % k]), a), fn)
+    a = vec(d.multiccd_feature[slot + j])
+    side = cross(sub(vec(d.multiccd_feature[slot + (j + 1) % k]), a), fn)
     if dot(sub(centroid, a), side) > 0:
       side = scl(side, -1.0)
     dst = 1 - src
     out = 0
     for q in range(cnt):
-      p = vec(d.col_vert[src, q])
-      r = vec(d.col_vert[src, (q + 1) % cnt])
+      p = vec(d.multiccd_clip[src, q])
+      r = vec(d.multiccd_clip[src, (q + 1) % cnt])
       dp, dr = dot(sub(p, a), side), dot(sub(r, a), side)
       if dp <= 0:
         for t in range(3):
-          d.col_vert[dst, out, t] = p[t]
+          d.multiccd_clip[dst, out, t] = p[t]
         out += 1
       if (dp <= 0) != (dr <= 0):
         x = addscl(p, sub(r, p), dp / (dp - dr))
         for t in range(3):
-          d.col_vert[dst, out, t] = x[t]
+          d.multiccd_clip[dst, out, t] = x[t]
         out += 1
     cnt = out
     src = dst
@@ -344,12 +345,12 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
     # B's faces tried first.
     k = 0
     if ka == _EDGE:
-      ea = sub(vec(d.col_vert[2, _SLOT_A + 1]), vec(d.col_vert[2, _SLOT_A]))
+      ea = sub(vec(d.multiccd_feature[_SLOT_A + 1]), vec(d.multiccd_feature[_SLOT_A]))
       k, fn = _face_along(m, d, g2, _SLOT_B, ea, 2 if kb == _EDGE else 1)
       if k > 0:
         kb, nb, fb = _FACE, k, fn
     if k == 0 and kb == _EDGE:
-      eb = sub(vec(d.col_vert[2, _SLOT_B + 1]), vec(d.col_vert[2, _SLOT_B]))
+      eb = sub(vec(d.multiccd_feature[_SLOT_B + 1]), vec(d.multiccd_feature[_SLOT_B]))
       k, fn = _face_along(m, d, g1, _SLOT_A, eb, 2 if ka == _EDGE else 1)
       if k > 0:
         ka, na, fa = _FACE, k, fn
@@ -380,11 +381,11 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
     cap = _FACE_MAX if ka == _FACE else _EDGE_MAX
   for q in range(nsub):
     for t in range(3):
-      d.col_vert[0, q, t] = d.col_vert[2, sub_slot + q, t]
+      d.multiccd_clip[0, q, t] = d.multiccd_feature[sub_slot + q, t]
   # A cap is clipped by planes through B's edges parallel to the cap's normal (measured), not B's.
   spread = ka == _FACE and kb == _FACE and m.geom_type[g1] == _CYLINDER
   cnt, row = _clip(d, nsub, ref, kref, fa if spread else fn)
-  origin = vec(d.col_vert[2, ref])
+  origin = vec(d.multiccd_feature[ref])
   # A clipped cap keeps 4 of its points spread around it: those of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 among the n
   # within the margin (MuJoCo's choice among a whole cap's 16 corners is mostly every fourth from corner 1; its rule
   # for partly clipped caps and its other choices are not reproduced).
@@ -410,7 +411,7 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
           pick = True
       if not pick:
         continue
-    p = vec(d.col_vert[row, q])
+    p = vec(d.multiccd_clip[row, q])
     proj = addscl(p, fn, -dot(sub(p, origin), fn))
     pa = proj if ref_a else p
     emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
@@ -420,8 +421,8 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
 
 @njit(cache=True, error_model="numpy")
 def _pair_dist(d, row, q, fn, origin, ref_a, normal):
-  """Distance along normal between clipped point col_vert[row, q] and its projection on the reference plane."""
-  p = vec(d.col_vert[row, q])
+  """Distance along normal between clipped point multiccd_clip[row, q] and its projection on the reference plane."""
+  p = vec(d.multiccd_clip[row, q])
   proj = addscl(p, fn, -dot(sub(p, origin), fn))
   pa, pb = (proj, p) if ref_a else (p, proj)
   return dot(sub(pb, pa), normal)

@@ -157,9 +157,9 @@ def _invweights(m, d):
       m.body_invweight0[b, 0] = 1.0 / max(MINVAL, m.body_mass[b])
       m.body_invweight0[b, 1] = 0.0
       continue
-    support.jac(m, d, d.jac_p, d.jac_r, d.xipos[b], b)
+    support.jac(m, d, d.setconst_jacp, d.setconst_jacr, d.xipos[b], b)
     for part in range(2):
-      jac = d.jac_p if part == 0 else d.jac_r
+      jac = d.setconst_jacp if part == 0 else d.setconst_jacr
       s = 0.0
       for k in range(3):
         for p in range(nv):
