@@ -170,7 +170,7 @@ def _measure(runner, seconds):
   return total_n / total_t
 
 
-def bench_point(name, path, frame_skip, nworld, threads, seconds, repeats, seed=0):
+def bench_point(path, frame_skip, nworld, threads, seconds, repeats, seed=0):
   """(mjgym env-steps/s, MuJoCo env-steps/s, max |qpos difference| after the first control period, notes) at one
   point, best of ``repeats`` alternating runs."""
   import mujoco  # pylint: disable=import-outside-toplevel
@@ -334,7 +334,7 @@ def main():
       for n in worlds:
         t0 = time.perf_counter()
         try:
-          ours, theirs, drift, point_notes = bench_point(name, path, frame_skip, n, t, seconds, repeats)
+          ours, theirs, drift, point_notes = bench_point(path, frame_skip, n, t, seconds, repeats)
         except Exception as e:  # pylint: disable=broad-except
           log(f"{name} {n} worlds {t} thr: failed: {e!r}")
           notes.append(f"{name}, {n} worlds, {t} thr: failed ({e!r})")
