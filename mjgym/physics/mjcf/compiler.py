@@ -9,10 +9,21 @@ import numpy as np
 from mjgym.physics import containers
 from mjgym.physics import math as mjmath
 from mjgym.physics import types
+from mjgym.physics.mjcf import context
+from mjgym.physics.mjcf import frames
 from mjgym.physics.mjcf import parser
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf import texture as texlib
+from mjgym.physics.mjcf.context import EPS
+from mjgym.physics.mjcf.context import MINVAL
+from mjgym.physics.mjcf.context import RANGE_RULE
+from mjgym.physics.mjcf.context import full
+from mjgym.physics.mjcf.context import linear
+from mjgym.physics.mjcf.context import plain
+from mjgym.physics.mjcf.context import range_ok
+from mjgym.physics.mjcf.defaults import SOLIMP
+from mjgym.physics.mjcf.defaults import SOLREF
 from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.mjcf.errors import warn
@@ -29,7 +40,6 @@ _SOLVERS = {"PGS": 0, "CG": 1, "Newton": 2}
 _DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 5}
 _GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 3}
 _BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 3}
-_SOLREF = (0.02, 1.0)
 
 # Builtin textures (mjtBuiltin, mjtMark) and the <visual> attributes the renderer reads:
 # field prefix -> (child element, {attribute: MuJoCo's default}).
@@ -45,7 +55,6 @@ _VISUAL_USED = {
 }
 
 
-_SOLIMP = (0.9, 0.95, 0.001, 0.5, 2.0)
 _ST, _STAGE, _DT = types.SensorType, types.Stage, types.DataType
 # Sensor tag -> (type, stage it needs, data type, dimension).
 _SENSOR_INFO = {
@@ -97,193 +106,19 @@ MAX_NKEY = 100_000  # keyframes (<size nkey>)
 MAX_HFIELD_SAMPLES = 2**26  # elevation samples of one height field (nrow * ncol)
 MAX_TEXTURE_PIXELS = 2**26  # pixels of one builtin texture (width * height, 6 faces for a cube)
 _MEMORY = re.compile(r"(-1|[0-9]+[KMGTPEkmgtpe]?)\Z")
-# MuJoCo's mjMINVAL: the smallest mass or inertia of a body that moves.
-_MINVAL = types.MINVAL
 # Width of an eq_data row (MuJoCo's mjNEQDATA) and the column flagging a weld whose relpose set_const fills.
 _NEQDATA = 12
 _EQ_RELPOSE_FROM_QPOS0 = 11
-# MuJoCo's mjEPS: an axis component at most this large counts as zero.
-_EPS = 1e-14
 
 
 def _counts(geom):
   """Whether a geom enters its body's inertia: a mass above mjEPS, as in MuJoCo (a NaN mass too, so that the
   body's error names it)."""
-  return geom["mass"] > _EPS or np.isnan(geom["mass"])
-# Below this componentwise difference MuJoCo's compiler takes two frames as equal (kFrameEps).
-_FRAME_EPS = 1e-6
+  return geom["mass"] > EPS or np.isnan(geom["mass"])
 
 
-def _same_vec(a, b):
-  return bool(np.all(np.abs(np.subtract(a, b)) < _FRAME_EPS))
-
-
-def _same_quat(a, b):
-  """Same rotation: q or -q within _FRAME_EPS componentwise."""
-  a, b = np.asarray(a, float), np.asarray(b, float)
-  return _same_vec(a, b) or _same_vec(a, -b)
-
-
-class _Settings:
-  """The <compiler> attributes that shape compilation."""
-
-  def __init__(self, root):
-    a = {}
-    for node in root.all("compiler"):
-      a.update(node.attrs)
-      if node.get("coordinate") == "global":
-        fail(node, "coordinate='global' is not supported (unsupported feature)", "coordinate")
-      for flag in ("discardvisual", "fusestatic", "alignfree"):
-        if node.get(flag):
-          fail(node, f"{flag}='true' is not supported (unsupported feature)", flag)
-      seq = node.get("eulerseq")
-      if seq is not None and (len(seq) != 3 or any(c not in "xyzXYZ" for c in seq)):
-        fail(node, f"expected three characters from xyzXYZ, got '{seq}'", "eulerseq")
-    self.degree = a.get("angle", "degree") == "degree"
-    self.eulerseq = a.get("eulerseq", "xyz")
-    self.inertiafromgeom = a.get("inertiafromgeom", "auto")
-    self.autolimits = a.get("autolimits", True)
-    self.boundmass = a.get("boundmass", 0.0)
-    self.boundinertia = a.get("boundinertia", 0.0)
-    self.settotalmass = a.get("settotalmass", -1.0)
-    self.balanceinertia = a.get("balanceinertia", False)
-    self.inertiagrouprange = a.get("inertiagrouprange", [0, 5])
-    self.assetdir = a.get("assetdir", "")
-    self.meshdir = a.get("meshdir", self.assetdir)
-    self.texturedir = a.get("texturedir", self.assetdir)
-
-  def angle(self, value):
-    """A joint angle (range, ref) in radians, converted as MuJoCo does."""
-    return value * (math.pi / 180.0) if self.degree else value
-
-  def orientation_angle(self, value):
-    """An orientation angle (euler, axisangle) in radians; MuJoCo converts these in another order."""
-    return value / 180.0 * math.pi if self.degree else value
-
-
-class _Builder:
+class _Builder(context.Context):
   """Collects per-object rows while walking the tree, then turns them into model fields."""
-
-  def __init__(self, root, filename, source):
-    self.root, self.filename, self.source = root, filename, source
-    self.cfg = _Settings(root)
-    self.names = {t: [] for t in (ObjType.BODY, ObjType.JOINT, ObjType.GEOM, ObjType.SITE, ObjType.CAMERA,
-                                  ObjType.LIGHT, ObjType.MESH, ObjType.HFIELD, ObjType.MATERIAL, ObjType.TEXTURE,
-                                  ObjType.TENDON, ObjType.ACTUATOR, ObjType.EQUALITY, ObjType.PAIR,
-                                  ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)}
-    self.rows = {}
-    self.meshes = []  # processed meshes, by mesh id
-    self.mesh_nodes = []  # their <mesh> elements, by mesh id
-    self.lengthrange_jobs = []  # (actuator id, element) of the length ranges setconst finds by simulation
-    self.springdamper_jobs = []  # (joint id, timeconst, dampratio) of joints given springdamper
-    self._lengthrange_settings = None
-    self.hfields = []  # (nrow, ncol, size, elevation (nrow * ncol) float32 in [0, 1]), by hfield id
-    self.texture_data = []  # tex_data of each texture, by texture id
-
-  # ---- bookkeeping ----
-
-  def add(self, objtype, node, **row):
-    """Appends one object's fields; checks that its name is new for its type."""
-    name = node.get("name", "") if node is not None else ""
-    names = self.names[objtype]
-    if name and name in names:
-      fail(node, f"repeated name '{name}' for {objtype.name.lower()}", "name")
-    names.append(name)
-    for key, value in row.items():
-      self.rows.setdefault(key, []).append(value)
-    return len(names) - 1
-
-  def lookup(self, objtype, node, attr):
-    name = node.get(attr)
-    try:
-      return self.names[objtype].index(name)
-    except ValueError:
-      fail(node, f"unknown {objtype.name.lower()} '{name}'", attr)
-
-  # ---- frames ----
-
-  def orientation(self, node):
-    """Quaternion of an element's orientation attribute (identity if none); at most one may be given."""
-    given = [a for a in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if node.has(a)]
-    if len(given) > 1:
-      fail(node, f"more than one orientation given ({', '.join(given)})", given[1])
-    if not given:
-      return spatial.IDENTITY_QUAT.copy()
-    attr = given[0]
-    v = np.asarray(node.get(attr), float)
-    # MuJoCo's order of operations (its compiler's normalization, angles as a / 180 * pi), so that frames come
-    # out bitwise as its compiler makes them
-    if attr == "quat":
-      if np.linalg.norm(v) < 1e-15:
-        fail(node, "quaternion has zero norm", attr)
-      return spatial.unit(v)
-    if attr == "axisangle":
-      if np.linalg.norm(v[:3]) < 1e-15:
-        fail(node, "rotation axis has zero length", attr)
-      axis, half = spatial.unit(v[:3]), self.cfg.orientation_angle(v[3]) / 2
-      c, sn = spatial.cos(half), spatial.sin(half)
-      return np.array([c, sn * axis[0], sn * axis[1], sn * axis[2]])
-    if attr == "euler":
-      q = spatial.IDENTITY_QUAT.copy()
-      for ch, angle in zip(self.cfg.eulerseq, v):
-        half = self.cfg.orientation_angle(angle) / 2
-        qi = np.array([spatial.cos(half), 0.0, 0.0, 0.0])
-        qi[1 + "xyz".index(ch.lower())] = spatial.sin(half)
-        # Lower case rotates about the moving (already rotated) axes, upper case about the fixed ones.
-        q = spatial.unit(spatial.quat_mul(q, qi) if ch.islower() else spatial.quat_mul(qi, q))
-      return spatial.unit(q)
-    if attr == "xyaxes":
-      x, y = v[:3], v[3:]
-      if np.linalg.norm(x) < 1e-15:
-        fail(node, "x axis has zero length", attr)
-      x = spatial.unit(x)
-      y = y - x * (x[0] * y[0] + x[1] * y[1] + x[2] * y[2])
-      if np.linalg.norm(y) < 1e-15:
-        fail(node, "y axis is parallel to the x axis", attr)
-      y = spatial.unit(y)
-      return spatial.mat_to_quat(np.column_stack([x, y, spatial.unit(np.cross(x, y))]))
-    if np.linalg.norm(v) < 1e-15:
-      fail(node, "z axis has zero length", attr)
-    return spatial.quat_z_to_vec(v)
-
-  def frame(self, node):
-    return np.asarray(node.get("pos", [0.0, 0.0, 0.0]), float), self.orientation(node)
-
-  def frames(self, node):
-    """(pos, quat) of the <frame> elements an element sat in, composed outermost first and normalized as
-    MuJoCo's compiler composes them; None for an element outside frames."""
-    composed = None
-    for frame in node.frames:
-      # a copy of a <replicate> sits in a frame applied ``repeat`` times (its copy number)
-      for _ in range(frame.get("repeat", 1)):
-        pos, quat = self.frame(frame)
-        composed = (pos, spatial.unit(quat)) if composed is None else spatial.frame_accum(*composed, pos, quat)
-    return composed
-
-  def in_frames(self, node, pos, quat):
-    """An element's pos and quat, given in the frames it sat in, in its body's frame."""
-    composed = self.frames(node)
-    if composed is None:
-      return pos, quat
-    return spatial.frame_accum(*composed, pos, quat)
-
-  def fromto_frame(self, node, gtype, size):
-    """pos, quat and size of a geom or site given by its end points."""
-    ft = np.asarray(node.get("fromto"), float)
-    if gtype not in ("capsule", "cylinder", "box", "ellipsoid"):
-      fail(node, f"fromto is only for capsule, cylinder, box and ellipsoid, not {gtype}", "fromto")
-    vec = ft[:3] - ft[3:]
-    length = spatial.normvec(vec)[1]
-    if length < 1e-15:
-      fail(node, "the two end points coincide", "fromto")
-    size = list(size)
-    if gtype in ("capsule", "cylinder"):
-      size[1] = 0.5 * length
-    else:
-      size[1], size[2] = size[0], 0.5 * length
-    return 0.5 * (ft[:3] + ft[3:]), spatial.quat_z_to_vec(vec), size
-
-  # ---- the tree ----
 
   def build(self):
     self.check_sizes()
@@ -321,7 +156,7 @@ class _Builder:
       self.body(child, bodyid)
 
   def body(self, node, parent):
-    pos, quat = self.in_frames(node, *self.frame(node))
+    pos, quat = frames.in_frames(self.cfg, node, *frames.frame(self.cfg, node))
     mocap = node.get("mocap", False)
     bodyid = self.add(ObjType.BODY, node, body_parentid=parent, body_pos=pos, body_quat=quat,
                       body_mocapid=-1, body_gravcomp=node.get("gravcomp", 0.0))
@@ -349,7 +184,7 @@ class _Builder:
            None if node.tag == "freejoint" else "type")
     axis = np.asarray(node.get("axis", [0.0, 0.0, 1.0]), float)
     jpos = np.asarray(node.get("pos", [0.0] * 3), float)
-    composed = self.frames(node)
+    composed = frames.frames(self.cfg, node)
     if composed is not None and jtype in (2, 3):
       axis = spatial.rotate(composed[1], axis)
     if composed is not None and jtype != 0:
@@ -364,57 +199,41 @@ class _Builder:
       rng = np.array([self.cfg.angle(r) for r in rng])
     if limited and jtype == 0:
       fail(node, "a free joint cannot be limited", "limited")
-    if limited and not _range_ok(node, "limited", rng):
-      fail(node, f"limited joint needs {_range_rule(node, 'limited')}, got {_plain(node.get('range', [0, 0]))}",
+    if limited and not range_ok(rng):
+      fail(node, f"limited joint needs {RANGE_RULE}, got {plain(node.get('range', [0, 0]))}",
            "range")
     actfrcrange = np.asarray(node.get("actuatorfrcrange", [0.0, 0.0]), float)
     # MuJoCo: free and ball joints have no joint-level actuator force limit, whatever is given
     actfrclimited = jtype in (2, 3) and self.limited(node, "actuatorfrclimited", "actuatorfrcrange")
-    if actfrclimited and not _range_ok(node, "actuatorfrclimited", actfrcrange):
-      fail(node, f"actuator force limited joint needs {_range_rule(node, 'actuatorfrclimited')}, got "
-           f"{_plain(node.get('actuatorfrcrange', [0, 0]))}", "actuatorfrcrange")
+    if actfrclimited and not range_ok(actfrcrange):
+      fail(node, f"actuator force limited joint needs {RANGE_RULE}, got "
+           f"{plain(node.get('actuatorfrcrange', [0, 0]))}", "actuatorfrcrange")
     ref = node.get("ref", 0.0)
     springref = node.get("springref", 0.0)
     if jtype == 3:
       ref, springref = self.cfg.angle(ref), self.cfg.angle(springref)
     jntid = self.add(ObjType.JOINT, node, jnt_type=jtype, jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
                      jnt_limited=int(limited), jnt_pos=jpos if jtype else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
-                     jnt_stiffness=_linear(node, "stiffness"), jnt_range=rng,
-                     jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", _SOLREF),
-                     jnt_solimp=node.get("solimplimit", _SOLIMP), jnt_actfrclimited=int(actfrclimited),
+                     jnt_stiffness=linear(node, "stiffness"), jnt_range=rng,
+                     jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", SOLREF),
+                     jnt_solimp=node.get("solimplimit", SOLIMP), jnt_actfrclimited=int(actfrclimited),
                      jnt_actfrcrange=actfrcrange, jnt_actgravcomp=int(node.get("actuatorgravcomp", False)))
     info["joints"].append(dict(id=jntid, type=jtype, ref=ref, springref=springref, node=node))
     timeconst, dampratio = node.get("springdamper", [0.0, 0.0])
     if timeconst or dampratio:
       if not (timeconst > 0 and dampratio > 0):
         fail(node, f"springdamper (timeconst, dampratio) must both be positive when given, got "
-             f"{_plain([timeconst, dampratio])}", "springdamper")
+             f"{plain([timeconst, dampratio])}", "springdamper")
       self.springdamper_jobs.append((jntid, timeconst, dampratio))
-
-  def limited(self, node, attr, range_attr):
-    """MuJoCo's limited flags: explicit true/false, or 'auto' = a range with range[0] < range[1] given (needs
-    compiler autolimits; an empty or reversed range under 'auto' leaves the object unlimited, as in MuJoCo 4)."""
-    value = node.get(attr, "auto")
-    if value == "auto":
-      if node.has(range_attr):
-        if not self.cfg.autolimits:
-          fail(node, f"'{range_attr}' given without '{attr}': set {attr} explicitly or use the compiler "
-               "option autolimits='true'", range_attr)
-        rng = node.get(range_attr)
-        return bool(rng[0] < rng[1])
-      return False
-    if value == "true" and not node.has(range_attr):
-      fail(node, f"{attr}='true' needs '{range_attr}'", attr)
-    return value == "true"
 
   def geom(self, node, bodyid):
     gtype = node.get("type", "sphere")
     if gtype == "sdf":
       fail(node, f"geom type '{gtype}' is not supported (unsupported feature)", "type")
     size = list(node.get("size", [0.0, 0.0, 0.0]))
-    pos, quat = self.frame(node)
+    pos, quat = frames.frame(self.cfg, node)
     if node.has("fromto"):
-      pos, quat, size = self.fromto_frame(node, gtype, size)
+      pos, quat, size = frames.fromto_frame(node, gtype, size)
     meshid = -1
     # the asset a mesh or height-field geom draws its shape from (and only those geoms name one)
     for kind, objtype, article in (("mesh", ObjType.MESH, "a"), ("hfield", ObjType.HFIELD, "an")):
@@ -460,7 +279,7 @@ class _Builder:
       mass = node.get("density", 1000.0) * volume
     if mass < 0 or node.get("density", 0.0) < 0:
       fail(node, "mass and density must be non-negative", "mass" if node.has("mass") else "density")
-    pos, quat = self.in_frames(node, pos, quat)
+    pos, quat = frames.in_frames(self.cfg, node, pos, quat)
     friction = node.get("friction", [1.0, 0.005, 0.0001])
     matid = self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
     group = node.get("group", 0)
@@ -468,8 +287,8 @@ class _Builder:
         ObjType.GEOM, node, geom_type=_GEOM_TYPES[gtype], geom_contype=node.get("contype", 1),
         geom_conaffinity=node.get("conaffinity", 1), geom_condim=node.get("condim", 3), geom_bodyid=bodyid,
         geom_dataid=meshid, geom_matid=matid, geom_group=group, geom_priority=node.get("priority", 0),
-        geom_solmix=node.get("solmix", 1.0), geom_solref=node.get("solref", _SOLREF),
-        geom_solimp=node.get("solimp", _SOLIMP), geom_size=size, geom_rbound=rb, geom_pos=pos,
+        geom_solmix=node.get("solmix", 1.0), geom_solref=node.get("solref", SOLREF),
+        geom_solimp=node.get("solimp", SOLIMP), geom_size=size, geom_rbound=rb, geom_pos=pos,
         geom_quat=quat, geom_friction=friction, geom_margin=node.get("margin", 0.0),
         geom_gap=node.get("gap", 0.0), geom_aabb=aabb, geom_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
     condim = node.get("condim", 3)
@@ -484,24 +303,24 @@ class _Builder:
   def check_size(node, gtype, size, what):
     """MuJoCo's size checks: no NaN; the sizes a primitive uses positive; a plane's grid spacing positive."""
     if what == "geom" and any(math.isnan(x) for x in size):
-      fail(node, f"{what} size must not be NaN, got {_plain(size)}", "size")
+      fail(node, f"{what} size must not be NaN, got {plain(size)}", "size")
     if gtype == "plane":
       if not size[2] > 0:
-        fail(node, f"plane size 2 (grid spacing) must be positive, got {_plain(size[2])}", "size")
+        fail(node, f"plane size 2 (grid spacing) must be positive, got {plain(size[2])}", "size")
       return
     need = {"sphere": 1, "capsule": 2, "cylinder": 2, "ellipsoid": 3, "box": 3}.get(gtype, 0)
     for i in range(need):
       # (MuJoCo lets a NaN site size through)
       if not size[i] > 0 and not (what == "site" and math.isnan(size[i])):
-        fail(node, f"size {i} must be positive for a {gtype}, got {_plain(size[i])}", "size")
+        fail(node, f"size {i} must be positive for a {gtype}, got {plain(size[i])}", "size")
 
   def site(self, node, bodyid):
     stype = node.get("type", "sphere")
     size = list(node.get("size", [0.005] * 3))
-    pos, quat = self.frame(node)
+    pos, quat = frames.frame(self.cfg, node)
     if node.has("fromto"):
-      pos, quat, size = self.fromto_frame(node, stype, size)
-    pos, quat = self.in_frames(node, pos, quat)
+      pos, quat, size = frames.fromto_frame(node, stype, size)
+    pos, quat = frames.in_frames(self.cfg, node, pos, quat)
     self.check_size(node, stype, size, "site")
     self.add(ObjType.SITE, node, site_type=_GEOM_TYPES[stype], site_bodyid=bodyid,
              site_group=node.get("group", 0), site_size=size, site_pos=pos, site_quat=quat,
@@ -522,7 +341,7 @@ class _Builder:
     return -1
 
   def camera(self, node, bodyid):
-    pos, quat = self.in_frames(node, *self.frame(node))
+    pos, quat = frames.in_frames(self.cfg, node, *frames.frame(self.cfg, node))
     if node.get("fovy", 45.0) >= 180:
       fail(node, f"fovy must be below 180 degrees, got {node.get('fovy')}", "fovy")
     self.add(ObjType.CAMERA, node, cam_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], cam_bodyid=bodyid,
@@ -532,7 +351,7 @@ class _Builder:
   def light(self, node, bodyid):
     direction = np.asarray(node.get("dir", [0.0, 0.0, -1.0]), float)
     pos = np.asarray(node.get("pos", [0.0] * 3), float)
-    composed = self.frames(node)
+    composed = frames.frames(self.cfg, node)
     if composed is not None:
       pos, direction = composed[0] + spatial.rotate(composed[1], pos), spatial.rotate(composed[1], direction)
     norm = np.linalg.norm(direction)
@@ -568,19 +387,6 @@ class _Builder:
         self.hfield(node)
       for node in asset.all("skin"):
         warn(node, "skins are not drawn by mjgym's renderer and do not act on the physics; the skin is left out")
-
-  def asset_path(self, node, name, subdir, loaddir=None):
-    """Where MuJoCo looks for a file an asset names: relative to the main model's directory and the compiler's
-    directory for its kind (``subdir``), even inside an <include>d file. A file not found there is looked up
-    relative to the included file's directory joined below the main directory and ``loaddir`` (where a height
-    field reads from): with an absolute model path that is the included file's directory, with a relative one
-    MuJoCo puts the kind's directory in front of it, and so does mjgym."""
-    if os.path.isabs(name):
-      return name
-    main = os.path.dirname(self.filename)
-    if node.incdir and not self.source.exists(os.path.join(main, subdir, name)):
-      name = os.path.join(node.incdir, name)
-    return os.path.join(main, subdir if loaddir is None else loaddir, name)
 
   def texture(self, node):
     """A texture's pixels as MuJoCo stores them: a builtin pattern, one image file (2d, or a cube or skybox
@@ -860,22 +666,22 @@ class _Builder:
     m = node.get("mass")
     if m < 0:
       fail(node, f"mass must be non-negative, got {m}", "mass")
-    quat = self.orientation(node)
+    quat = frames.orientation(self.cfg, node)
     if node.has("fullinertia"):
       if node.has("diaginertia"):
         fail(node, "give either diaginertia or fullinertia, not both", "fullinertia")
-      orient = [a for a in ("quat", "axisangle", "euler", "xyaxes", "zaxis") if node.has(a)]
+      orient = [a for a in frames.ORIENTATIONS if node.has(a)]
       if orient:
         fail(node, f"give either fullinertia or an orientation ({orient[0]}), not both", "fullinertia")
       xx, yy, zz, xy, xz, yz = node.get("fullinertia")
       tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
       if not np.all(np.isfinite(tensor)):
-        fail(node, f"fullinertia must be finite, got {_plain(node.get('fullinertia'))}", "fullinertia")
+        fail(node, f"fullinertia must be finite, got {plain(node.get('fullinertia'))}", "fullinertia")
       values, rot = spatial.principal_frame(tensor)
       # MuJoCo's test: the smallest eigenvalue at least mjEPS
-      if values[2] < _EPS:
-        fail(node, f"fullinertia {_plain(node.get('fullinertia'))} is not positive definite (its smallest "
-             f"eigenvalue is {_plain(values[2])})", "fullinertia")
+      if values[2] < EPS:
+        fail(node, f"fullinertia {plain(node.get('fullinertia'))} is not positive definite (its smallest "
+             f"eigenvalue is {plain(values[2])})", "fullinertia")
       quat = spatial.quat_mul(quat, rot)
       diag = values
     elif node.has("diaginertia"):
@@ -899,7 +705,7 @@ class _Builder:
       mass, pos = float(g["mass"]), [float(x) for x in g["pos"]]
       total += mass
       com = [com[k] + mass * pos[k] for k in range(3)]
-    if total < _MINVAL:
+    if total < MINVAL:
       return total, np.zeros(3), spatial.IDENTITY_QUAT.copy(), np.zeros(3)
     com = [c / total for c in com]
     tensor = [0.0] * 6
@@ -937,7 +743,7 @@ class _Builder:
       subtree_mass[parent[b]] += subtree_mass[b]
       weighted[parent[b]] += weighted[b]
     self.subtree_mass = subtree_mass
-    self.subtree_com = np.where(subtree_mass[:, None] > _MINVAL, weighted / np.maximum(subtree_mass, _MINVAL)[:, None],
+    self.subtree_com = np.where(subtree_mass[:, None] > MINVAL, weighted / np.maximum(subtree_mass, MINVAL)[:, None],
                                 xipos)
 
   # ---- everything that follows the tree ----
@@ -991,15 +797,15 @@ class _Builder:
           dof_parentid.append(prev)
           prev = len(dof_bodyid) - 1
           armature.append(node.get("armature", 0.0))
-          damping.append(_linear(node, "damping"))
+          damping.append(linear(node, "damping"))
           frictionloss.append(node.get("frictionloss", 0.0))
-          dof_solref.append(node.get("solreffriction", _SOLREF))
-          dof_solimp.append(node.get("solimpfriction", _SOLIMP))
+          dof_solref.append(node.get("solreffriction", SOLREF))
+          dof_solimp.append(node.get("solimpfriction", SOLIMP))
       dofnum[b] = len(dof_bodyid) - dofadr[b] if joints else 0
       last_dof[b] = prev
     self.rootid = rootid
     self.check_masses(weldid)
-    body_sameframe = [self.sameframe(self.ipos[b], self.iquat[b]) for b in range(nbody)]
+    body_sameframe = [frames.sameframe(self.ipos[b], self.iquat[b]) for b in range(nbody)]
     nq, nv = len(qpos0), len(dof_bodyid)
     self.qpos0 = np.array(qpos0, float)
     self.qpos_spring = np.array(qpos_spring, float)
@@ -1022,7 +828,7 @@ class _Builder:
     v.update(body_geomadr=geomadr, body_geomnum=geomnum)
     for kind in ("geom", "site"):
       bodyid, pos, quat = (self.rows.get(f"{kind}_{f}", []) for f in ("bodyid", "pos", "quat"))
-      v[f"{kind}_sameframe"] = [self.sameframe(pos[i], quat[i], self.ipos[b], self.iquat[b])
+      v[f"{kind}_sameframe"] = [frames.sameframe(pos[i], quat[i], self.ipos[b], self.iquat[b])
                                 for i, b in enumerate(bodyid)]
     self.jnt_qposadr = np.array(jnt_qposadr, np.int32)
     self.jnt_dofadr = np.array(jnt_dofadr, np.int32)
@@ -1118,23 +924,6 @@ class _Builder:
     condim = int(max(condims)) if condims else 1
     return max(1, n + v["nconmax"] * max(condim, 2 * (condim - 1)))
 
-  @staticmethod
-  def sameframe(pos, quat, ipos=None, iquat=None):
-    """Which frame of its body a frame (pos, quat) in the body frame coincides with, to MuJoCo's 1e-6.
-
-    Kinematics copies that frame instead of composing it, so a pose within 1e-6 of it is taken as equal. The
-    inertial frame (ipos, iquat) is a candidate for geoms and sites, not for the inertial frame itself.
-    """
-    if _same_vec(pos, np.zeros(3)) and _same_quat(quat, spatial.IDENTITY_QUAT):
-      return int(types.SameFrame.BODY)
-    if _same_quat(quat, spatial.IDENTITY_QUAT):
-      return int(types.SameFrame.BODYROT)
-    if ipos is not None and _same_vec(pos, ipos) and _same_quat(quat, iquat):
-      return int(types.SameFrame.INERTIA)
-    if iquat is not None and _same_quat(quat, iquat):
-      return int(types.SameFrame.INERTIAROT)
-    return int(types.SameFrame.NONE)
-
   def simple_bodies(self, parent, dofnum, sameframe):
     """MuJoCo's body_simple: 1 for a leaf body whose mass matrix block is diagonal, 2 if it only slides.
 
@@ -1157,8 +946,8 @@ class _Builder:
       joints = [j["id"] for j in self.body_info[b]["joints"]]
       rotation_before = False
       for j in joints:
-        aligned = np.count_nonzero(np.abs(jnt_axis[j]) > _EPS) == 1
-        if (rotation_before or not _same_vec(jnt_pos[j], np.zeros(3))
+        aligned = np.count_nonzero(np.abs(jnt_axis[j]) > EPS) == 1
+        if (rotation_before or not frames.same_vec(jnt_pos[j], np.zeros(3))
             or (jnt_type[j] in (_JOINT_TYPES["slide"], _JOINT_TYPES["hinge"]) and not aligned)):
           simple[b] = 0
         rotation_before = rotation_before or jnt_type[j] in (_JOINT_TYPES["ball"], _JOINT_TYPES["hinge"])
@@ -1169,14 +958,14 @@ class _Builder:
   def check_masses(self, weldid):
     for b in range(1, len(self.body_info)):
       info = self.body_info[b]
-      if info["joints"] and not (self.mass[b] >= _MINVAL and np.all(self.body_inertia[b] >= _MINVAL)):
+      if info["joints"] and not (self.mass[b] >= MINVAL and np.all(self.body_inertia[b] >= MINVAL)):
         # A massless body on joints is allowed when its welded children carry the mass (MuJoCo's rule).
         children = [c for c in range(b + 1, len(self.body_info)) if weldid[c] == b]
         if not children:
           what = ("mass and inertia of moving bodies must be larger than 1e-15 (add geoms, an <inertial>, or "
                   "compiler boundmass/boundinertia)")
           if np.isnan(self.mass[b]) or np.any(np.isnan(self.body_inertia[b])):
-            what = (f"mass {_plain(self.mass[b])} and inertia {_plain(self.body_inertia[b])} of a moving body must "
+            what = (f"mass {plain(self.mass[b])} and inertia {plain(self.body_inertia[b])} of a moving body must "
                     "be numbers larger than 1e-15 (NaN from a NaN mass, density, size or position, or geoms too "
                     "large or far apart)")
           fail(info["node"], what)
@@ -1184,7 +973,7 @@ class _Builder:
       tol = 1e-12 * max(1.0, float(a.max())) if np.all(np.isfinite(a)) else 0.0
       if a[0] + a[1] < a[2] - tol or a[0] + a[2] < a[1] - tol or a[1] + a[2] < a[0] - tol:
         node = info["inertial"] or info["node"]
-        fail(node, f"principal inertia {_plain(a)} violates A + B >= C (use compiler balanceinertia='true')")
+        fail(node, f"principal inertia {plain(a)} violates A + B >= C (use compiler balanceinertia='true')")
 
   def mesh_hulls(self):
     """Hulls (and their polygons) for the meshes that collide: used by a mesh geom with a contact type or affinity,
@@ -1327,8 +1116,8 @@ class _Builder:
           spring_length += coef * self.qpos_spring[self.jnt_qposadr[j]]
         limited = self.limited(node, "limited", "range")
         rng = node.get("range", [0.0, 0.0])
-        if limited and not _range_ok(node, "limited", rng):
-          fail(node, f"limited tendon needs {_range_rule(node, 'limited')}, got {_plain(rng)}", "range")
+        if limited and not range_ok(rng):
+          fail(node, f"limited tendon needs {RANGE_RULE}, got {plain(rng)}", "range")
         spring = node.get("springlength", [-1.0, -1.0])
         if len(spring) == 1:
           spring = [spring[0], spring[0]]
@@ -1341,11 +1130,11 @@ class _Builder:
         if node.tag == "spatial" and not node.get("width", 0.003) > 0:
           fail(node, f"a spatial tendon needs a positive width, got {node.get('width')}", "width")
         self.add(ObjType.TENDON, node, tendon_limited=int(limited), tendon_range=rng,
-                 tendon_solref_lim=node.get("solreflimit", _SOLREF),
-                 tendon_solimp_lim=node.get("solimplimit", _SOLIMP),
-                 tendon_solref_fri=node.get("solreffriction", _SOLREF),
-                 tendon_solimp_fri=node.get("solimpfriction", _SOLIMP), tendon_margin=node.get("margin", 0.0),
-                 tendon_stiffness=_linear(node, "stiffness"), tendon_damping=_linear(node, "damping"),
+                 tendon_solref_lim=node.get("solreflimit", SOLREF),
+                 tendon_solimp_lim=node.get("solimplimit", SOLIMP),
+                 tendon_solref_fri=node.get("solreffriction", SOLREF),
+                 tendon_solimp_fri=node.get("solimpfriction", SOLIMP), tendon_margin=node.get("margin", 0.0),
+                 tendon_stiffness=linear(node, "stiffness"), tendon_damping=linear(node, "damping"),
                  tendon_frictionloss=node.get("frictionloss", 0.0), tendon_lengthspring=spring,
                  tendon_length0=length0, tendon_group=node.get("group", 0),
                  tendon_matid=self.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1,
@@ -1412,8 +1201,8 @@ class _Builder:
         for kind in ("ctrl", "force", "act"):
           lim = self.limited(node, f"{kind}limited", f"{kind}range")
           rng = node.get(f"{kind}range", [0.0, 0.0])
-          if lim and not _range_ok(node, f"{kind}limited", rng):
-            fail(node, f"invalid {kind}range {_plain(rng)}: needs {_range_rule(node, f'{kind}limited')}",
+          if lim and not range_ok(rng):
+            fail(node, f"invalid {kind}range {plain(rng)}: needs {RANGE_RULE}",
                  f"{kind}range")
           limits[kind] = (int(lim), rng)
         if p["dyntype"] == 5 or p["gaintype"] == 3 or p["biastype"] == 3:
@@ -1493,7 +1282,7 @@ class _Builder:
 
   def lengthrange_settings(self):
     """The <compiler><lengthrange> options with MuJoCo's defaults, checked once."""
-    if self._lengthrange_settings is None:
+    if self.lengthrange_options is None:
       settings = dict(mode="muscle", useexisting=True, uselimit=False, accel=20.0, maxforce=0.0, timeconst=1.0,
                       timestep=0.01, inttotal=10.0, interval=2.0, tolrange=0.05)
       for comp in self.root.all("compiler"):
@@ -1505,8 +1294,8 @@ class _Builder:
           for attr in ("maxforce", "timestep"):
             if lr.has(attr) and not settings[attr] >= 0:
               fail(lr, f"{attr} must be non-negative, got {settings[attr]}", attr)
-      self._lengthrange_settings = settings
-    return self._lengthrange_settings
+      self.lengthrange_options = settings
+    return self.lengthrange_options
 
   def shortcut_limits(self, node, p, trntype, trnid, limits):
     """Ranges the shortcuts fix or require: inheritrange, intvelocity's actrange, damper/adhesion controls."""
@@ -1572,7 +1361,7 @@ class _Builder:
           data[:5] = node.get("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0])
         self.add(ObjType.EQUALITY, node, eq_type=int(types.EqType[kind.upper()]), eq_obj1id=o1, eq_obj2id=o2,
                  eq_objtype=int(objtype), eq_active0=int(node.get("active", True)),
-                 eq_solref=node.get("solref", _SOLREF), eq_solimp=node.get("solimp", _SOLIMP), eq_data=data)
+                 eq_solref=node.get("solref", SOLREF), eq_solimp=node.get("solimp", SOLIMP), eq_data=data)
 
   def equality_objects(self, node, kind):
     """(objtype, id1, id2) of a connect or weld: two sites, or body1 and body2 (the world if not given)."""
@@ -1614,9 +1403,9 @@ class _Builder:
         if node.get("condim", 3) not in (1, 3, 4, 6):
           fail(node, f"condim must be 1, 3, 4 or 6, got {node.get('condim')}", "condim")
         pairs.append((node, dict(pair_dim=node.get("condim", 3), pair_geom1=g1, pair_geom2=g2,
-                 pair_signature=(b1 << 16) + b2, pair_solref=node.get("solref", _SOLREF),
+                 pair_signature=(b1 << 16) + b2, pair_solref=node.get("solref", SOLREF),
                  pair_solreffriction=node.get("solreffriction", [0.0, 0.0]),
-                 pair_solimp=node.get("solimp", _SOLIMP), pair_margin=node.get("margin", 0.0),
+                 pair_solimp=node.get("solimp", SOLIMP), pair_margin=node.get("margin", 0.0),
                  pair_gap=node.get("gap", 0.0), pair_friction=node.get("friction", [1.0, 1.0, 0.005, 1e-4, 1e-4]))))
     # MuJoCo orders explicit pairs by their body-pair signature (stable for equal signatures).
     for node, row in sorted(pairs, key=lambda p: p[1]["pair_signature"]):
@@ -1737,7 +1526,7 @@ class _Builder:
       a.update(node.attrs)
       # MuJoCo 4 loads any timestep and fails (or runs away) at the first step; mjgym refuses it here
       if node.has("timestep") and not (math.isfinite(node.get("timestep")) and node.get("timestep") > 0):
-        fail(node, f"timestep must be a positive finite number, got {_plain(node.get('timestep'))}", "timestep")
+        fail(node, f"timestep must be a positive finite number, got {plain(node.get('timestep'))}", "timestep")
       for f in node.all("flag"):
         flags.update(f.attrs)
     v.update(opt_timestep=a.get("timestep", 0.002), opt_impratio=a.get("impratio", 1.0),
@@ -1746,9 +1535,9 @@ class _Builder:
              opt_gravity=a.get("gravity", [0, 0, -9.81]),
              opt_wind=a.get("wind", [0.0] * 3), opt_magnetic=a.get("magnetic", [0.0, -0.5, 0.0]),
              opt_density=a.get("density", 0.0), opt_viscosity=a.get("viscosity", 0.0),
-             opt_o_margin=a.get("o_margin", 0.0), opt_o_solref=_full(a.get("o_solref", []), _SOLREF),
-             opt_o_solimp=_full(a.get("o_solimp", []), _SOLIMP),
-             opt_o_friction=_full(a.get("o_friction", []), [1.0, 1.0, 0.005, 1e-4, 1e-4]),
+             opt_o_margin=a.get("o_margin", 0.0), opt_o_solref=full(a.get("o_solref", []), SOLREF),
+             opt_o_solimp=full(a.get("o_solimp", []), SOLIMP),
+             opt_o_friction=full(a.get("o_friction", []), [1.0, 1.0, 0.005, 1e-4, 1e-4]),
              opt_integrator=_INTEGRATORS[a.get("integrator", "Euler")],
              opt_cone=int(a.get("cone", "pyramidal") == "elliptic"),
              opt_jacobian={"dense": 0, "sparse": 1, "auto": 2}[a.get("jacobian", "auto")],
@@ -1799,41 +1588,6 @@ class _Builder:
     self.names[ObjType.KEY] += [""] * (nkey - len(keys))
     out["nkey"] = nkey
     return out
-
-
-def _range_ok(node, flag, rng):
-  """MuJoCo's test of a range where ``limited`` is 'true' (range[0] >= range[1] fails; a NaN end passes)."""
-  del node, flag
-  return not rng[0] >= rng[1]
-
-
-def _range_rule(node, flag):
-  del node, flag
-  return "range[0] < range[1]"
-
-
-def _plain(x):
-  """Numbers as plain text for messages: 2.5, [1.0, 2.0] (never np.float64(2.5))."""
-  if isinstance(x, (list, tuple, np.ndarray)):
-    return "[" + ", ".join(_plain(v) for v in x) + "]"
-  return repr(float(x)) if not isinstance(x, (int, np.integer)) else str(int(x))
-
-
-def _linear(node, attr):
-  """A joint's or tendon's stiffness or damping: MuJoCo 4 reads up to three polynomial coefficients; mjgym
-  models the linear one."""
-  value = node.get(attr, [0.0])
-  value = value if isinstance(value, list) else [value]
-  if any(v != 0 for v in value[1:]):
-    fail(node, f"nonlinear {attr} (more than one coefficient) is not supported (unsupported feature)", attr)
-  return value[0]
-
-
-def _full(values, base):
-  """A partially given array: the values given, then the rest of ``base``."""
-  out = list(base)
-  out[:len(values)] = values
-  return out
 
 
 def _read_hfield(data, name, node):
@@ -1887,11 +1641,6 @@ def _actuator_params(node):
 
 
 def _apply_shortcut(rec, kind, attrs, node):
-  def full(values, base):
-    out = list(base)
-    out[:len(values)] = values
-    return out
-
   if kind == "general":
     for attr, table in (("dyntype", _DYN), ("gaintype", _GAIN), ("biastype", _BIAS)):
       if attr in attrs:
