@@ -1,7 +1,6 @@
 """Parsed MJCF tree -> MjModel fields: frames, inertias, addresses, options and MuJoCo's compile-time constants."""
 
 import math
-import os
 import re
 
 import numpy as np
@@ -9,12 +8,13 @@ import numpy as np
 from mjgym.physics import containers
 from mjgym.physics import math as mjmath
 from mjgym.physics import types
+from mjgym.physics.mjcf import assets
 from mjgym.physics.mjcf import context
 from mjgym.physics.mjcf import frames
+from mjgym.physics.mjcf import meshes
 from mjgym.physics.mjcf import parser
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf import spatial
-from mjgym.physics.mjcf import texture as texlib
 from mjgym.physics.mjcf.context import EPS
 from mjgym.physics.mjcf.context import MINVAL
 from mjgym.physics.mjcf.context import RANGE_RULE
@@ -24,9 +24,7 @@ from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.context import range_ok
 from mjgym.physics.mjcf.defaults import SOLIMP
 from mjgym.physics.mjcf.defaults import SOLREF
-from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
-from mjgym.physics.mjcf.errors import warn
 from mjgym.physics.types import ObjType
 
 _JOINT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
@@ -41,10 +39,7 @@ _DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, 
 _GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 3}
 _BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 3}
 
-# Builtin textures (mjtBuiltin, mjtMark) and the <visual> attributes the renderer reads:
-# field prefix -> (child element, {attribute: MuJoCo's default}).
-_BUILTINS = {"none": 0, "gradient": 1, "checker": 2, "flat": 3}
-_MARKS = {"none": 0, "edge": 1, "cross": 2, "random": 3}
+# The <visual> attributes the renderer reads: field prefix -> (child element, {attribute: MuJoCo's default}).
 _VISUAL_USED = {
     "global": ("global", {"fovy": [45.0], "azimuth": [90.0], "elevation": [-45.0]}),
     "headlight": ("headlight", {"ambient": [0.1] * 3, "diffuse": [0.4] * 3, "specular": [0.5] * 3,
@@ -103,8 +98,6 @@ MAX_NCONMAX = 1_000_000  # contacts per world (<size nconmax>)
 MAX_NJMAX = 10_000_000  # constraint rows per world (<size njmax>)
 MAX_EFC_J = 2**27  # entries of the dense constraint Jacobian, njmax * nv (1 GiB)
 MAX_NKEY = 100_000  # keyframes (<size nkey>)
-MAX_HFIELD_SAMPLES = 2**26  # elevation samples of one height field (nrow * ncol)
-MAX_TEXTURE_PIXELS = 2**26  # pixels of one builtin texture (width * height, 6 faces for a cube)
 _MEMORY = re.compile(r"(-1|[0-9]+[KMGTPEkmgtpe]?)\Z")
 # Width of an eq_data row (MuJoCo's mjNEQDATA) and the column flagging a weld whose relpose set_const fills.
 _NEQDATA = 12
@@ -123,7 +116,7 @@ class _Builder(context.Context):
   def build(self):
     self.check_sizes()
     worldbody = self.root.all("worldbody")
-    self.assets()
+    assets.compile_assets(self)
     self.add(ObjType.BODY, None, body_parentid=0, body_pos=np.zeros(3), body_quat=spatial.IDENTITY_QUAT,
              body_mocapid=-1, body_gravcomp=0.0)
     self.names[ObjType.BODY][0] = "world"
@@ -370,260 +363,6 @@ class _Builder(context.Context):
 
   # ---- assets ----
 
-  def assets(self):
-    for asset in self.root.all("asset"):
-      for node in asset.all("texture"):
-        self.texture(node)
-    for asset in self.root.all("asset"):
-      for node in asset.all("material"):
-        texid = self.lookup(ObjType.TEXTURE, node, "texture") if node.get("texture") else -1
-        self.add(ObjType.MATERIAL, node, mat_texid=texid, mat_texuniform=int(node.get("texuniform", False)),
-                 mat_texrepeat=node.get("texrepeat", [1.0, 1.0]), mat_emission=node.get("emission", 0.0),
-                 mat_specular=node.get("specular", 0.5), mat_shininess=node.get("shininess", 0.5),
-                 mat_reflectance=node.get("reflectance", 0.0), mat_rgba=node.get("rgba", [1.0] * 4))
-      for node in asset.all("mesh"):
-        self.mesh(node)
-      for node in asset.all("hfield"):
-        self.hfield(node)
-      for node in asset.all("skin"):
-        warn(node, "skins are not drawn by mjgym's renderer and do not act on the physics; the skin is left out")
-
-  def texture(self, node):
-    """A texture's pixels as MuJoCo stores them: a builtin pattern, one image file (2d, or a cube or skybox
-    as one repeated face or a grid of faces) or one file a face. A file that cannot be used is a warning and
-    an empty texture: rendering assets never keep a model from loading."""
-    ttype = {"2d": 0, "cube": 1, "skybox": 2}[node.get("type", "cube")]
-    nchannel = node.get("nchannel", 3)
-    if nchannel not in (1, 3, 4):
-      fail(node, f"nchannel must be 1, 3 or 4, got {nchannel}", "nchannel")
-    gridsize, layout = node.get("gridsize", [1, 1]), node.get("gridlayout", "")
-    if node.has("gridlayout") and len(layout) != gridsize[0] * gridsize[1]:
-      fail(node, f"gridlayout has {len(layout)} symbols, gridsize {gridsize[0]} x {gridsize[1]} needs "
-           f"{gridsize[0] * gridsize[1]}", "gridlayout")
-    if any(c not in "." + texlib.FACES for c in layout):
-      fail(node, f"gridlayout symbols must be among '.{texlib.FACES}', got '{layout}'", "gridlayout")
-    kind = _BUILTINS[node.get("builtin", "none")]
-    rgb1 = node.get("rgb1", [0.8, 0.8, 0.8])
-    colorspace = {"auto": 0, "linear": 1, "sRGB": 2}[node.get("colorspace", "auto")]
-    cubefiles = [node.get(a, "") for a in texlib.CUBE_FILES]
-    if kind:
-      width, height = node.get("width", 0), node.get("height", 0)
-      if nchannel != 3:
-        fail(node, f"builtin textures have 3 channels, got {nchannel}", "nchannel")
-      if width < 1:
-        fail(node, f"a builtin texture needs a positive width, got {width}", "width")
-      if ttype != 0:
-        # Cube and skybox builtins are square faces stacked vertically, six of them.
-        height = 6 * width
-      elif height < 1:
-        fail(node, f"a builtin texture needs a positive height, got {height}", "height")
-      if width * height > MAX_TEXTURE_PIXELS:
-        fail(node, f"texture of {width} x {height} pixels is larger than mjgym's bound of {MAX_TEXTURE_PIXELS} "
-             "pixels", "width")
-      data = texlib.builtin(ttype, kind, _MARKS[node.get("mark", "none")], rgb1, node.get("rgb2", [0.5] * 3),
-                            node.get("markrgb", [0.0] * 3), node.get("random", 0.01), width, height)
-    elif node.get("file"):
-      if not node.has("name"):
-        node.attrs["name"] = os.path.splitext(os.path.basename(node.get("file")))[0]
-      if ttype != 0 and (min(gridsize) < 1 or gridsize[0] * gridsize[1] > 12):
-        fail(node, f"gridsize must be positive with at most 12 squares, got {gridsize[0]} x {gridsize[1]}",
-             "gridsize")
-      width, height, data, nchannel, colorspace = self.texture_file(node, ttype, nchannel, colorspace, rgb1)
-    elif any(cubefiles):
-      if ttype == 0:
-        fail(node, "a 2d texture cannot be loaded from separate files (give 'file')",
-             texlib.CUBE_FILES[next(i for i, f in enumerate(cubefiles) if f)])
-      width, height, data, nchannel, colorspace = self.texture_faces(node, cubefiles, nchannel, colorspace, rgb1)
-    else:
-      fail(node, "a texture needs 'builtin', 'file' or (cube and skybox) one file a face ('fileright', ...)",
-           "builtin")
-    self.texture_data.append(data)
-    self.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width, tex_nchannel=nchannel,
-             tex_colorspace=colorspace, tex_builtin=kind, tex_mark=_MARKS[node.get("mark", "none")],
-             tex_rgb1=rgb1, tex_rgb2=node.get("rgb2", [0.5, 0.5, 0.5]),
-             tex_markrgb=node.get("markrgb", [0.0, 0.0, 0.0]), tex_random=node.get("random", 0.01))
-
-  def read_image(self, node, attr, nchannel):
-    """(pixels (h, w, nchannel), nchannel, sRGB flag) of an image file named by attribute ``attr``."""
-    name = node.get(attr)
-    path = self.asset_path(node, name, self.cfg.texturedir)
-    try:
-      data = self.source.read(path, node, attr)
-    except MJCFError as e:
-      raise texlib.TextureFileError(f"cannot read '{path}'") from e
-    ctype = texlib.content_type(name, node.get("content_type"))
-    if ctype == "image/png" and len(data) >= 24:
-      w, h = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-      if w * h > MAX_TEXTURE_PIXELS:
-        raise texlib.TextureFileError(f"'{name}' has {w} x {h} pixels, more than mjgym's bound of "
-                                      f"{MAX_TEXTURE_PIXELS}")
-    if ctype == "image/ktx" and (node.get("hflip", False) or node.get("vflip", False)):
-      fail(node, "KTX textures cannot be flipped", "hflip" if node.get("hflip", False) else "vflip")
-    try:
-      image, nchannel, srgb = texlib.decode(data, ctype, nchannel)
-    except texlib.TextureFileError as e:
-      raise texlib.TextureFileError(f"'{name}': {e}") from None
-    return texlib.flip(image, node.get("hflip", False), node.get("vflip", False)), nchannel, srgb
-
-  def texture_file(self, node, ttype, nchannel, colorspace, rgb1):
-    """(width, height, data, nchannel, colorspace) of a texture read from one file."""
-    try:
-      if ttype != 0 and nchannel != 3:
-        raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
-      image, nchannel, srgb = self.read_image(node, "file", nchannel)
-      colorspace = colorspace or (2 if srgb else 1)
-      h, w, have = image.shape
-      if ttype == 0:
-        return w, h, image.ravel(), nchannel, colorspace
-      if have != 3:
-        raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")
-      rows, cols = node.get("gridsize", [1, 1])
-      if w % cols or h % rows or w // cols != h // rows:
-        raise texlib.TextureFileError(f"an image of {w} x {h} pixels does not split into a grid of {rows} x "
-                                      f"{cols} square faces")
-      if rows == cols == 1:
-        # MuJoCo keeps the one face (repeated on all six sides when drawn)
-        return w, w, image.ravel(), nchannel, colorspace
-      size = w // cols
-      faces = np.empty((6, size, size, 3), np.uint8)
-      faces[:] = texlib.to_byte(rgb1)
-      for k, symbol in enumerate(node.get("gridlayout", "")):
-        if symbol != ".":
-          r, c = divmod(k, cols)
-          faces[texlib.FACES.index(symbol)] = image[r * size:(r + 1) * size, c * size:(c + 1) * size]
-      return size, 6 * size, faces.ravel(), nchannel, colorspace
-    except texlib.TextureFileError as e:
-      warn(node, f"{e}; the texture is left empty", "file")
-      return 0, 0, np.zeros(0, np.uint8), nchannel, colorspace
-
-  def texture_faces(self, node, files, nchannel, colorspace, rgb1):
-    """(width, height, data, nchannel, colorspace) of a cube or skybox read from one file a face."""
-    attr = "file"
-    try:
-      if nchannel != 3:
-        raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
-      faces, size = [None] * 6, None
-      for i, (attr, name) in enumerate(zip(texlib.CUBE_FILES, files)):
-        if not name:
-          continue
-        image, _, srgb = self.read_image(node, attr, nchannel)
-        colorspace = colorspace or (2 if srgb else 1)
-        h, w, have = image.shape
-        if have != 3:
-          raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")
-        if w != h:
-          raise texlib.TextureFileError(f"'{name}' is not square ({w} x {h} pixels)")
-        if size is not None and w != size:
-          raise texlib.TextureFileError(f"'{name}' has {w} x {h} pixels, the first face {size} x {size}")
-        size, faces[i] = w, image
-      data = np.empty((6, size, size, 3), np.uint8)
-      for i, face in enumerate(faces):
-        data[i] = texlib.to_byte(rgb1) if face is None else face
-      return size, 6 * size, data.ravel(), nchannel, colorspace
-    except texlib.TextureFileError as e:
-      warn(node, f"{e}; the texture is left empty", attr)
-      return 0, 0, np.zeros(0, np.uint8), nchannel, colorspace
-
-  def mesh(self, node):
-    """A mesh asset from an STL, OBJ or MSH file or from inline ``vertex`` (and optional ``face``) lists, as in MuJoCo."""
-    from mjgym.physics.mjcf import mesh as meshlib  # pylint: disable=import-outside-toplevel
-    for inline in ("vertex", "face"):
-      if node.has("file") and node.has(inline):
-        fail(node, f"give either a 'file' or inline '{inline}' data, not both", inline)
-    if node.has("file"):
-      name = node.get("file")
-      if not node.has("name"):
-        node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
-      path = self.asset_path(node, name, self.cfg.meshdir)
-      data = self.source.read(path, node, "file")
-      attr, what = "file", f"mesh '{name}'"
-    elif node.has("vertex"):
-      if not node.has("name"):
-        fail(node, "a mesh with inline vertices needs a name", "name")
-      attr, what = "vertex", "the inline mesh"
-      vert, face = self._inline_mesh(node)
-    else:
-      fail(node, "a mesh needs a 'file' or inline 'vertex' data", "file")
-    maxhullvert = node.get("maxhullvert", -1)
-    if maxhullvert != -1 and maxhullvert <= 3:
-      fail(node, "maxhullvert must be larger than 3", "maxhullvert")
-    try:
-      if attr == "file":
-        vert, face = meshlib.read_mesh(data, name)
-      processed = meshlib.process_mesh(vert, face, np.asarray(node.get("scale", [1.0] * 3), float),
-                                       node.get("inertia", meshlib.DEFAULT_INERTIA), maxhullvert, need_hull=False,
-                                       refpos=node.get("refpos", [0.0] * 3),
-                                       refquat=node.get("refquat", [1.0, 0.0, 0.0, 0.0]))
-    except ValueError as e:
-      fail(node, f"cannot load {what}: {e}", attr)
-    except (ArithmeticError, IndexError, KeyError, TypeError, UnicodeError) as e:
-      fail(node, f"cannot load {what}: {type(e).__name__}: {e}", attr)
-    self.meshes.append(processed)
-    self.mesh_nodes.append(node)
-    self.add(ObjType.MESH, node)
-
-  @staticmethod
-  def _inline_mesh(node):
-    """(vertices (n, 3), faces (k, 3)) from a mesh's ``vertex`` and ``face`` attributes, checked as MuJoCo does."""
-    vert = node.get("vertex")
-    if len(vert) % 3:
-      fail(node, f"vertex data must be a multiple of 3 numbers, got {len(vert)}", "vertex")
-    if len(vert) < 12:
-      fail(node, f"at least 4 vertices are required, got {len(vert) // 3}", "vertex")
-    face = node.get("face", [])
-    if len(face) % 3:
-      fail(node, f"face data must be a multiple of 3 vertex indices, got {len(face)}", "face")
-    for k, i in enumerate(face):
-      if not 0 <= i < len(vert) // 3:
-        fail(node, f"face {k // 3} uses vertex {i}, which does not exist (the mesh has {len(vert) // 3})", "face")
-    return np.reshape(vert, (-1, 3)), np.reshape(np.asarray(face, np.int64), (-1, 3))
-
-  def hfield(self, node):
-    """A height field: its grid from inline ``elevation``, a PNG or binary file, or zeros for the user to fill.
-
-    MuJoCo stores elevations as float32 normalized to [0, 1] (min to 0, max to 1) with row 0 at -y: inline
-    and PNG rows are listed from +y down, so they are flipped; a PNG is read through its first (red or gray)
-    channel at 8 bits, as lodepng's gray conversion does.
-    """
-    if not node.has("size"):
-      fail(node, "required attribute missing", "size")
-    size = [float(x) for x in node.get("size")]
-    if not all(x > 0 for x in size):
-      fail(node, f"size must be 4 positive numbers (radius x, radius y, elevation z, base z), got {size}", "size")
-    if node.has("file"):
-      name = node.get("file")
-      if not node.has("name"):
-        node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
-      # MuJoCo's reader checks the asset directory, its compiler then reads from the mesh directory
-      path = self.asset_path(node, name, self.cfg.assetdir, loaddir=self.cfg.meshdir)
-      elevation = _read_hfield(self.source.read(path, node, "file"), name, node)
-      nrow, ncol = elevation.shape
-    else:
-      nrow, ncol = node.get("nrow", 0), node.get("ncol", 0)
-      if nrow < 2 or ncol < 2:
-        fail(node, f"nrow and ncol must be at least 2 (or give a 'file'), got {nrow} x {ncol}",
-             "nrow" if nrow < 2 else "ncol")
-      if nrow * ncol > MAX_HFIELD_SAMPLES:
-        fail(node, f"height field of {nrow} x {ncol} samples is larger than mjgym's bound of {MAX_HFIELD_SAMPLES} "
-             "samples", "nrow")
-      if node.has("elevation"):
-        values = np.asarray(node.get("elevation"), np.float32)
-        if values.size != nrow * ncol:
-          fail(node, f"elevation has {values.size} values, nrow * ncol = {nrow * ncol}", "elevation")
-        elevation = values.reshape(nrow, ncol)[::-1]
-      else:
-        elevation = np.zeros((nrow, ncol), np.float32)
-    if not node.get("name", ""):
-      fail(node, "a height field needs a 'name' (or a 'file' to name it after)", "name")
-    lo, hi = elevation.min(), elevation.max()
-    span = hi - lo
-    if span > 0:
-      elevation = (elevation - lo) / span
-    else:
-      elevation = np.zeros_like(elevation)
-    self.hfields.append((nrow, ncol, size, np.ascontiguousarray(elevation, np.float32).ravel()))
-    self.add(ObjType.HFIELD, node)
-
   # ---- inertia ----
 
   def inertia(self):
@@ -854,9 +593,9 @@ class _Builder(context.Context):
     for key in list(v):
       if isinstance(v[key], np.ndarray) and v[key].size == 0:
         del v[key]
-    self.mesh_fields(v)
-    self.hfield_fields(v)
-    self.texture_fields(v)
+    meshes.mesh_fields(self, v)
+    meshes.hfield_fields(self, v)
+    assets.texture_fields(self, v)
     v["nconmax"] = self.nconmax(v)
     v["njmax"] = self.njmax(v)
     # The dual solvers (PGS, noslip) keep A + R for this many rows and recompute entries past it: room for
@@ -974,92 +713,6 @@ class _Builder(context.Context):
       if a[0] + a[1] < a[2] - tol or a[0] + a[2] < a[1] - tol or a[1] + a[2] < a[0] - tol:
         node = info["inertial"] or info["node"]
         fail(node, f"principal inertia {plain(a)} violates A + B >= C (use compiler balanceinertia='true')")
-
-  def mesh_hulls(self):
-    """Hulls (and their polygons) for the meshes that collide: used by a mesh geom with a contact type or affinity,
-    or by one in an explicit pair, as MuJoCo decides (it leaves the others without a hull)."""
-    if not self.meshes:
-      return
-    from mjgym.physics.mjcf import mesh as meshlib  # pylint: disable=import-outside-toplevel
-    paired = {int(g) for key in ("pair_geom1", "pair_geom2") for g in self.rows.get(key, [])}
-    for g, (gtype, dataid) in enumerate(zip(self.rows.get("geom_type", []), self.rows.get("geom_dataid", []))):
-      if gtype == _GEOM_TYPES["mesh"] and (self.rows["geom_contype"][g] or self.rows["geom_conaffinity"][g]
-                                           or g in paired):
-        try:
-          self.meshes[dataid] = meshlib.with_hull(self.meshes[dataid])
-        except ValueError as e:
-          node = self.mesh_nodes[dataid]
-          fail(node, f"cannot compute the convex hull of mesh '{node.get('name')}' (a geom collides with it): {e}",
-               "file" if node.has("file") else "vertex")
-
-  def mesh_fields(self, v):
-    self.mesh_hulls()
-    verts, faces, vadr, fadr, vnum, fnum = [], [], [], [], [], []
-    # Colliders see a mesh as its convex hull: keep the hull's vertices, the only ones a support point can be.
-    # Hull triangles index the mesh's hull vertices (counter-clockwise seen from outside), for plane-mesh contacts.
-    hullids = [np.unique(m.hull) for m in self.meshes]
-    hulls = [np.asarray(m.vert, float)[ids] for m, ids in zip(self.meshes, hullids)]
-    hullfaces = [np.searchsorted(ids, m.hull).astype(np.int32).reshape(-1, 3) for m, ids in zip(self.meshes, hullids)]
-    if hulls:
-      hullnum = [len(h) for h in hulls]
-      facenum = [len(f) for f in hullfaces]
-      v.update(nmeshhull=sum(hullnum), mesh_hullvert=np.concatenate(hulls), mesh_hullnum=hullnum,
-               mesh_hulladr=np.concatenate([[0], np.cumsum(hullnum)[:-1]]), nmeshhullface=sum(facenum),
-               mesh_hullface=np.concatenate(hullfaces), mesh_hullfacenum=facenum,
-               mesh_hullfaceadr=np.concatenate([[0], np.cumsum(facenum)[:-1]]))
-    self.mesh_polygon_fields(v)
-    for m in self.meshes:
-      vadr.append(sum(len(x) for x in verts))
-      fadr.append(sum(len(x) for x in faces))
-      verts.append(np.asarray(m.vert, float))
-      faces.append(np.asarray(m.face, np.int32))
-      vnum.append(len(m.vert))
-      fnum.append(len(m.face))
-    if self.meshes:
-      v.update(nmeshvert=sum(vnum), nmeshface=sum(fnum), mesh_vert=np.concatenate(verts),
-               mesh_face=np.concatenate(faces), mesh_vertadr=vadr, mesh_faceadr=fadr, mesh_vertnum=vnum,
-               mesh_facenum=fnum)
-
-  def mesh_polygon_fields(self, v):
-    """mesh_poly*: each mesh's hull faces as polygons (mesh-local vertex ids), and per vertex the polygons at it."""
-    if not self.meshes:
-      return
-    polys = [p for m in self.meshes for p in m.polygons]
-    polynum = [len(m.polygons) for m in self.meshes]
-    vertnum = [len(p) for p in polys]
-    maps, mapnum = [], []
-    for m in self.meshes:
-      at = [[] for _ in range(len(m.vert))]
-      for i, p in enumerate(m.polygons):
-        for vid in p:
-          at[vid].append(i)
-      maps += [i for lst in at for i in lst]
-      mapnum += [len(lst) for lst in at]
-    v.update(nmeshpoly=len(polys), nmeshpolyvert=sum(vertnum), nmeshpolymap=len(maps), mesh_polynum=polynum,
-             mesh_polyadr=np.concatenate([[0], np.cumsum(polynum)[:-1]]),
-             mesh_polynormal=np.concatenate([m.polynormals for m in self.meshes]),
-             mesh_polyvertnum=vertnum,
-             mesh_polyvertadr=np.concatenate([[0], np.cumsum(vertnum)[:-1]])[:len(vertnum)],
-             mesh_polyvert=np.concatenate(polys) if polys else np.zeros(0, np.int32), mesh_polymapnum=mapnum,
-             mesh_polymapadr=np.concatenate([[0], np.cumsum(mapnum)[:-1]]), mesh_polymap=np.array(maps, np.int32))
-
-  def texture_fields(self, v):
-    if not self.texture_data:
-      return
-    count = [len(t) for t in self.texture_data]
-    v.update(ntexdata=sum(count), tex_adr=np.concatenate([[0], np.cumsum(count)[:-1]]),
-             tex_data=np.concatenate(self.texture_data))
-
-  def hfield_fields(self, v):
-    if not self.hfields:
-      return
-    nrow = [h[0] for h in self.hfields]
-    ncol = [h[1] for h in self.hfields]
-    count = [r * c for r, c in zip(nrow, ncol)]
-    v.update(nhfield=len(self.hfields), nhfielddata=sum(count), hfield_nrow=nrow, hfield_ncol=ncol,
-             hfield_size=np.array([h[2] for h in self.hfields], float),
-             hfield_adr=np.concatenate([[0], np.cumsum(count)[:-1]]),
-             hfield_data=np.concatenate([h[3] for h in self.hfields]).astype(float))
 
   def camlight(self, v):
     """cam_*0 and light_*0: world frames at qpos0 relative to the body and to its subtree's com."""
@@ -1588,36 +1241,6 @@ class _Builder(context.Context):
     self.names[ObjType.KEY] += [""] * (nkey - len(keys))
     out["nkey"] = nkey
     return out
-
-
-def _read_hfield(data, name, node):
-  """Elevations (nrow, ncol) float32 of a height field file: a PNG, or MuJoCo's binary format (int32 nrow,
-  int32 ncol, then nrow * ncol float32 in row order)."""
-  if name.lower().endswith(".png"):
-    import imageio.v3 as iio  # pylint: disable=import-outside-toplevel
-    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
-      fail(node, f"'{name}' is not a valid PNG file (it does not start with the PNG signature)", "file")
-    try:
-      image = iio.imread(data, extension=".png")
-    except Exception as e:  # pylint: disable=broad-except
-      fail(node, f"'{name}' is not a valid PNG file (it cannot be decoded: {type(e).__name__})", "file")
-    if image.ndim not in (2, 3) or image.size == 0:
-      fail(node, f"'{name}' is not a valid PNG height field (image of shape {image.shape})", "file")
-    if image.ndim == 3:
-      image = image[..., 0]
-    if image.dtype == np.uint16:
-      image = image >> 8
-    elevation = image.astype(np.float32)[::-1]
-  else:
-    head = np.frombuffer(data[:8], np.int32) if len(data) >= 8 else np.zeros(0, np.int32)
-    if head.size < 2 or head[0] < 1 or head[1] < 1 or len(data) != 8 + 4 * int(head[0]) * int(head[1]):
-      fail(node, f"'{name}' is not a PNG nor a binary height field (int32 nrow, int32 ncol, float32 data)",
-           "file")
-    elevation = np.frombuffer(data[8:], np.float32).reshape(int(head[0]), int(head[1]))
-  if elevation.shape[0] < 2 or elevation.shape[1] < 2:
-    fail(node, f"height field '{name}' must be at least 2 x 2, got {elevation.shape[0]} x {elevation.shape[1]}",
-         "file")
-  return elevation
 
 
 def default_nconmax(ngeom):
