@@ -6,14 +6,22 @@ import math
 from mjgym.physics import types
 from mjgym.physics.mjcf.context import RANGE_RULE
 from mjgym.physics.mjcf.context import full
+from mjgym.physics.mjcf.context import keywords
 from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.context import range_ok
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import BiasType
+from mjgym.physics.types import DynType
+from mjgym.physics.types import GainType
+from mjgym.physics.types import JointType
 from mjgym.physics.types import ObjType
 
-_DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 5}
-_GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 3}
-_BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 3}
+# MuJoCo's user dynamics, gain and bias (callbacks) have no member in mjgym's enums: the keyword stays in the
+# actuator's record, which is refused once its transmission and ranges are checked.
+_USER = "user"
+_DYN = {**keywords(DynType), "user": _USER}
+_GAIN = {**keywords(GainType), "user": _USER}
+_BIAS = {**keywords(BiasType), "user": _USER}
 
 
 def actuators(ctx, v):
@@ -33,16 +41,18 @@ def actuators(ctx, v):
           fail(node, f"invalid {kind}range {plain(rng)}: needs {RANGE_RULE}",
                f"{kind}range")
         limits[kind] = (int(lim), rng)
-      if p["dyntype"] == 5 or p["gaintype"] == 3 or p["biastype"] == 3:
+      if _USER in (p["dyntype"], p["gaintype"], p["biastype"]):
         fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")
       _shortcut_limits(ctx, node, p, trntype, trnid, limits)
       lengthrange, simulate = _lengthrange(ctx, node, p, trntype, trnid)
       actdim = node.get("actdim", -1)
-      actnum = (1 if p["dyntype"] else 0) if actdim < 0 else actdim
-      if actnum > 1 or (actnum == 1 and not p["dyntype"]) or (actnum == 0 and p["dyntype"]):
+      dynamic = p["dyntype"] != DynType.NONE
+      actnum = (1 if dynamic else 0) if actdim < 0 else actdim
+      if actnum > 1 or (actnum == 1 and not dynamic) or (actnum == 0 and dynamic):
         fail(node, f"actdim {actdim} does not fit dyntype", "actdim")
-      actid = ctx.add(ObjType.ACTUATOR, node, actuator_trntype=trntype, actuator_dyntype=p["dyntype"],
-                      actuator_gaintype=p["gaintype"], actuator_biastype=p["biastype"], actuator_trnid=trnid,
+      actid = ctx.add(ObjType.ACTUATOR, node, actuator_trntype=trntype, actuator_dyntype=int(p["dyntype"]),
+                      actuator_gaintype=int(p["gaintype"]), actuator_biastype=int(p["biastype"]),
+                      actuator_trnid=trnid,
                       actuator_actadr=na if actnum else -1, actuator_actnum=actnum,
                       actuator_group=node.get("group", 0),
                       actuator_ctrllimited=limits["ctrl"][0], actuator_forcelimited=limits["force"][0],
@@ -96,14 +106,14 @@ def _lengthrange(ctx, node, p, trntype, trnid):
   settings = lengthrange_settings(ctx)
   mode = settings["mode"]
   # MuJoCo selects muscles by their gain or bias type (a muscle-type activation alone does not count)
-  muscle = p["gaintype"] == int(types.GainType.MUSCLE) or p["biastype"] == int(types.BiasType.MUSCLE)
+  muscle = p["gaintype"] == GainType.MUSCLE or p["biastype"] == BiasType.MUSCLE
   if mode == "none" or (mode in ("muscle", "muscleuser") and not muscle):
     return given, False
   if settings["useexisting"] and given[0] < given[1]:
     return given, False
   if settings["uselimit"]:
     if trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT)):
-      if ctx.rows["jnt_limited"][trnid[0]] and ctx.rows["jnt_type"][trnid[0]] in (2, 3):
+      if ctx.rows["jnt_limited"][trnid[0]] and ctx.rows["jnt_type"][trnid[0]] in (JointType.SLIDE, JointType.HINGE):
         # MuJoCo takes the limits as they are, without the gear
         return list(ctx.rows["jnt_range"][trnid[0]]), False
     elif trntype == int(types.TrnType.TENDON) and ctx.rows["tendon_limited"][trnid[0]]:
@@ -138,7 +148,7 @@ def _shortcut_limits(ctx, node, p, trntype, trnid, limits):
   if inherit > 0:
     if trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT)):
       j = trnid[0]
-      if ctx.rows["jnt_type"][j] not in (2, 3) or not ctx.rows["jnt_limited"][j]:
+      if ctx.rows["jnt_type"][j] not in (JointType.SLIDE, JointType.HINGE) or not ctx.rows["jnt_limited"][j]:
         fail(node, "inheritrange needs a limited hinge or slide joint", "inheritrange")
       rng = ctx.rows["jnt_range"][j]
     elif trntype == int(types.TrnType.TENDON) and ctx.rows["tendon_limited"][trnid[0]]:
@@ -166,7 +176,7 @@ def _actuator_params(node):
   Every actuator default (of any shortcut kind) edits one record per class, as in MuJoCo; a shortcut element
   then reads its own parameters (kp, kv, ...) with defaults taken from that record.
   """
-  rec = dict(kind=None, dyntype=0, gaintype=0, biastype=0, dynprm=[1.0] + [0.0] * 9,
+  rec = dict(kind=None, dyntype=DynType.NONE, gaintype=GainType.FIXED, biastype=BiasType.NONE, dynprm=[1.0] + [0.0] * 9,
              gainprm=[1.0] + [0.0] * 9, biasprm=[0.0] * 10, actearly=False)
   for kind, attrs, src in node.actuator_chain:
     _apply_shortcut(rec, kind, attrs, src)
@@ -192,8 +202,8 @@ def _apply_shortcut(rec, kind, attrs, node):
     gain = attrs.get("gain", rec["gainprm"][0])
     if gain < 0:
       fail(node, "gain must be non-negative", "gain")
-    rec.update(kind=kind, own={}, dyntype=0, dynprm=[1.0] + [0.0] * 9, gaintype=0, gainprm=[gain] + [0.0] * 9,
-               biastype=0, biasprm=[0.0] * 10)
+    rec.update(kind=kind, own={}, dyntype=DynType.NONE, dynprm=[1.0] + [0.0] * 9, gaintype=GainType.FIXED,
+               gainprm=[gain] + [0.0] * 9, biastype=BiasType.NONE, biasprm=[0.0] * 10)
     return
   # A shortcut takes its own parameters' defaults from the record when the record was set by the same
   # shortcut or by <general>; MuJoCo's rules for the remaining mixes are not reproduced, so refuse them.
@@ -206,10 +216,10 @@ def _apply_shortcut(rec, kind, attrs, node):
   # accumulated attributes of this shortcut along the default chain
   own = dict(rec.get("own", {})) if rec["kind"] == kind else {}
   own.update(attrs)
-  dynprm, dyntype, gaintype, biastype = [1.0] + [0.0] * 9, 0, 0, 1
+  dynprm, dyntype, gaintype, biastype = [1.0] + [0.0] * 9, DynType.NONE, GainType.FIXED, BiasType.AFFINE
   gain, bias = [1.0], [0.0, 0.0, 0.0]
   if kind == "motor":
-    biastype = 0
+    biastype = BiasType.NONE
   elif kind in ("position", "intvelocity"):
     kp = attrs.get("kp", rec["gainprm"][0] if same else 1.0)
     if "kv" in attrs and "dampratio" in attrs:
@@ -226,13 +236,13 @@ def _apply_shortcut(rec, kind, attrs, node):
     gain, bias = [kp], [0.0, -kp, b2]
     rec["inheritrange"] = own.get("inheritrange", 0.0)
     if kind == "intvelocity":
-      dyntype = 1
+      dyntype = DynType.INTEGRATOR
     else:
-      timeconst = attrs.get("timeconst", rec["dynprm"][0] if same and rec["dyntype"] == 3 else 0.0)
+      timeconst = attrs.get("timeconst", rec["dynprm"][0] if same and rec["dyntype"] == DynType.FILTEREXACT else 0.0)
       if timeconst < 0:
         fail(node, "timeconst must be non-negative", "timeconst")
       if timeconst > 0:
-        dyntype, dynprm[0] = 3, timeconst
+        dyntype, dynprm[0] = DynType.FILTEREXACT, timeconst
   elif kind == "velocity":
     kv = attrs.get("kv", rec["gainprm"][0] if same else 1.0)
     gain, bias = [kv], [0.0, 0.0, -kv]
@@ -240,9 +250,9 @@ def _apply_shortcut(rec, kind, attrs, node):
     kv = own.get("kv", 1.0)
     if kv < 0:
       fail(node, "kv must be non-negative", "kv")
-    gaintype, biastype, gain, bias = 1, 0, [0.0, 0.0, -kv], [0.0]
+    gaintype, biastype, gain, bias = GainType.AFFINE, BiasType.NONE, [0.0, 0.0, -kv], [0.0]
   elif kind == "cylinder":
-    dyntype, dynprm[0] = 2, own.get("timeconst", 1.0)
+    dyntype, dynprm[0] = DynType.FILTER, own.get("timeconst", 1.0)
     area = own.get("area", 1.0)
     if "diameter" in own:
       area = math.pi / 4.0 * own["diameter"] ** 2
@@ -255,7 +265,7 @@ def _apply_shortcut(rec, kind, attrs, node):
     if not (tc[0] > 0 and tc[1] > 0 and 0 <= rng[0] < rng[1] and prm[4] < 1 < prm[5]):
       fail(node, "muscle needs positive time constants, 0 <= range[0] < range[1] and lmin < 1 < lmax",
            "range")
-    dyntype, gaintype, biastype = 4, 2, 2
+    dyntype, gaintype, biastype = DynType.MUSCLE, GainType.MUSCLE, BiasType.MUSCLE
     dynprm[:3] = [tc[0], tc[1], own.get("tausmooth", 0.0)]
     gain = bias = prm
   rec.update(kind=kind, own=own, dyntype=dyntype, dynprm=dynprm, gaintype=gaintype,

@@ -9,17 +9,24 @@ import numpy as np
 
 from mjgym.physics.mjcf import meshes
 from mjgym.physics.mjcf import texture as texlib
+from mjgym.physics.mjcf.context import keywords
 from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.mjcf.errors import warn
+from mjgym.physics.types import Builtin
+from mjgym.physics.types import ColorSpace
+from mjgym.physics.types import Mark
 from mjgym.physics.types import ObjType
+from mjgym.physics.types import TextureType
 
-# mjgym's bound on the pixels of one builtin texture (width * height, 6 faces for a cube): it sets how much memory
-# the model takes (MuJoCo has none). Documented in docs/mjcf.md.
+# mjgym's bound on the pixels of one texture, builtin (width * height, 6 faces for a cube) or read from a PNG: it
+# sets how much memory the model takes (MuJoCo has none). Documented in docs/mjcf.md.
 MAX_TEXTURE_PIXELS = 2**26
-# Builtin textures (mjtBuiltin, mjtMark).
-_BUILTINS = {"none": 0, "gradient": 1, "checker": 2, "flat": 3}
-_MARKS = {"none": 0, "edge": 1, "cross": 2, "random": 3}
+_BUILTINS = keywords(Builtin)
+_MARKS = keywords(Mark)
+# MJCF keywords of the texture types and color spaces (spelled unlike their enum members).
+_TEXTURE_TYPES = {"2d": TextureType.TWO_D, "cube": TextureType.CUBE, "skybox": TextureType.SKYBOX}
+_COLORSPACES = {"auto": ColorSpace.AUTO, "linear": ColorSpace.LINEAR, "sRGB": ColorSpace.SRGB}
 
 
 def compile_assets(ctx):
@@ -47,7 +54,7 @@ def texture(ctx, node):
   """A texture's pixels as MuJoCo stores them: a builtin pattern, one image file (2d, or a cube or skybox
   as one repeated face or a grid of faces) or one file a face. A file that cannot be used is a warning and
   an empty texture: rendering assets never keep a model from loading."""
-  ttype = {"2d": 0, "cube": 1, "skybox": 2}[node.get("type", "cube")]
+  ttype = _TEXTURE_TYPES[node.get("type", "cube")]
   nchannel = node.get("nchannel", 3)
   if nchannel not in (1, 3, 4):
     fail(node, f"nchannel must be 1, 3 or 4, got {nchannel}", "nchannel")
@@ -59,15 +66,15 @@ def texture(ctx, node):
     fail(node, f"gridlayout symbols must be among '.{texlib.FACES}', got '{layout}'", "gridlayout")
   kind = _BUILTINS[node.get("builtin", "none")]
   rgb1 = node.get("rgb1", [0.8, 0.8, 0.8])
-  colorspace = {"auto": 0, "linear": 1, "sRGB": 2}[node.get("colorspace", "auto")]
+  colorspace = _COLORSPACES[node.get("colorspace", "auto")]
   cubefiles = [node.get(a, "") for a in texlib.CUBE_FILES]
-  if kind:
+  if kind != Builtin.NONE:
     width, height = node.get("width", 0), node.get("height", 0)
     if nchannel != 3:
       fail(node, f"builtin textures have 3 channels, got {nchannel}", "nchannel")
     if width < 1:
       fail(node, f"a builtin texture needs a positive width, got {width}", "width")
-    if ttype != 0:
+    if ttype != TextureType.TWO_D:
       # Cube and skybox builtins are square faces stacked vertically, six of them.
       height = 6 * width
     elif height < 1:
@@ -80,12 +87,12 @@ def texture(ctx, node):
   elif node.get("file"):
     if not node.has("name"):
       node.attrs["name"] = os.path.splitext(os.path.basename(node.get("file")))[0]
-    if ttype != 0 and (min(gridsize) < 1 or gridsize[0] * gridsize[1] > 12):
+    if ttype != TextureType.TWO_D and (min(gridsize) < 1 or gridsize[0] * gridsize[1] > 12):
       fail(node, f"gridsize must be positive with at most 12 squares, got {gridsize[0]} x {gridsize[1]}",
            "gridsize")
     width, height, data, nchannel, colorspace = _texture_file(ctx, node, ttype, nchannel, colorspace, rgb1)
   elif any(cubefiles):
-    if ttype == 0:
+    if ttype == TextureType.TWO_D:
       fail(node, "a 2d texture cannot be loaded from separate files (give 'file')",
            texlib.CUBE_FILES[next(i for i, f in enumerate(cubefiles) if f)])
     width, height, data, nchannel, colorspace = _texture_faces(ctx, node, cubefiles, nchannel, colorspace, rgb1)
@@ -93,8 +100,8 @@ def texture(ctx, node):
     fail(node, "a texture needs 'builtin', 'file' or (cube and skybox) one file a face ('fileright', ...)",
          "builtin")
   ctx.texture_data.append(data)
-  ctx.add(ObjType.TEXTURE, node, tex_type=ttype, tex_height=height, tex_width=width, tex_nchannel=nchannel,
-          tex_colorspace=colorspace, tex_builtin=kind, tex_mark=_MARKS[node.get("mark", "none")],
+  ctx.add(ObjType.TEXTURE, node, tex_type=int(ttype), tex_height=height, tex_width=width, tex_nchannel=nchannel,
+          tex_colorspace=int(colorspace), tex_builtin=int(kind), tex_mark=int(_MARKS[node.get("mark", "none")]),
           tex_rgb1=rgb1, tex_rgb2=node.get("rgb2", [0.5, 0.5, 0.5]),
           tex_markrgb=node.get("markrgb", [0.0, 0.0, 0.0]), tex_random=node.get("random", 0.01))
 
@@ -125,12 +132,13 @@ def _read_image(ctx, node, attr, nchannel):
 def _texture_file(ctx, node, ttype, nchannel, colorspace, rgb1):
   """(width, height, data, nchannel, colorspace) of a texture read from one file."""
   try:
-    if ttype != 0 and nchannel != 3:
+    if ttype != TextureType.TWO_D and nchannel != 3:
       raise texlib.TextureFileError(f"cube and skybox files are read with 3 channels, not {nchannel}")
     image, nchannel, srgb = _read_image(ctx, node, "file", nchannel)
-    colorspace = colorspace or (2 if srgb else 1)
+    if colorspace == ColorSpace.AUTO:
+      colorspace = ColorSpace.SRGB if srgb else ColorSpace.LINEAR
     h, w, have = image.shape
-    if ttype == 0:
+    if ttype == TextureType.TWO_D:
       return w, h, image.ravel(), nchannel, colorspace
     if have != 3:
       raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")
@@ -165,7 +173,8 @@ def _texture_faces(ctx, node, files, nchannel, colorspace, rgb1):
       if not name:
         continue
       image, _, srgb = _read_image(ctx, node, attr, nchannel)
-      colorspace = colorspace or (2 if srgb else 1)
+      if colorspace == ColorSpace.AUTO:
+        colorspace = ColorSpace.SRGB if srgb else ColorSpace.LINEAR
       h, w, have = image.shape
       if have != 3:
         raise texlib.TextureFileError("a cube or skybox is read from RGB images (not KTX)")

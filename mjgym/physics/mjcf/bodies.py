@@ -10,19 +10,22 @@ from mjgym.physics.mjcf import frames
 from mjgym.physics.mjcf import parser
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf.context import RANGE_RULE
+from mjgym.physics.mjcf.context import keywords
 from mjgym.physics.mjcf.context import linear
 from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.context import range_ok
 from mjgym.physics.mjcf.defaults import SOLIMP
 from mjgym.physics.mjcf.defaults import SOLREF
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import JointType
 from mjgym.physics.types import ObjType
 
-_JOINT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
-JOINT_NV = {0: 6, 1: 3, 2: 1, 3: 1}
-_GEOM_TYPES = {t.name.lower(): int(t) for t in types.GeomType}
-_CAMLIGHT_MODES = {"fixed": 0, "track": 1, "trackcom": 2, "targetbody": 3, "targetbodycom": 4}
-_LIGHT_TYPES = {"spot": 0, "directional": 1, "point": 2, "image": 3}
+_JOINT_TYPES = keywords(JointType)
+_GEOM_TYPES = keywords(types.GeomType)
+_CAMLIGHT_MODES = keywords(types.CamLightType)
+_LIGHT_TYPES = keywords(types.LightType)
+# Dofs of each joint type.
+JOINT_NV = {JointType.FREE: 6, JointType.BALL: 3, JointType.SLIDE: 1, JointType.HINGE: 1}
 
 
 def compile_bodies(ctx):
@@ -78,46 +81,50 @@ def body(ctx, node, parent):
 def joint(ctx, node, bodyid):
   info = ctx.body_info[bodyid]
   if node.tag == "freejoint":
-    jtype = 0
+    jtype = JointType.FREE
   else:
     jtype = _JOINT_TYPES[node.get("type", "hinge")]
   if bodyid == 0:
     fail(node, "the world body cannot have joints")
-  if jtype == 0 and info["parent"] != 0:
+  if jtype == JointType.FREE and info["parent"] != 0:
     fail(node, "a free joint can only be used on a top-level body (child of the world body)",
          None if node.tag == "freejoint" else "type")
   axis = np.asarray(node.get("axis", [0.0, 0.0, 1.0]), float)
   jpos = np.asarray(node.get("pos", [0.0] * 3), float)
   composed = frames.frames(ctx.cfg, node)
-  if composed is not None and jtype in (2, 3):
+  if composed is not None and jtype in (JointType.SLIDE, JointType.HINGE):
     axis = spatial.rotate(composed[1], axis)
-  if composed is not None and jtype != 0:
+  if composed is not None and jtype != JointType.FREE:
     jpos = composed[0] + spatial.rotate(composed[1], jpos)
   if np.linalg.norm(axis) < 1e-14:
     fail(node, "joint axis has zero length", "axis")
   axis = spatial.unit(axis)
   rng = np.asarray(node.get("range", [0.0, 0.0]), float)
   limited = ctx.limited(node, "limited", "range")
-  if jtype in (1, 3) and limited:
+  if jtype in (JointType.BALL, JointType.HINGE) and limited:
     # MuJoCo converts the range of limited angular joints only; an unused range keeps its units.
     rng = np.array([ctx.cfg.angle(r) for r in rng])
-  if limited and jtype == 0:
+  if limited and jtype == JointType.FREE:
     fail(node, "a free joint cannot be limited", "limited")
   if limited and not range_ok(rng):
     fail(node, f"limited joint needs {RANGE_RULE}, got {plain(node.get('range', [0, 0]))}",
          "range")
   actfrcrange = np.asarray(node.get("actuatorfrcrange", [0.0, 0.0]), float)
   # MuJoCo: free and ball joints have no joint-level actuator force limit, whatever is given
-  actfrclimited = jtype in (2, 3) and ctx.limited(node, "actuatorfrclimited", "actuatorfrcrange")
+  actfrclimited = (jtype in (JointType.SLIDE, JointType.HINGE)
+                   and ctx.limited(node, "actuatorfrclimited", "actuatorfrcrange"))
   if actfrclimited and not range_ok(actfrcrange):
     fail(node, f"actuator force limited joint needs {RANGE_RULE}, got "
          f"{plain(node.get('actuatorfrcrange', [0, 0]))}", "actuatorfrcrange")
   ref = node.get("ref", 0.0)
   springref = node.get("springref", 0.0)
-  if jtype == 3:
+  if jtype == JointType.HINGE:
     ref, springref = ctx.cfg.angle(ref), ctx.cfg.angle(springref)
-  jntid = ctx.add(ObjType.JOINT, node, jnt_type=jtype, jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
-                  jnt_limited=int(limited), jnt_pos=jpos if jtype else np.zeros(3), jnt_axis=axis if jtype else np.array([0.0, 0.0, 1.0]),
+  # a free joint sits at the body origin along z, whatever it is given
+  free = jtype == JointType.FREE
+  jntid = ctx.add(ObjType.JOINT, node, jnt_type=int(jtype), jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
+                  jnt_limited=int(limited), jnt_pos=np.zeros(3) if free else jpos,
+                  jnt_axis=np.array([0.0, 0.0, 1.0]) if free else axis,
                   jnt_stiffness=linear(node, "stiffness"), jnt_range=rng,
                   jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", SOLREF),
                   jnt_solimp=node.get("solimplimit", SOLIMP), jnt_actfrclimited=int(actfrclimited),
@@ -189,7 +196,7 @@ def geom(ctx, node, bodyid):
   matid = ctx.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
   group = node.get("group", 0)
   geomid = ctx.add(
-      ObjType.GEOM, node, geom_type=_GEOM_TYPES[gtype], geom_contype=node.get("contype", 1),
+      ObjType.GEOM, node, geom_type=int(_GEOM_TYPES[gtype]), geom_contype=node.get("contype", 1),
       geom_conaffinity=node.get("conaffinity", 1), geom_condim=node.get("condim", 3), geom_bodyid=bodyid,
       geom_dataid=meshid, geom_matid=matid, geom_group=group, geom_priority=node.get("priority", 0),
       geom_solmix=node.get("solmix", 1.0), geom_solref=node.get("solref", SOLREF),
@@ -228,7 +235,7 @@ def site(ctx, node, bodyid):
     pos, quat, size = frames.fromto_frame(node, stype, size)
   pos, quat = frames.in_frames(ctx.cfg, node, pos, quat)
   check_size(node, stype, size, "site")
-  ctx.add(ObjType.SITE, node, site_type=_GEOM_TYPES[stype], site_bodyid=bodyid,
+  ctx.add(ObjType.SITE, node, site_type=int(_GEOM_TYPES[stype]), site_bodyid=bodyid,
           site_group=node.get("group", 0), site_size=size, site_pos=pos, site_quat=quat,
           site_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]),
           site_matid=ctx.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1)
@@ -253,7 +260,7 @@ def camera(ctx, node, bodyid):
   pos, quat = frames.in_frames(ctx.cfg, node, *frames.frame(ctx.cfg, node))
   if node.get("fovy", 45.0) >= 180:
     fail(node, f"fovy must be below 180 degrees, got {node.get('fovy')}", "fovy")
-  ctx.add(ObjType.CAMERA, node, cam_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], cam_bodyid=bodyid,
+  ctx.add(ObjType.CAMERA, node, cam_mode=int(_CAMLIGHT_MODES[node.get("mode", "fixed")]), cam_bodyid=bodyid,
           cam_targetbodyid=node, cam_pos=pos, cam_quat=quat, cam_fovy=node.get("fovy", 45.0),
           cam_ipd=node.get("ipd", 0.068))
 
@@ -270,8 +277,8 @@ def light(ctx, node, bodyid):
   if node.has("directional") and node.has("type"):
     fail(node, "give either 'directional' or 'type', not both", "directional")
   ltype = _LIGHT_TYPES[node.get("type", "directional" if node.get("directional", False) else "spot")]
-  ctx.add(ObjType.LIGHT, node, light_mode=_CAMLIGHT_MODES[node.get("mode", "fixed")], light_bodyid=bodyid,
-          light_targetbodyid=node, light_type=ltype,
+  ctx.add(ObjType.LIGHT, node, light_mode=int(_CAMLIGHT_MODES[node.get("mode", "fixed")]), light_bodyid=bodyid,
+          light_targetbodyid=node, light_type=int(ltype),
           light_castshadow=int(node.get("castshadow", True)), light_active=int(node.get("active", True)),
           light_pos=pos, light_dir=direction / norm,
           light_attenuation=node.get("attenuation", [1.0, 0.0, 0.0]), light_cutoff=node.get("cutoff", 45.0),

@@ -41,7 +41,7 @@ def equality(ctx):
           data[10] = node.get("torquescale", 1.0)
       else:
         # MuJoCo leaves eq_objtype unset (0) for joint and tendon couplings.
-        objtype, looked_up = 0, ObjType.JOINT if kind == "joint" else ObjType.TENDON
+        objtype, looked_up = ObjType.UNKNOWN, ObjType.JOINT if kind == "joint" else ObjType.TENDON
         a1, a2 = f"{kind}1", f"{kind}2"
         if not node.has(a1):
           fail(node, "required attribute missing", a1)

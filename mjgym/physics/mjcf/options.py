@@ -8,10 +8,13 @@ import numpy as np
 
 from mjgym.physics import types
 from mjgym.physics.mjcf.context import full
+from mjgym.physics.mjcf.context import keywords
 from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.defaults import SOLIMP
 from mjgym.physics.mjcf.defaults import SOLREF
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import IntegratorType
+from mjgym.physics.types import SolverType
 
 # mjgym's bounds on inputs that set how much memory the model or its data take (MuJoCo has none; it fails when
 # an allocation does). Documented in docs/mjcf.md.
@@ -20,8 +23,12 @@ MAX_NJMAX = 10_000_000  # constraint rows per world (<size njmax>)
 MAX_EFC_J = 2**27  # entries of the dense constraint Jacobian, njmax * nv (1 GiB)
 MAX_NKEY = 100_000  # keyframes (<size nkey>)
 _MEMORY = re.compile(r"(-1|[0-9]+[KMGTPEkmgtpe]?)\Z")
-_INTEGRATORS = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3}
-_SOLVERS = {"PGS": 0, "CG": 1, "Newton": 2}
+# MJCF keywords of the integrators and solvers (spelled unlike their enum members), cones and Jacobians.
+_INTEGRATORS = {"Euler": IntegratorType.EULER, "RK4": IntegratorType.RK4, "implicit": IntegratorType.IMPLICIT,
+                "implicitfast": IntegratorType.IMPLICITFAST}
+_SOLVERS = {"PGS": SolverType.PGS, "CG": SolverType.CG, "Newton": SolverType.NEWTON}
+_CONES = keywords(types.ConeType)
+_JACOBIANS = keywords(types.JacobianType)
 # The <visual> attributes the renderer reads: field prefix -> (child element, {attribute: MuJoCo's default}).
 _VISUAL_USED = {
     "global": ("global", {"fovy": [45.0], "azimuth": [90.0], "elevation": [-45.0]}),
@@ -52,10 +59,9 @@ def options(ctx, v):
            opt_o_margin=a.get("o_margin", 0.0), opt_o_solref=full(a.get("o_solref", []), SOLREF),
            opt_o_solimp=full(a.get("o_solimp", []), SOLIMP),
            opt_o_friction=full(a.get("o_friction", []), [1.0, 1.0, 0.005, 1e-4, 1e-4]),
-           opt_integrator=_INTEGRATORS[a.get("integrator", "Euler")],
-           opt_cone=int(a.get("cone", "pyramidal") == "elliptic"),
-           opt_jacobian={"dense": 0, "sparse": 1, "auto": 2}[a.get("jacobian", "auto")],
-           opt_solver=_SOLVERS[a.get("solver", "Newton")], opt_iterations=a.get("iterations", 100),
+           opt_integrator=int(_INTEGRATORS[a.get("integrator", "Euler")]),
+           opt_cone=int(_CONES[a.get("cone", "pyramidal")]), opt_jacobian=int(_JACOBIANS[a.get("jacobian", "auto")]),
+           opt_solver=int(_SOLVERS[a.get("solver", "Newton")]), opt_iterations=a.get("iterations", 100),
            opt_ls_iterations=a.get("ls_iterations", 50), opt_noslip_iterations=a.get("noslip_iterations", 0),
            opt_ccd_iterations=a.get("ccd_iterations", 35))
   disable = enable = 0
@@ -117,7 +123,7 @@ def capacities(ctx, v):
   v["njmax"] = _njmax(ctx, v)
   # The dual solvers (PGS, noslip) keep A + R for this many rows and recompute entries past it: room for
   # large problems when the model asks for them, for typical ones when a user switches solver at run time.
-  dual = v["opt_solver"] == int(types.SolverType.PGS) or v["opt_noslip_iterations"] > 0
+  dual = v["opt_solver"] == SolverType.PGS or v["opt_noslip_iterations"] > 0
   v["narmax"] = min(v["njmax"], types.NARMAX if dual else types.NARMAX // 4)
 
 
@@ -150,7 +156,7 @@ def _njmax(ctx, v):
       fail(node, f"njmax {value} rows of {v['nv']} dofs need a constraint Jacobian larger than mjgym's bound of "
            f"{MAX_EFC_J} entries", "njmax")
     return value
-  rows = {0: 3, 1: 6}  # connect, weld; joint and tendon couplings take one row
+  rows = {types.EqType.CONNECT: 3, types.EqType.WELD: 6}  # joint and tendon couplings take one row
   n = sum(rows.get(int(t), 1) for t in np.atleast_1d(v.get("eq_type", [])))
   n += int(np.count_nonzero(v.get("dof_frictionloss", [])))
   n += int(np.count_nonzero(v.get("tendon_frictionloss", [])))

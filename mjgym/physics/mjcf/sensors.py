@@ -4,6 +4,7 @@ place in sensordata."""
 from mjgym.physics import types
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import JointType
 from mjgym.physics.types import ObjType
 
 _ST, _STAGE, _DT = types.SensorType, types.Stage, types.DataType
@@ -65,7 +66,7 @@ def sensors(ctx, v):
       else:
         stype, stage, datatype, dim = _SENSOR_INFO[node.tag]
         objtype, objid = _sensor_object(ctx, node, schema.SENSOR_KINDS[node.tag])
-      reftype, refid = 0, -1
+      reftype, refid = ObjType.UNKNOWN, -1
       if node.has("reftype") or node.has("refname"):
         for attr in ("reftype", "refname"):
           if not node.has(attr):
@@ -91,20 +92,19 @@ def _sensor_object(ctx, node, kind):
     return ObjType.UNKNOWN, -1
   if kind == "frame":
     return _frame_object(ctx, node, "objtype", "objname")
-  objtype = {"site": ObjType.SITE, "joint": ObjType.JOINT, "tendon": ObjType.TENDON,
-             "actuator": ObjType.ACTUATOR, "body": ObjType.BODY}[kind]
+  objtype = ObjType[kind.upper()]
   if not node.has(kind):
     fail(node, "required attribute missing", kind)
   objid = ctx.lookup(objtype, node, kind)
   if kind == "joint":
     jtype = ctx.rows["jnt_type"][objid]
     ball = node.tag in ("ballquat", "ballangvel")
-    if ball and jtype != 1:
+    if ball and jtype != JointType.BALL:
       fail(node, f"<{node.tag}> needs a ball joint", "joint")
     limit = node.tag.startswith("jointlimit")
-    if not ball and not limit and jtype not in (2, 3):
+    if not ball and not limit and jtype not in (JointType.SLIDE, JointType.HINGE):
       fail(node, f"<{node.tag}> needs a hinge or slide joint", "joint")
-    if limit and jtype == 0:
+    if limit and jtype == JointType.FREE:
       fail(node, "a free joint has no limits", "joint")
   return objtype, objid
 

@@ -11,6 +11,7 @@ from mjgym.physics.mjcf.context import range_ok
 from mjgym.physics.mjcf.defaults import SOLIMP
 from mjgym.physics.mjcf.defaults import SOLREF
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import JointType
 from mjgym.physics.types import ObjType
 
 
@@ -40,7 +41,7 @@ def tendons(ctx, v):
         j = ctx.lookup(ObjType.JOINT, jn, "joint")
         if j in wobj[adr[-1]:]:
           fail(jn, f"joint '{jn.get('joint')}' is repeated in the fixed tendon", "joint")
-        if ctx.rows["jnt_type"][j] not in (2, 3):
+        if ctx.rows["jnt_type"][j] not in (JointType.SLIDE, JointType.HINGE):
           fail(jn, "fixed tendons can only use hinge and slide joints", "joint")
         coef = jn.get("coef", 1.0)
         wtype.append(int(types.WrapType.JOINT))

@@ -47,11 +47,11 @@ def joints_and_dofs(ctx, v):
       node, jtype = j["node"], j["type"]
       jnt_qposadr.append(len(qpos0))
       jnt_dofadr.append(len(dof_bodyid))
-      if jtype == 0:
+      if jtype == JointType.FREE:
         q = [*ctx.rows["body_pos"][b], *ctx.rows["body_quat"][b]]
         qpos0 += q
         qpos_spring += q
-      elif jtype == 1:
+      elif jtype == JointType.BALL:
         qpos0 += [1.0, 0.0, 0.0, 0.0]
         qpos_spring += [1.0, 0.0, 0.0, 0.0]
       else:
