@@ -176,8 +176,8 @@ def _actuator_params(node):
   Every actuator default (of any shortcut kind) edits one record per class, as in MuJoCo; a shortcut element
   then reads its own parameters (kp, kv, ...) with defaults taken from that record.
   """
-  rec = dict(kind=None, dyntype=DynType.NONE, gaintype=GainType.FIXED, biastype=BiasType.NONE, dynprm=[1.0] + [0.0] * 9,
-             gainprm=[1.0] + [0.0] * 9, biasprm=[0.0] * 10, actearly=False)
+  rec = dict(kind=None, dyntype=DynType.NONE, gaintype=GainType.FIXED, biastype=BiasType.NONE,
+             dynprm=[1.0] + [0.0] * 9, gainprm=[1.0] + [0.0] * 9, biasprm=[0.0] * 10, actearly=False)
   for kind, attrs, src in node.actuator_chain:
     _apply_shortcut(rec, kind, attrs, src)
   _apply_shortcut(rec, node.tag, {a: node.attrs[a] for a in node.given}, node)
@@ -185,6 +185,7 @@ def _actuator_params(node):
 
 
 def _apply_shortcut(rec, kind, attrs, node):
+  """Folds the attributes ``attrs`` of one <general> or shortcut element or default (``kind``) into the record."""
   if kind == "general":
     for attr, table in (("dyntype", _DYN), ("gaintype", _GAIN), ("biastype", _BIAS)):
       if attr in attrs:

@@ -44,7 +44,7 @@ def compile_bodies(ctx):
 
 
 def body_children(ctx, node, bodyid):
-  # A body's own objects come before those of its child bodies (depth-first order, as MuJoCo numbers them).
+  """What a body holds: its own objects before its child bodies (depth-first order, as MuJoCo numbers them)."""
   info = ctx.body_info[bodyid]
   for child in node.children:
     tag = child.tag
@@ -62,6 +62,7 @@ def body_children(ctx, node, bodyid):
 
 
 def body(ctx, node, parent):
+  """One <body> and its subtree."""
   pos, quat = frames.in_frames(ctx.cfg, node, *frames.frame(ctx.cfg, node))
   mocap = node.get("mocap", False)
   bodyid = ctx.add(ObjType.BODY, node, body_parentid=parent, body_pos=pos, body_quat=quat,
@@ -79,6 +80,7 @@ def body(ctx, node, parent):
 
 
 def joint(ctx, node, bodyid):
+  """One <joint> or <freejoint> of a body."""
   info = ctx.body_info[bodyid]
   if node.tag == "freejoint":
     jtype = JointType.FREE
@@ -139,6 +141,7 @@ def joint(ctx, node, bodyid):
 
 
 def geom(ctx, node, bodyid):
+  """One <geom>: its frame, size, bounds and the mass and inertia it adds to its body."""
   gtype = node.get("type", "sphere")
   if gtype == "sdf":
     fail(node, f"geom type '{gtype}' is not supported (unsupported feature)", "type")
@@ -228,6 +231,7 @@ def check_size(node, gtype, size, what):
 
 
 def site(ctx, node, bodyid):
+  """One <site>."""
   stype = node.get("type", "sphere")
   size = list(node.get("size", [0.005] * 3))
   pos, quat = frames.frame(ctx.cfg, node)
@@ -248,6 +252,7 @@ def resolve_targets(ctx):
 
 
 def target(ctx, node):
+  """The body a camera or light of a target mode follows (-1 for the other modes)."""
   mode = node.get("mode", "fixed")
   if mode.startswith("target"):
     if not node.has("target"):
@@ -257,6 +262,7 @@ def target(ctx, node):
 
 
 def camera(ctx, node, bodyid):
+  """One <camera> (its target body is looked up once all bodies exist)."""
   pos, quat = frames.in_frames(ctx.cfg, node, *frames.frame(ctx.cfg, node))
   if node.get("fovy", 45.0) >= 180:
     fail(node, f"fovy must be below 180 degrees, got {node.get('fovy')}", "fovy")
@@ -266,6 +272,7 @@ def camera(ctx, node, bodyid):
 
 
 def light(ctx, node, bodyid):
+  """One <light> (its target body is looked up once all bodies exist)."""
   direction = np.asarray(node.get("dir", [0.0, 0.0, -1.0]), float)
   pos = np.asarray(node.get("pos", [0.0] * 3), float)
   composed = frames.frames(ctx.cfg, node)

@@ -26,7 +26,7 @@ def compile_tree(root, filename, source):
   assets.compile_assets(ctx)
   bodies.compile_bodies(ctx)
   v = {}
-  inertia.inertia(ctx, v)
+  inertia.body_inertias(ctx, v)
   xpos, xquat, subtree_com = inertia.kinematics(ctx, v)
   tree.joints_and_dofs(ctx, v)
   inertia.check_masses(ctx, v)

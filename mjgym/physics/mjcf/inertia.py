@@ -11,7 +11,7 @@ from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.errors import fail
 
 
-def inertia(ctx, v):
+def body_inertias(ctx, v):
   """body_mass, body_ipos, body_iquat, body_inertia: as given, or from the geoms, bounded and scaled."""
   nbody = len(ctx.body_info)
   mass = np.zeros(nbody)
@@ -46,7 +46,56 @@ def inertia(ctx, v):
   v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inertia)
 
 
+def kinematics(ctx, v):
+  """body_subtreemass, and (xpos, xquat, subtree_com) of the bodies at qpos0, where the model puts them."""
+  mass = v["body_mass"]
+  nbody = len(ctx.body_info)
+  parent = np.array(ctx.rows["body_parentid"], np.int32)
+  pos = np.array(ctx.rows["body_pos"], float)
+  quat = np.array(ctx.rows["body_quat"], float)
+  xpos, xquat = np.zeros((nbody, 3)), np.tile(spatial.IDENTITY_QUAT, (nbody, 1))
+  for b in range(1, nbody):
+    p = parent[b]
+    xpos[b] = xpos[p] + spatial.rotate(xquat[p], pos[b])
+    xquat[b] = spatial.quat_mul(xquat[p], quat[b])
+    xquat[b] /= np.linalg.norm(xquat[b])
+  xipos = np.array([xpos[b] + spatial.rotate(xquat[b], v["body_ipos"][b]) for b in range(nbody)])
+  subtree_mass = mass.copy()
+  weighted = mass[:, None] * xipos
+  for b in range(nbody - 1, 0, -1):
+    subtree_mass[parent[b]] += subtree_mass[b]
+    weighted[parent[b]] += weighted[b]
+  v["body_subtreemass"] = subtree_mass
+  subtree_com = np.where(subtree_mass[:, None] > MINVAL, weighted / np.maximum(subtree_mass, MINVAL)[:, None], xipos)
+  return xpos, xquat, subtree_com
+
+
+def check_masses(ctx, v):
+  """MuJoCo's checks of the bodies' masses and inertias: a moving body needs both (or welded children that carry
+  them), and principal moments that satisfy the triangle inequality."""
+  weldid, mass, inertia = v["body_weldid"], v["body_mass"], v["body_inertia"]
+  for b in range(1, len(ctx.body_info)):
+    info = ctx.body_info[b]
+    if info["joints"] and not (mass[b] >= MINVAL and np.all(inertia[b] >= MINVAL)):
+      # A massless body on joints is allowed when its welded children carry the mass (MuJoCo's rule).
+      children = [c for c in range(b + 1, len(ctx.body_info)) if weldid[c] == b]
+      if not children:
+        what = ("mass and inertia of moving bodies must be larger than 1e-15 (add geoms, an <inertial>, or "
+                "compiler boundmass/boundinertia)")
+        if np.isnan(mass[b]) or np.any(np.isnan(inertia[b])):
+          what = (f"mass {plain(mass[b])} and inertia {plain(inertia[b])} of a moving body must "
+                  "be numbers larger than 1e-15 (NaN from a NaN mass, density, size or position, or geoms too "
+                  "large or far apart)")
+        fail(info["node"], what)
+    a = inertia[b]
+    tol = 1e-12 * max(1.0, float(a.max())) if np.all(np.isfinite(a)) else 0.0
+    if a[0] + a[1] < a[2] - tol or a[0] + a[2] < a[1] - tol or a[1] + a[2] < a[0] - tol:
+      node = info["inertial"] or info["node"]
+      fail(node, f"principal inertia {plain(a)} violates A + B >= C (use compiler balanceinertia='true')")
+
+
 def _explicit_inertial(ctx, node):
+  """(mass, pos, quat, principal moments) of an <inertial> element, checked as MuJoCo checks it."""
   for attr in ("pos", "mass"):
     if not node.has(attr):
       fail(node, "required attribute missing", attr)
@@ -113,51 +162,3 @@ def _counts(geom):
   """Whether a geom enters its body's inertia: a mass above mjEPS, as in MuJoCo (a NaN mass too, so that the
   body's error names it)."""
   return geom["mass"] > EPS or np.isnan(geom["mass"])
-
-
-def kinematics(ctx, v):
-  """body_subtreemass, and (xpos, xquat, subtree_com) of the bodies at qpos0, where the model puts them."""
-  mass = v["body_mass"]
-  nbody = len(ctx.body_info)
-  parent = np.array(ctx.rows["body_parentid"], np.int32)
-  pos = np.array(ctx.rows["body_pos"], float)
-  quat = np.array(ctx.rows["body_quat"], float)
-  xpos, xquat = np.zeros((nbody, 3)), np.tile(spatial.IDENTITY_QUAT, (nbody, 1))
-  for b in range(1, nbody):
-    p = parent[b]
-    xpos[b] = xpos[p] + spatial.rotate(xquat[p], pos[b])
-    xquat[b] = spatial.quat_mul(xquat[p], quat[b])
-    xquat[b] /= np.linalg.norm(xquat[b])
-  xipos = np.array([xpos[b] + spatial.rotate(xquat[b], v["body_ipos"][b]) for b in range(nbody)])
-  subtree_mass = mass.copy()
-  weighted = mass[:, None] * xipos
-  for b in range(nbody - 1, 0, -1):
-    subtree_mass[parent[b]] += subtree_mass[b]
-    weighted[parent[b]] += weighted[b]
-  v["body_subtreemass"] = subtree_mass
-  subtree_com = np.where(subtree_mass[:, None] > MINVAL, weighted / np.maximum(subtree_mass, MINVAL)[:, None], xipos)
-  return xpos, xquat, subtree_com
-
-
-def check_masses(ctx, v):
-  """MuJoCo's checks of the bodies' masses and inertias: a moving body needs both (or welded children that carry
-  them), and principal moments that satisfy the triangle inequality."""
-  weldid, mass, inertia = v["body_weldid"], v["body_mass"], v["body_inertia"]
-  for b in range(1, len(ctx.body_info)):
-    info = ctx.body_info[b]
-    if info["joints"] and not (mass[b] >= MINVAL and np.all(inertia[b] >= MINVAL)):
-      # A massless body on joints is allowed when its welded children carry the mass (MuJoCo's rule).
-      children = [c for c in range(b + 1, len(ctx.body_info)) if weldid[c] == b]
-      if not children:
-        what = ("mass and inertia of moving bodies must be larger than 1e-15 (add geoms, an <inertial>, or "
-                "compiler boundmass/boundinertia)")
-        if np.isnan(mass[b]) or np.any(np.isnan(inertia[b])):
-          what = (f"mass {plain(mass[b])} and inertia {plain(inertia[b])} of a moving body must "
-                  "be numbers larger than 1e-15 (NaN from a NaN mass, density, size or position, or geoms too "
-                  "large or far apart)")
-        fail(info["node"], what)
-    a = inertia[b]
-    tol = 1e-12 * max(1.0, float(a.max())) if np.all(np.isfinite(a)) else 0.0
-    if a[0] + a[1] < a[2] - tol or a[0] + a[2] < a[1] - tol or a[1] + a[2] < a[0] - tol:
-      node = info["inertial"] or info["node"]
-      fail(node, f"principal inertia {plain(a)} violates A + B >= C (use compiler balanceinertia='true')")
