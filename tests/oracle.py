@@ -8,7 +8,7 @@ import numpy as np
 
 from mjgym import physics
 from mjgym.physics import types
-from mjgym.physics.containers import dof_madr
+from mjgym.physics.mjcf.tree import dof_madr
 
 MODELS_DIR = pathlib.Path(__file__).resolve().parent / "models"
 

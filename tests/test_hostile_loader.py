@@ -13,7 +13,7 @@ import pytest
 
 from mjgym import physics
 from mjgym.physics import MJCFError
-from mjgym.physics.mjcf import compiler
+from mjgym.physics.mjcf import bodies
 from test_mjcf_errors import assert_located_error
 
 _BODY = '<body name="b">\n<joint name="j"/>\n<geom name="g" size="0.1"/>\n</body>'
@@ -241,7 +241,7 @@ def test_internal_error_becomes_located_mjcf_error(monkeypatch):
   def broken(self, node, bodyid):
     raise ZeroDivisionError("division by zero")
 
-  monkeypatch.setattr(compiler._Builder, "camera", broken)  # pylint: disable=protected-access
+  monkeypatch.setattr(bodies, "camera", broken)
   with pytest.raises(MJCFError) as info:
     physics.MjModel.from_xml_string(_model('<geom size="1"/>\n<camera name="c"/>'))
   assert str(info.value).startswith('<string>:5: <camera name="c">: cannot compile the model (in broken): '
@@ -253,7 +253,7 @@ def test_keyboard_interrupt_is_not_swallowed(monkeypatch):
   def interrupted(self, node, bodyid):
     raise KeyboardInterrupt
 
-  monkeypatch.setattr(compiler._Builder, "camera", interrupted)  # pylint: disable=protected-access
+  monkeypatch.setattr(bodies, "camera", interrupted)
   with pytest.raises(KeyboardInterrupt):
     physics.MjModel.from_xml_string(_model('<camera name="c"/>'))
 
@@ -262,7 +262,7 @@ def test_memory_error_is_reported_as_such(monkeypatch):
   def exhausted(self, node, bodyid):
     raise MemoryError
 
-  monkeypatch.setattr(compiler._Builder, "camera", exhausted)  # pylint: disable=protected-access
+  monkeypatch.setattr(bodies, "camera", exhausted)
   with pytest.raises(MJCFError, match=r"cannot compile the model \(in exhausted\): out of memory"):
     physics.MjModel.from_xml_string(_model('<camera name="c"/>'))
 

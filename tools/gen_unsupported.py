@@ -3,7 +3,7 @@
 The elements and attributes come from ``mjgym/physics/mjcf/schema.py`` (``UNSUPPORTED_ELEMENTS`` and the
 attributes whose spec is ``x``), so the list cannot drift from what the loader does; ``tests/test_mjcf_errors.py``
 regenerates it and compares. The values the compiler refuses are listed by hand below (each names the check in
-``mjcf/compiler.py`` that refuses it).
+the ``mjcf/`` compile stage that refuses it).
 
   python tools/gen_unsupported.py          # rewrite docs/unsupported.md
   python tools/gen_unsupported.py --check  # exit 1 if it is out of date

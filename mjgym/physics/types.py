@@ -239,6 +239,36 @@ class LightType(enum.IntEnum):
   IMAGE = 3
 
 
+class TextureType(enum.IntEnum):
+  """mjtTexture (``TWO_D`` is mjTEXTURE_2D)."""
+  TWO_D = 0
+  CUBE = 1
+  SKYBOX = 2
+
+
+class ColorSpace(enum.IntEnum):
+  """mjtColorSpace."""
+  AUTO = 0
+  LINEAR = 1
+  SRGB = 2
+
+
+class Builtin(enum.IntEnum):
+  """mjtBuiltin: the procedural texture patterns."""
+  NONE = 0
+  GRADIENT = 1
+  CHECKER = 2
+  FLAT = 3
+
+
+class Mark(enum.IntEnum):
+  """mjtMark: what a builtin texture draws over its pattern."""
+  NONE = 0
+  EDGE = 1
+  CROSS = 2
+  RANDOM = 3
+
+
 class ObjType(enum.IntEnum):
   """mjtObj."""
   UNKNOWN = 0

@@ -1,4 +1,5 @@
-"""The one exception type of the MJCF loader, and its warning for unusable rendering assets."""
+"""The one exception type of the MJCF loader, its warning for unusable rendering assets, and the mesh library's
+error (which the compiler turns into a located MJCFError)."""
 
 
 class MJCFError(ValueError):
@@ -19,6 +20,10 @@ def fail(node, message, attribute=None):
   """Raises an MJCFError located at a parsed element (and attribute)."""
   raise MJCFError(message, node.file, node.line, node.tag, node.attrs.get("name") if node.attrs else None,
                   attribute)
+
+
+class MeshError(ValueError):
+  """A mesh file or mesh data that cannot be compiled."""
 
 
 class MJCFWarning(UserWarning):

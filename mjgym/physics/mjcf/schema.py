@@ -15,7 +15,7 @@ is an error too, so no input is silently dropped.
 """
 
 _ORIENT = {"quat": "f4", "axisangle": "f4", "euler": "f3", "xyaxes": "f6", "zaxis": "f3"}
-# MuJoCo reads solref and solimp (and friction) partially: missing values keep the default (parser._PARTIAL_BASE)
+# MuJoCo reads solref and solimp (and friction) partially: missing values keep the default (defaults._PARTIAL_BASE)
 _SOLIMP = "f1-5"
 _SOLREF = "f1-2"
 

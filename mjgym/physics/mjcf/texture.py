@@ -9,6 +9,10 @@ import math
 
 import numpy as np
 
+from mjgym.physics.types import Builtin
+from mjgym.physics.types import Mark
+from mjgym.physics.types import TextureType
+
 CONTENT_TYPES = {".png": "image/png", ".ktx": "image/ktx"}
 # gridlayout symbols -> face index
 FACES = "RLUDFB"
@@ -46,10 +50,10 @@ def _checker(c1, c2, width, height):
 def _mark(face, mark, markbytes):
   """Edge or cross marks drawn over one face (random dots are drawn over the whole buffer)."""
   h, w = face.shape[:2]
-  if mark == 1:
+  if mark == Mark.EDGE:
     face[:, 0] = face[:, w - 1] = markbytes
     face[0, :] = face[h - 1, :] = markbytes
-  elif mark == 2:
+  elif mark == Mark.CROSS:
     face[:, w // 2] = markbytes
     face[h // 2, :] = markbytes
 
@@ -91,15 +95,15 @@ def _mt19937_64_uniform(count, seed=42):
 
 
 def builtin(ttype, kind, mark, rgb1, rgb2, markrgb, random, width, height):
-  """Bytes (3 * width * height) of a builtin texture (kind 1 gradient, 2 checker, 3 flat)."""
+  """Bytes (3 * width * height) of a builtin texture of pattern ``kind`` (a Builtin) and ``mark`` (a Mark)."""
   c1, c2, cm = to_byte(rgb1), to_byte(rgb2), to_byte(markrgb)
-  if ttype == 0:
-    if kind == 1:
+  if ttype == TextureType.TWO_D:
+    if kind == Builtin.GRADIENT:
       x = 2 * np.arange(width) / float(width - 1) - 1
       y = 1 - 2 * np.arange(height) / float(height - 1)
       pos = 2 * np.sqrt(x[None, :] ** 2 + y[:, None] ** 2) - 1
       img = _interp(rgb2, rgb1, pos)
-    elif kind == 2:
+    elif kind == Builtin.CHECKER:
       img = _checker(c1, c2, width, height)
     else:
       img = np.empty((height, width, 3), np.int64)
@@ -108,7 +112,7 @@ def builtin(ttype, kind, mark, rgb1, rgb2, markrgb, random, width, height):
   else:
     w = width
     img = np.empty((6, w, w, 3), np.int64)
-    if kind == 1:
+    if kind == Builtin.GRADIENT:
       x = (2 * np.arange(w) / float(w - 1) - 1)[None, :]
       y = (1 - 2 * np.arange(w) / float(w - 1))[:, None]
       norm = np.sqrt(1 + x * x + y * y)
@@ -117,7 +121,7 @@ def builtin(ttype, kind, mark, rgb1, rgb2, markrgb, random, width, height):
       img[[0, 1, 4, 5]] = _interp(rgb1, rgb2, elside)
       img[2] = _interp(rgb1, rgb2, elup)
       img[3] = _interp(rgb1, rgb2, -elup)
-    elif kind == 2:
+    elif kind == Builtin.CHECKER:
       img[:4] = _checker(c1, c2, w, w)
       img[4:] = _checker(c2, c1, w, w)
     else:
@@ -126,7 +130,7 @@ def builtin(ttype, kind, mark, rgb1, rgb2, markrgb, random, width, height):
     for face in img:
       _mark(face, mark, cm)
   rgb = img.reshape(-1, 3)
-  if mark == 3 and random > 0:
+  if mark == Mark.RANDOM and random > 0:
     rgb[_mt19937_64_uniform(len(rgb)) < random] = to_byte(np.asarray(markrgb, float))
   return rgb.astype(np.uint8).ravel()
 
