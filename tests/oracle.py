@@ -14,6 +14,7 @@ from mjgym.physics import types
 from mjgym.physics.containers import dof_madr
 
 MODELS_DIR = pathlib.Path(__file__).resolve().parent / "models"
+ASSETS_DIR = pathlib.Path(physics.__file__).resolve().parents[1] / "assets"  # mjgym's own models
 
 GYM_MODELS = ("hopper", "walker2d", "half_cheetah", "ant", "humanoid", "humanoidstandup", "reacher", "pusher",
               "swimmer", "inverted_pendulum", "inverted_double_pendulum")
@@ -25,6 +26,8 @@ _OWN_TOLERANCES = ("tendon_sidesite_inside.xml",)
 STAGE_MODELS = [("gym", name) for name in GYM_MODELS] + [
     ("file", p.name) for p in sorted(MODELS_DIR.glob("*.xml")) if p.name not in _OWN_TOLERANCES]
 STAGE_NSTATE = 50
+
+# Purpose-written models that several test files use.
 
 # Every state element this engine stores: act (a filter actuator), mocap, equality, applied forces.
 STATE_XML = """
@@ -48,6 +51,107 @@ STATE_XML = """
 </mujoco>
 """
 
+# Springs on every joint type and on a tendon (with a dead band), gravity, a ball joint chain.
+SPRINGS_XML = """
+<mujoco model="springs">
+  <option><flag energy="enable"/></option>
+  <worldbody>
+    <geom type="plane" size="3 3 0.1"/>
+    <body name="free" pos="0 0 1">
+      <joint type="free" stiffness="3"/>
+      <geom type="box" size="0.1 0.2 0.05"/>
+      <site name="s0" pos="0.1 0 0"/>
+    </body>
+    <body name="a" pos="1 0 1">
+      <joint type="ball" stiffness="2" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="b" pos="0.3 0 0">
+        <joint type="hinge" axis="0 1 0" stiffness="5" springref="20"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
+        <body name="c" pos="0 0 -0.3">
+          <joint type="slide" axis="1 0 0" stiffness="7" springref="0.05"/>
+          <geom type="sphere" size="0.05"/>
+          <site name="s1"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <spatial stiffness="4" springlength="0.9 1.1"><site site="s0"/><site site="s1"/></spatial>
+  </tendon>
+</mujoco>
+"""
+
+# Ball joints (a chain of three), a slide, a body welded to its parent and a static body, with sites.
+BALL_CHAIN_XML = """
+<mujoco model="ball chain">
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="post" pos="0.3 0 0.2"><geom type="box" size="0.05 0.05 0.2" group="2"/></body>
+    <body name="a" pos="0 0 1">
+      <joint type="ball"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <site name="sa" pos="0.3 0.02 0"/>
+      <body name="b" pos="0.3 0 0">
+        <joint type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.03" group="1"/>
+        <body name="welded" pos="0 0.3 0">
+          <geom type="sphere" size="0.05" pos="0.02 0 0"/>
+          <site name="sw" pos="0 0.05 0.01"/>
+          <body name="c">
+            <joint type="ball"/>
+            <joint type="slide" axis="0 0 1"/>
+            <geom type="box" size="0.05 0.04 0.03" pos="0.1 0 0"/>
+            <geom type="ellipsoid" size="0.05 0.04 0.03" pos="0 0.1 0" rgba="1 1 1 0"/>
+            <site name="sc" pos="0.1 0.1 0"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+# Gymnasium's models have no sensors: this one has sensors of every stage, a free and a ball joint (quaternion
+# states), activations (a filter actuator), a limited control range and contacts.
+SENSED_XML = """
+<mujoco model="sensed">
+  <option timestep="0.005"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body name="box" pos="0 0 0.12">
+      <freejoint/>
+      <geom type="box" size="0.1 0.08 0.06" mass="1"/>
+      <site name="imu" pos="0.02 0 0.03"/>
+      <body name="arm" pos="0.1 0 0">
+        <joint name="hinge" axis="0 1 0" damping="0.05" range="-1 1" limited="true"/>
+        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.2"/>
+        <body name="tip" pos="0.2 0 0">
+          <joint name="ball" type="ball"/>
+          <geom type="sphere" size="0.03" pos="0.05 0 0" mass="0.1"/>
+          <site name="tipsite" pos="0.05 0 0" size="0.035"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="motor" joint="hinge" ctrlrange="-1 1" ctrllimited="true" gear="2"/>
+    <general joint="hinge" dyntype="filter" dynprm="0.05" gainprm="1" ctrlrange="-2 2" ctrllimited="true"/>
+  </actuator>
+  <sensor>
+    <jointpos joint="hinge"/>
+    <jointvel joint="hinge"/>
+    <ballquat joint="ball"/>
+    <accelerometer site="imu"/>
+    <gyro site="imu"/>
+    <framequat objtype="body" objname="box"/>
+    <touch site="tipsite"/>
+    <actuatorfrc actuator="motor"/>
+    <force site="imu"/>
+  </sensor>
+</mujoco>
+"""
+
 # Options whose values are members of an enum: a name given for one picks the member of each engine's own enum.
 _ENUM_OPTIONS = {"integrator": ("mjtIntegrator", "mjINT_"), "solver": ("mjtSolver", "mjSOL_"),
                  "cone": ("mjtCone", "mjCONE_")}
@@ -56,6 +160,11 @@ _ENUM_OPTIONS = {"integrator": ("mjtIntegrator", "mjINT_"), "solver": ("mjtSolve
 def gym_asset(name):
   """Path of one of the MJCF models Gymnasium ships (found in the installed package, never copied here)."""
   return pathlib.Path(str(importlib.resources.files("gymnasium.envs.mujoco") / "assets" / f"{name}.xml"))
+
+
+def model_file(name):
+  """A model's path by name: a file of tests/models (a name ending in .xml) or one of Gymnasium's (hopper)."""
+  return MODELS_DIR / name if name.endswith(".xml") else gym_asset(name)
 
 
 def model_from_mujoco(mjm):
@@ -176,6 +285,13 @@ def forward_both(mjm, mjd, m, d):
   physics.mj_forward(m, d)
 
 
+def forward_states(mjm, mjd, m, d, seed, count, scale=1.0):
+  """``random_states`` with ``forward_both`` at each: yields the generator after both engines' mj_forward."""
+  for rng in random_states(mjm, mjd, seed, count, scale):
+    forward_both(mjm, mjd, m, d)
+    yield rng
+
+
 def assert_close(actual, expected, rtol, name="", atol_scale=1.0):
   """Relative error check: |a - e| <= rtol * max(1, |e|_inf) elementwise, with the field named on failure."""
   actual = np.asarray(actual, dtype=float)
@@ -214,8 +330,7 @@ def check_forward_at_random_states(mjm, mjd, m, d, seed, nstates, fields, rtol, 
   """At ``nstates`` random states (``random_states`` from ``seed``), ``mj_forward`` in both engines gives MuJoCo's
   ``fields`` and full inertia matrix within ``rtol`` (``assert_close``); each failure names the state and field."""
   dense, dense_ours = np.zeros((mjm.nv, mjm.nv)), np.zeros((m.nv, m.nv))
-  for k, _ in enumerate(random_states(mjm, mjd, seed, nstates)):
-    forward_both(mjm, mjd, m, d)
+  for k, _ in enumerate(forward_states(mjm, mjd, m, d, seed, nstates)):
     assert_fields_close(d, mjd, fields, rtol, f"{label}state {k}")
     mujoco.mj_fullM(mjm, mjd, dense)
     physics.mj_fullM(m, d, dense_ours)

@@ -11,10 +11,10 @@ import mujoco
 import numpy as np
 import pytest
 
+from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics import MJCFError
 from mjgym.physics.mjcf import compiler
-from test_mjcf_errors import assert_located_error
 
 _BODY = '<body name="b">\n<joint name="j"/>\n<geom name="g" size="0.1"/>\n</body>'
 _TWO = _BODY + '\n<geom name="g2" size="0.1" pos="1 0 0"/>'

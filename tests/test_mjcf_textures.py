@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import oracle
+from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics.mjcf.errors import MJCFWarning
 from mjgym.physics.render import scene
-from tests import oracle
-from tests.test_mjcf_errors import assert_located_error
 
 TEX_FIELDS = ("tex_type", "tex_height", "tex_width", "tex_nchannel", "tex_adr", "tex_colorspace", "tex_data")
 

@@ -66,8 +66,7 @@ def test_compiled_fields_match_mujoco(name):
 def test_random_states_match_mujoco(name):
   """At 40 random states: sensordata, actuator length/velocity/moment/force, act_dot, tendons, wrap points."""
   mjm, mjd, m, d = _load(name)
-  for k, _ in enumerate(oracle.random_states(mjm, mjd, 1, 40)):
-    oracle.forward_both(mjm, mjd, m, d)
+  for k, _ in enumerate(oracle.forward_states(mjm, mjd, m, d, 1, 40)):
     _compare(mjm, mjd, m, d, f"{name} state {k}")
 
 
@@ -106,8 +105,7 @@ def test_position_sensors_with_limits_active():
   mjm, mjd, m, d = _load("sensors", constraints=True)
   stages = (int(mujoco.mjtStage.mjSTAGE_POS), int(mujoco.mjtStage.mjSTAGE_VEL))
   active = 0
-  for _ in oracle.random_states(mjm, mjd, 3, 40):
-    oracle.forward_both(mjm, mjd, m, d)
+  for _ in oracle.forward_states(mjm, mjd, m, d, 3, 40):
     for i in range(mjm.nsensor):
       if mjm.sensor_needstage[i] in stages:
         adr, dim = mjm.sensor_adr[i], mjm.sensor_dim[i]
@@ -225,8 +223,7 @@ def test_constraint_force_sensors_match_mujoco():
   m.opt.disableflags = mjm.opt.disableflags
   ball = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_JOINT, "ball")
   rows = {"joint": 0, "ball": 0, "tendon": 0}
-  for k, _ in enumerate(oracle.random_states(mjm, mjd, 4, 100)):
-    oracle.forward_both(mjm, mjd, m, d)
+  for k, _ in enumerate(oracle.forward_states(mjm, mjd, m, d, 4, 100)):
     np.testing.assert_array_equal(d.efc_type[:d.nefc], mjd.efc_type, f"state {k}: efc_type")
     np.testing.assert_array_equal(d.efc_id[:d.nefc], mjd.efc_id, f"state {k}: efc_id")
     oracle.assert_close(d.efc_force[:d.nefc], mjd.efc_force, RTOL, f"state {k}: efc_force")
