@@ -11,6 +11,7 @@ import mujoco
 import numpy as np
 import pytest
 
+import oracle
 from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics import MJCFError
@@ -198,8 +199,7 @@ def _field(model, name):
 
 @pytest.mark.parametrize("text,fields", [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
 def test_accepted_like_mujoco(text, fields):
-  theirs = mujoco.MjModel.from_xml_string(text)
-  ours = physics.MjModel.from_xml_string(text)
+  theirs, ours = oracle.models(text)
   for name in fields:
     np.testing.assert_allclose(_field(ours, name), _field(theirs, name), rtol=1e-12, atol=0, equal_nan=True,
                                err_msg=name)
