@@ -173,11 +173,11 @@ def model_from_mujoco(mjm):
   Lets the kernels be checked against MuJoCo independently of our MJCF compiler.
   """
   values = {}
-  for name, _, shape in types.MODEL_ROWS:
+  # opt_* and stat_* (meaninertia scales the solvers' stopping tests) are in MuJoCo's option and statistic structs.
+  structs = {"opt": mjm.opt, "stat": mjm.stat}
+  for name, _, _ in types.MODEL_ROWS:
     prefix, _, rest = name.partition("_")
-    holder = {"opt": mjm.opt, "stat": mjm.stat}.get(prefix)
-    src = rest if holder is not None else name
-    holder = mjm if holder is None else holder
+    holder, src = (structs[prefix], rest) if prefix in structs else (mjm, name)
     if hasattr(holder, src):
       values[name] = getattr(holder, src)
   # MuJoCo 4 keeps one texture per material role; the colour (RGB) role is the one we model.
