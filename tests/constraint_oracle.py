@@ -1,11 +1,13 @@
-"""Helpers of the constraint and solver oracle tests: MuJoCo's contacts copied into our Data, staged forward."""
+"""Helpers of the constraint and solver oracle tests: MuJoCo's contacts copied into our Data, staged forward, states
+with contacts that MuJoCo reached."""
+
+import functools
 
 import mujoco
 import numpy as np
 
 import oracle
 from mjgym import physics
-from mjgym.physics import actuation
 from mjgym.physics import constraint
 from mjgym.physics import forward
 from mjgym.physics import smooth
@@ -13,13 +15,7 @@ from mjgym.physics import smooth
 # Contact fields of our Data and the attribute of MuJoCo's d.contact they come from.
 _CONTACT_FIELDS = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction", "solimp",
                    "mu", "dim", "geom1", "geom2", "exclude")
-
-
-def our_model(mjm):
-  """Our model from MuJoCo's compiled one, including the mj_setConst constants."""
-  m = oracle.model_from_mujoco(mjm)
-  m.stat_meaninertia[:] = mjm.stat.meaninertia
-  return m
+_WARMSTART = int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
 
 
 def copy_contacts(mjd, d):
@@ -33,32 +29,16 @@ def copy_contacts(mjd, d):
 
 
 def forward_given_contacts(m, d, mjd):
-  """mj_forward with the collision stage replaced by MuJoCo's contacts (needs the state copied first)."""
-  forward.prepare(m)  # the stages called one by one reach lazy kernels (equality rows, the solvers)
+  """mj_forward with MuJoCo's contacts in place of ours (needs the state copied first): the engine's position stage,
+  then MuJoCo's contacts copied in and the two position stages that read contacts (constraint rows, the adhesion
+  transmission) run again, then the engine's velocity and acceleration stages."""
   ms, ds = m._struct, d._struct  # pylint: disable=protected-access
-  smooth.kinematics(ms, ds)
-  smooth.com_pos(ms, ds)
-  smooth.camlight(ms, ds)
-  smooth.tendon(ms, ds)
-  smooth.crb(ms, ds)
-  smooth.factor_m(ms, ds)
+  forward.entry(m)(ms, ds, forward.OP_POSITION, 0)  # entry prepares the lazy kernels the later stages reach
   copy_contacts(mjd, d)
   constraint.make_constraint(ms, ds)
   smooth.transmission(ms, ds)
   forward.fwd_velocity(ms, ds)
-  actuation.fwd_actuation(ms, ds)
-  forward.fwd_acceleration(ms, ds)
-  forward.fwd_constraint(ms, ds)
-
-
-def set_solver(mjm, m, solver, tolerance=None, iterations=None):
-  """Same solver settings in both models."""
-  for model in (mjm, m):
-    model.opt.solver = int(solver)
-    if tolerance is not None:
-      model.opt.tolerance = tolerance
-    if iterations is not None:
-      model.opt.iterations = iterations
+  forward._forward_acceleration(ms, ds, False)  # pylint: disable=protected-access
 
 
 def rollout_states(mjm, nstate, nskip, seed=0, ctrl_scale=1.0, kick=0.0):
@@ -114,3 +94,31 @@ def efc_compare(m, d, mjd):
     scale = max(1.0, float(np.max(np.abs(theirs)))) if theirs.size else 1.0
     out[name] = float(np.max(np.abs(ours - theirs))) / scale if theirs.size else 0.0
   return out
+
+
+@functools.lru_cache(maxsize=None)
+def contact_state(path, nstep):
+  """(qpos, qvel, ctrl, qacc_warmstart) after nstep MuJoCo steps of seeded random controls."""
+  mjm = mujoco.MjModel.from_xml_path(str(path))
+  mjd = mujoco.MjData(mjm)
+  rng = np.random.default_rng(0)
+  for _ in range(nstep):
+    mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
+    mujoco.mj_step(mjm, mjd)
+  assert mjd.ncon > 0
+  return mjd.qpos.copy(), mjd.qvel.copy(), mjd.ctrl.copy(), mjd.qacc_warmstart.copy()
+
+
+def forward_at_contact_state(path, nstep, warmstart=True, **options):
+  """((mjm, mjd), (m, d)): both engines forwarded at ``contact_state(path, nstep)`` with ``options``
+  (``oracle.set_options``), the warm start on or off."""
+  mjm, m = oracle.models(path, **options)
+  for model in (mjm, m):
+    model.opt.disableflags = (int(model.opt.disableflags) & ~_WARMSTART) | (0 if warmstart else _WARMSTART)
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  qpos, qvel, ctrl, warm = contact_state(path, nstep)
+  for data in (mjd, d):
+    data.qpos[:], data.qvel[:], data.ctrl[:], data.qacc_warmstart[:] = qpos, qvel, ctrl, warm
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  return (mjm, mjd), (m, d)

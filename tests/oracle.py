@@ -1,4 +1,7 @@
-"""Shared helpers of the oracle tests: the `mujoco` package as reference, Gymnasium's models, comparisons."""
+"""The oracle tests' shared helpers: one MJCF loaded into both engines (mjgym and the `mujoco` package), random
+states from a seed, forward dynamics in both, and field comparisons with a tolerance. docs/testing.md lists the
+engine modules with the test file of each and describes these helpers.
+"""
 
 import importlib.resources
 import pathlib
@@ -11,14 +14,157 @@ from mjgym.physics import types
 from mjgym.physics.mjcf.tree import dof_madr
 
 MODELS_DIR = pathlib.Path(__file__).resolve().parent / "models"
+ASSETS_DIR = pathlib.Path(physics.__file__).resolve().parents[1] / "assets"  # mjgym's own models
 
 GYM_MODELS = ("hopper", "walker2d", "half_cheetah", "ant", "humanoid", "humanoidstandup", "reacher", "pusher",
               "swimmer", "inverted_pendulum", "inverted_double_pendulum")
+
+# The models of the stage tests (test_smooth, test_passive, test_actuation, test_support), as (kind, name). MuJoCo
+# finds the bend point of a tendon whose side site is inside its wrapping geom only to ~1e-7, so its ten_J there is
+# ~1e-6 off the exact one: test_sensor checks that model with tolerances of its own.
+_OWN_TOLERANCES = ("tendon_sidesite_inside.xml",)
+STAGE_MODELS = [("gym", name) for name in GYM_MODELS] + [
+    ("file", p.name) for p in sorted(MODELS_DIR.glob("*.xml")) if p.name not in _OWN_TOLERANCES]
+STAGE_NSTATE = 50
+
+# Purpose-written models that several test files use.
+
+# Every state element this engine stores: act (a filter actuator), mocap, equality, applied forces.
+STATE_XML = """
+<mujoco model="state">
+  <worldbody>
+    <body name="mocap" mocap="true" pos="0 0 1"><geom type="sphere" size="0.05" contype="0" conaffinity="0"/></body>
+    <body name="box" pos="0 0 0.5">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1"/>
+      <body name="arm" pos="0.1 0 0">
+        <joint name="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      </body>
+    </body>
+  </worldbody>
+  <equality><weld body1="mocap" body2="box"/><joint joint1="hinge" polycoef="0.1 0 0 0 0"/></equality>
+  <actuator>
+    <general joint="hinge" dyntype="filter" dynprm="0.1"/>
+    <motor joint="hinge"/>
+  </actuator>
+</mujoco>
+"""
+
+# Springs on every joint type and on a tendon (with a dead band), gravity, a ball joint chain.
+SPRINGS_XML = """
+<mujoco model="springs">
+  <option><flag energy="enable"/></option>
+  <worldbody>
+    <geom type="plane" size="3 3 0.1"/>
+    <body name="free" pos="0 0 1">
+      <joint type="free" stiffness="3"/>
+      <geom type="box" size="0.1 0.2 0.05"/>
+      <site name="s0" pos="0.1 0 0"/>
+    </body>
+    <body name="a" pos="1 0 1">
+      <joint type="ball" stiffness="2" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <body name="b" pos="0.3 0 0">
+        <joint type="hinge" axis="0 1 0" stiffness="5" springref="20"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
+        <body name="c" pos="0 0 -0.3">
+          <joint type="slide" axis="1 0 0" stiffness="7" springref="0.05"/>
+          <geom type="sphere" size="0.05"/>
+          <site name="s1"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <spatial stiffness="4" springlength="0.9 1.1"><site site="s0"/><site site="s1"/></spatial>
+  </tendon>
+</mujoco>
+"""
+
+# Ball joints (a chain of three), a slide, a body welded to its parent and a static body, with sites.
+BALL_CHAIN_XML = """
+<mujoco model="ball chain">
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="post" pos="0.3 0 0.2"><geom type="box" size="0.05 0.05 0.2" group="2"/></body>
+    <body name="a" pos="0 0 1">
+      <joint type="ball"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <site name="sa" pos="0.3 0.02 0"/>
+      <body name="b" pos="0.3 0 0">
+        <joint type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0.3 0" size="0.03" group="1"/>
+        <body name="welded" pos="0 0.3 0">
+          <geom type="sphere" size="0.05" pos="0.02 0 0"/>
+          <site name="sw" pos="0 0.05 0.01"/>
+          <body name="c">
+            <joint type="ball"/>
+            <joint type="slide" axis="0 0 1"/>
+            <geom type="box" size="0.05 0.04 0.03" pos="0.1 0 0"/>
+            <geom type="ellipsoid" size="0.05 0.04 0.03" pos="0 0.1 0" rgba="1 1 1 0"/>
+            <site name="sc" pos="0.1 0.1 0"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+# Gymnasium's models have no sensors: this one has sensors of every stage, a free and a ball joint (quaternion
+# states), activations (a filter actuator), a limited control range and contacts.
+SENSED_XML = """
+<mujoco model="sensed">
+  <option timestep="0.005"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body name="box" pos="0 0 0.12">
+      <freejoint/>
+      <geom type="box" size="0.1 0.08 0.06" mass="1"/>
+      <site name="imu" pos="0.02 0 0.03"/>
+      <body name="arm" pos="0.1 0 0">
+        <joint name="hinge" axis="0 1 0" damping="0.05" range="-1 1" limited="true"/>
+        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.2"/>
+        <body name="tip" pos="0.2 0 0">
+          <joint name="ball" type="ball"/>
+          <geom type="sphere" size="0.03" pos="0.05 0 0" mass="0.1"/>
+          <site name="tipsite" pos="0.05 0 0" size="0.035"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="motor" joint="hinge" ctrlrange="-1 1" ctrllimited="true" gear="2"/>
+    <general joint="hinge" dyntype="filter" dynprm="0.05" gainprm="1" ctrlrange="-2 2" ctrllimited="true"/>
+  </actuator>
+  <sensor>
+    <jointpos joint="hinge"/>
+    <jointvel joint="hinge"/>
+    <ballquat joint="ball"/>
+    <accelerometer site="imu"/>
+    <gyro site="imu"/>
+    <framequat objtype="body" objname="box"/>
+    <touch site="tipsite"/>
+    <actuatorfrc actuator="motor"/>
+    <force site="imu"/>
+  </sensor>
+</mujoco>
+"""
+
+# Options whose values are members of an enum: a name given for one picks the member of each engine's own enum.
+_ENUM_OPTIONS = {"integrator": ("mjtIntegrator", "mjINT_"), "solver": ("mjtSolver", "mjSOL_"),
+                 "cone": ("mjtCone", "mjCONE_")}
 
 
 def gym_asset(name):
   """Path of one of the MJCF models Gymnasium ships (found in the installed package, never copied here)."""
   return pathlib.Path(str(importlib.resources.files("gymnasium.envs.mujoco") / "assets" / f"{name}.xml"))
+
+
+def model_file(name):
+  """A model's path by name: a file of tests/models (a name ending in .xml) or one of Gymnasium's (hopper)."""
+  return MODELS_DIR / name if name.endswith(".xml") else gym_asset(name)
 
 
 def model_from_mujoco(mjm):
@@ -27,9 +173,11 @@ def model_from_mujoco(mjm):
   Lets the kernels be checked against MuJoCo independently of our MJCF compiler.
   """
   values = {}
-  for name, _, shape in types.MODEL_ROWS:
-    src = name[4:] if name.startswith("opt_") else name
-    holder = mjm.opt if name.startswith("opt_") else mjm
+  # opt_* and stat_* (meaninertia scales the solvers' stopping tests) are in MuJoCo's option and statistic structs.
+  structs = {"opt": mjm.opt, "stat": mjm.stat}
+  for name, _, _ in types.MODEL_ROWS:
+    prefix, _, rest = name.partition("_")
+    holder, src = (structs[prefix], rest) if prefix in structs else (mjm, name)
     if hasattr(holder, src):
       values[name] = getattr(holder, src)
   # MuJoCo 4 keeps one texture per material role; the colour (RGB) role is the one we model.
@@ -47,6 +195,54 @@ def model_from_mujoco(mjm):
   names = {objtype: [mujoco.mj_id2name(mjm, int(objtype), i) or "" for i in range(count)]
            for objtype, count in counts.items()}
   return physics.MjModel.from_fields(values, names)
+
+
+def disable_constraints(model):
+  """Disables constraints and contacts in a model of either engine."""
+  model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT) | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+
+
+def set_options(mjm, m, **options):
+  """The same options in both models. None leaves an option as it is; a name picks the member of each engine's own
+  enum (integrator="RK4", solver="Newton", cone="elliptic")."""
+  for name, value in options.items():
+    if value is None:
+      continue
+    for model, lib in ((mjm, mujoco), (m, physics)):
+      if isinstance(value, str):
+        enum, prefix = _ENUM_OPTIONS[name]
+        setattr(model.opt, name, int(getattr(getattr(lib, enum), prefix + value.upper())))
+      else:
+        setattr(model.opt, name, value)
+
+
+def models(source, assets=None, constraints=True, from_mujoco=False, **options):
+  """(mjm, m): MuJoCo's model and ours of one MJCF, given as a path (str or Path) or as the XML text itself.
+
+  ``assets`` maps file names to bytes for both compilers. ``constraints=False`` disables constraints and contacts in
+  both. ``from_mujoco`` builds ours from MuJoCo's compiled model (``model_from_mujoco``), so that the engine is
+  checked apart from our compiler. ``options`` go to ``set_options``.
+  """
+  extra = () if assets is None else (assets,)
+  if isinstance(source, str) and source.lstrip().startswith("<"):
+    mjm = mujoco.MjModel.from_xml_string(source, *extra)
+    m = None if from_mujoco else physics.MjModel.from_xml_string(source, *extra)
+  else:
+    mjm = mujoco.MjModel.from_xml_path(str(source), *extra)
+    m = None if from_mujoco else physics.MjModel.from_xml_path(str(source), *extra)
+  if from_mujoco:
+    m = model_from_mujoco(mjm)
+  if not constraints:
+    disable_constraints(mjm)
+    disable_constraints(m)
+  set_options(mjm, m, **options)
+  return mjm, m
+
+
+def load_both(source, assets=None, constraints=True, from_mujoco=False, **options):
+  """(mjm, mjd, m, d): both engines' models of one MJCF (``models``, same arguments) and a fresh Data of each."""
+  mjm, m = models(source, assets, constraints, from_mujoco, **options)
+  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
 
 
 def copy_state(mjd, d):
@@ -73,8 +269,27 @@ def random_state(mjm, mjd, rng, scale=1.0):
   mjd.ctrl[:] = rng.uniform(-1.2, 1.2, mjm.nu) * np.where(hi > lo, np.maximum(np.abs(lo), np.abs(hi)), 1.0)
 
 
-def disable_constraints(mjm):
-  mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT) | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+def random_states(mjm, mjd, seed, count, scale=1.0):
+  """Puts ``count`` random states (``random_state``, one generator seeded with ``seed``) into MuJoCo's Data one
+  after the other, yielding the generator after each, for tests that draw more from it."""
+  rng = np.random.default_rng(seed)
+  for _ in range(count):
+    random_state(mjm, mjd, rng, scale)
+    yield rng
+
+
+def forward_both(mjm, mjd, m, d):
+  """mj_forward in both engines at MuJoCo's state, which is copied into our Data (``copy_state``) first."""
+  mujoco.mj_forward(mjm, mjd)
+  copy_state(mjd, d)
+  physics.mj_forward(m, d)
+
+
+def forward_states(mjm, mjd, m, d, seed, count, scale=1.0):
+  """``random_states`` with ``forward_both`` at each: yields the generator after both engines' mj_forward."""
+  for rng in random_states(mjm, mjd, seed, count, scale):
+    forward_both(mjm, mjd, m, d)
+    yield rng
 
 
 def assert_close(actual, expected, rtol, name="", atol_scale=1.0):
@@ -89,17 +304,54 @@ def assert_close(actual, expected, rtol, name="", atol_scale=1.0):
   assert err <= rtol * scale, f"{name}: max abs error {err:.3e} > {rtol:.0e} * scale {scale:.3e}"
 
 
-def check_forward_at_random_states(mjm, mjd, m, d, rng, nstates, fields, rtol, label=""):
-  """At ``nstates`` random states (``random_state`` with ``rng``), ``mj_forward`` in both engines gives MuJoCo's
+def assert_fields_close(d, mjd, fields, rtol, label=""):
+  """``assert_close`` of each of ``fields`` in our Data against MuJoCo's, named "<label>: <field>" on failure."""
+  for field in fields:
+    assert_close(getattr(d, field), getattr(mjd, field), rtol, f"{label}: {field}")
+
+
+def dense_ten_j(mjm, mjd):
+  """MuJoCo's tendon Jacobian ten_J (sparse) as a dense (ntendon, nv) array, the layout of ours."""
+  dst = np.zeros((mjm.ntendon, mjm.nv))
+  if mjm.ntendon:
+    mujoco.mju_sparse2dense(dst, mjd.ten_J, mjm.ten_J_rownnz, mjm.ten_J_rowadr, mjm.ten_J_colind)
+  return dst
+
+
+def dense_moment(mjm, mjd):
+  """MuJoCo's actuator_moment (sparse) as a dense (nu, nv) array, the layout of ours."""
+  dst = np.zeros((mjm.nu, mjm.nv))
+  if mjm.nu:
+    mujoco.mju_sparse2dense(dst, mjd.actuator_moment, mjd.moment_rownnz, mjd.moment_rowadr, mjd.moment_colind)
+  return dst
+
+
+def check_forward_at_random_states(mjm, mjd, m, d, seed, nstates, fields, rtol, label=""):
+  """At ``nstates`` random states (``random_states`` from ``seed``), ``mj_forward`` in both engines gives MuJoCo's
   ``fields`` and full inertia matrix within ``rtol`` (``assert_close``); each failure names the state and field."""
   dense, dense_ours = np.zeros((mjm.nv, mjm.nv)), np.zeros((m.nv, m.nv))
-  for k in range(nstates):
-    random_state(mjm, mjd, rng)
-    copy_state(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
-    for field in fields:
-      assert_close(getattr(d, field), getattr(mjd, field), rtol, f"{label}state {k} {field}")
+  for k, _ in enumerate(forward_states(mjm, mjd, m, d, seed, nstates)):
+    assert_fields_close(d, mjd, fields, rtol, f"{label}state {k}")
     mujoco.mj_fullM(mjm, mjd, dense)
     physics.mj_fullM(m, d, dense_ours)
-    assert_close(dense_ours, dense, rtol, f"{label}state {k} qM")
+    assert_close(dense_ours, dense, rtol, f"{label}state {k}: qM")
+
+
+def load_stage_model(kind, name):
+  """Both engines for the stage tests, one of ``STAGE_MODELS``: MuJoCo's model with constraints off, ours built
+  from it (``model_from_mujoco``), and a Data of each."""
+  path = gym_asset(name) if kind == "gym" else MODELS_DIR / name
+  return load_both(path, constraints=False, from_mujoco=True)
+
+
+def stage_states(mjm, mjd, m, d, seed, scale=1.0):
+  """Yields at ``STAGE_NSTATE`` random states from ``seed``, each after ``forward_both``; besides ``random_state``'s
+  parts the states have random mocap poses (quaternions unnormalized on purpose) and applied body forces."""
+  for rng in random_states(mjm, mjd, seed, STAGE_NSTATE, scale):
+    if mjm.nmocap:
+      mjd.mocap_pos[:] = rng.normal(size=mjd.mocap_pos.shape)
+      mjd.mocap_quat[:] = rng.normal(size=mjd.mocap_quat.shape)
+    if mjm.nbody > 1:
+      mjd.xfrc_applied[1:] = rng.normal(size=(mjm.nbody - 1, 6))
+    forward_both(mjm, mjd, m, d)
+    yield

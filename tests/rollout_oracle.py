@@ -32,7 +32,7 @@ from mjgym import physics
 
 # Run as ``python -m tests.rollout_oracle`` the tests directory is not on the path the test helpers expect.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from oracle import gym_asset  # pylint: disable=wrong-import-position
+import oracle  # pylint: disable=wrong-import-position
 
 # A qpos difference beyond this counts as having left MuJoCo's trajectory.
 DIVERGED = 1e-6
@@ -43,11 +43,8 @@ _STATE = (("TIME", "time"), ("QPOS", "qpos"), ("QVEL", "qvel"), ("ACT", "act"), 
           ("EQ_ACTIVE", "eq_active"), ("MOCAP_POS", "mocap_pos"), ("MOCAP_QUAT", "mocap_quat"))
 # MuJoCo's warnings of a diverged simulation, after which it resets the data.
 _UNSTABLE = (mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL, mujoco.mjtWarning.mjWARN_BADQACC)
-_SOLVERS = {"PGS": mujoco.mjtSolver.mjSOL_PGS, "CG": mujoco.mjtSolver.mjSOL_CG,
-            "Newton": mujoco.mjtSolver.mjSOL_NEWTON}
-_INTEGRATORS = {"Euler": mujoco.mjtIntegrator.mjINT_EULER, "RK4": mujoco.mjtIntegrator.mjINT_RK4,
-                "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
-                "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST}
+_SOLVERS = ("PGS", "CG", "Newton")
+_INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 
 
 def resolve(model):
@@ -56,7 +53,7 @@ def resolve(model):
   if path.is_file():
     return path
   if path.suffix == "" and path.parent == pathlib.Path("."):
-    asset = gym_asset(model)
+    asset = oracle.gym_asset(model)
     if asset.is_file():
       return asset
   raise FileNotFoundError(f"{model!r} is neither an MJCF file nor a Gymnasium MuJoCo model name")
@@ -103,13 +100,7 @@ def compare(model, steps=500, seed=0, noise=0.01, solver=None, integrator=None):
   """Both rollouts of one model (path or Gymnasium name); the report as a dict (see the module docstring)."""
   path = resolve(model)
   t0 = time.perf_counter()
-  mjm = mujoco.MjModel.from_xml_path(str(path))
-  m = physics.MjModel.from_xml_path(str(path))
-  for option, names, choice in (("solver", _SOLVERS, solver), ("integrator", _INTEGRATORS, integrator)):
-    if choice is not None:
-      setattr(mjm.opt, option, int(names[choice]))
-      setattr(m.opt, option, int(names[choice]))
-  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(path, solver=solver, integrator=integrator)
 
   rng = np.random.default_rng(seed)
   qpos = mjm.qpos0 + rng.uniform(-noise, noise, mjm.nq)

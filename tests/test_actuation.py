@@ -5,34 +5,35 @@ import numpy as np
 import pytest
 
 import oracle
+from mjgym import physics
 from mjgym.physics import actuation
-from test_smooth import MODELS, RTOL, compare, load, states
 
+RTOL = 1e-9
 ACTUATION_FIELDS = ("act_dot", "actuator_force", "qfrc_actuator", "actuator_length", "actuator_velocity")
 
 
-@pytest.mark.parametrize("kind,name", MODELS)
+@pytest.mark.parametrize("kind,name", oracle.STAGE_MODELS)
 def test_actuation(kind, name):
-  mjm, mjd, m, d = load(kind, name)
-  for _ in states(mjm, mjd, m, d, seed=21):
+  mjm, mjd, m, d = oracle.load_stage_model(kind, name)
+  for _ in oracle.stage_states(mjm, mjd, m, d, seed=21):
     ctrl = d.ctrl.copy()
-    compare(d, mjd, ACTUATION_FIELDS, name)
+    oracle.assert_fields_close(d, mjd, ACTUATION_FIELDS, RTOL, name)
     np.testing.assert_array_equal(d.ctrl, ctrl)
 
 
 @pytest.mark.parametrize("flags", [mujoco.mjtDisableBit.mjDSBL_CLAMPCTRL, mujoco.mjtDisableBit.mjDSBL_ACTUATION])
 def test_disable_flags(flags):
-  mjm, mjd, m, d = load("file", "kernel_actuators.xml")
+  mjm, mjd, m, d = oracle.load_stage_model("file", "kernel_actuators.xml")
   mjm.opt.disableflags |= int(flags)
   m.opt.disableflags = mjm.opt.disableflags
-  for _ in states(mjm, mjd, m, d, seed=22):
-    compare(d, mjd, ACTUATION_FIELDS, "kernel_actuators")
+  for _ in oracle.stage_states(mjm, mjd, m, d, seed=22):
+    oracle.assert_fields_close(d, mjd, ACTUATION_FIELDS, RTOL, "kernel_actuators")
 
 
 def test_next_activation():
   """next_activation is the activation MuJoCo's Euler step produces (exact for filterexact, clamped)."""
-  mjm, mjd, m, d = load("file", "kernel_actuators.xml")
-  for _ in states(mjm, mjd, m, d, seed=23):
+  mjm, mjd, m, d = oracle.load_stage_model("file", "kernel_actuators.xml")
+  for _ in oracle.stage_states(mjm, mjd, m, d, seed=23):
     expected = np.zeros(mjm.na)
     for i in range(mjm.nu):
       adr = mjm.actuator_actadr[i]
@@ -48,13 +49,8 @@ def test_bad_ctrl_is_mujocos_badctrl(model, bad):
   """A control that is NaN or beyond mjMAXVAL after clamping: BADCTRL counted once per actuation evaluation (RK4:
   four a step) with the actuator's index, every actuator on zero control, d.ctrl untouched; an infinite control
   of a ctrllimited actuator is clamped and runs (compared with MuJoCo's mj_step)."""
-  from mjgym import physics  # pylint: disable=import-outside-toplevel
   from mjgym.envs.base import asset_path  # pylint: disable=import-outside-toplevel
-  path = str(asset_path(model))
-  mjm = mujoco.MjModel.from_xml_path(path)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_path(path)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(asset_path(model))
   for limited in (True, False):
     mjm.actuator_ctrllimited[:] = limited
     m.actuator_ctrllimited[:] = limited
@@ -78,9 +74,7 @@ def test_joint_actuator_force_limits_and_gravcomp():
   """actuatorfrcrange clamps the total actuator force at a hinge or slide (not a ball), actuatorgravcomp moves a
   joint's gravity compensation from qfrc_passive to qfrc_actuator (before the clamp): a 300-step rollout under
   random controls in both engines, compared after every step."""
-  from mjgym import physics  # pylint: disable=import-outside-toplevel
-  path = str(oracle.MODELS_DIR / "joint_actuator_limits.xml")
-  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  mjm, m = oracle.models(oracle.MODELS_DIR / "joint_actuator_limits.xml")
   for name in ("jnt_actfrclimited", "jnt_actfrcrange", "jnt_actgravcomp"):
     np.testing.assert_array_equal(getattr(m, name), getattr(mjm, name), err_msg=name)
   mjd, d = mujoco.MjData(mjm), physics.MjData(m)
@@ -108,24 +102,7 @@ def test_inheritrange_only_for_the_shortcuts_that_take_it():
   """A class's <position inheritrange> default does not touch a <motor> of that class: it keeps the class's
   ctrlrange, and so does a <position> of that class (the class's ctrlrange wins); a class without a ctrlrange gives
   its <position> 0.8 of the joint's range about the middle. As in MuJoCo."""
-  from mjgym import physics  # pylint: disable=import-outside-toplevel
-  mjm = mujoco.MjModel.from_xml_string(_INHERIT)
-  m = physics.MjModel.from_xml_string(_INHERIT)
+  mjm, m = oracle.models(_INHERIT)
   np.testing.assert_allclose(mjm.actuator_ctrlrange, [[-7, 7], [-7, 7], [-0.7, 1.7]])
   for field in ("actuator_ctrlrange", "actuator_ctrllimited", "actuator_gainprm", "actuator_biasprm"):
     np.testing.assert_array_equal(getattr(m, field), getattr(mjm, field), err_msg=field)
-
-
-def test_adhesion_acc0_from_the_smooth_stages_alone():
-  """actuator_acc0 comes from the position stages without collision, as in MuJoCo: an adhesion actuator (its
-  moment comes from contacts) has acc0 = 0 even when its body touches the floor at qpos0."""
-  from mjgym import physics  # pylint: disable=import-outside-toplevel
-  xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1"/>
-    <body name="foot" pos="0 0 .09"><freejoint/><geom size=".1"/></body></worldbody>
-    <actuator><adhesion body="foot" ctrlrange="0 1" gain="5"/></actuator></mujoco>"""
-  mjm, m = mujoco.MjModel.from_xml_string(xml), physics.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  mujoco.mj_forward(mjm, mjd)
-  assert mjd.ncon > 0  # the foot touches the floor at qpos0
-  assert mjm.actuator_acc0[0] == 0.0
-  np.testing.assert_array_equal(m.actuator_acc0, mjm.actuator_acc0)

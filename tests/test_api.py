@@ -116,8 +116,7 @@ def test_bindings_spellings_work():
 def test_warning_stat_is_ints_that_write_through():
   """As in the bindings: ``d.warning[i].number`` / ``.lastinfo`` are Python ints, assignable, and
   ``d.warning.number`` is the array of all counts; the same code runs on MuJoCo's Data."""
-  m = physics.MjModel.from_xml_string(XML)
-  mjm = mujoco.MjModel.from_xml_string(XML)
+  mjm, m = oracle.models(XML)
   for d in (physics.MjData(m), mujoco.MjData(mjm)):
     w = int(physics.mjtWarning.mjWARN_BADQACC)
     stat = d.warning[w]

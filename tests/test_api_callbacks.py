@@ -31,11 +31,7 @@ def _passive(m, d):
 @pytest.mark.parametrize("integrator", ["EULER", "IMPLICITFAST", "IMPLICIT"])
 @pytest.mark.parametrize("name", ["inverted_double_pendulum", "hopper"])
 def test_trajectory_matches_mujoco(name, integrator):
-  path = str(ASSETS / f"{name}.xml")
-  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
-  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, f"mjINT_{integrator}"))
-  m.opt.integrator = int(getattr(physics.mjtIntegrator, f"mjINT_{integrator}"))
-  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(ASSETS / f"{name}.xml", integrator=integrator)
   mjd.qvel[:] = np.random.default_rng(0).normal(0, 0.2, mjm.nv)
   d.qvel[:] = mjd.qvel
   for lib in (physics, mujoco):
@@ -116,11 +112,7 @@ def test_rk4_is_refused_with_callbacks():
 @pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICITFAST"])
 def test_step1_step2_match_mujoco(integrator):
   """Controls set between mj_step1 and mj_step2 (and by a control callback in step1); RK4 integrates with Euler."""
-  path = str(ASSETS / "inverted_double_pendulum.xml")
-  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
-  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, f"mjINT_{integrator}"))
-  m.opt.integrator = int(getattr(physics.mjtIntegrator, f"mjINT_{integrator}"))
-  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(ASSETS / "inverted_double_pendulum.xml", integrator=integrator)
   mjd.qvel[:] = d.qvel[:] = 0.3
   for k in range(150):
     if k == 75:

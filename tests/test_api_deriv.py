@@ -13,60 +13,12 @@ from mjgym.physics import derivative
 EPS = 1e-6
 RTOL = 1e-6
 
-# Gymnasium's models have no sensors: this one has sensors of every stage, a free and a ball joint (quaternion
-# states), activations (a filter actuator), a limited control range and contacts.
-SENSED = """
-<mujoco model="sensed">
-  <option timestep="0.005"/>
-  <worldbody>
-    <geom type="plane" size="2 2 0.1"/>
-    <body name="box" pos="0 0 0.12">
-      <freejoint/>
-      <geom type="box" size="0.1 0.08 0.06" mass="1"/>
-      <site name="imu" pos="0.02 0 0.03"/>
-      <body name="arm" pos="0.1 0 0">
-        <joint name="hinge" axis="0 1 0" damping="0.05" range="-1 1" limited="true"/>
-        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.2"/>
-        <body name="tip" pos="0.2 0 0">
-          <joint name="ball" type="ball"/>
-          <geom type="sphere" size="0.03" pos="0.05 0 0" mass="0.1"/>
-          <site name="tipsite" pos="0.05 0 0" size="0.035"/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-  <actuator>
-    <motor name="motor" joint="hinge" ctrlrange="-1 1" ctrllimited="true" gear="2"/>
-    <general joint="hinge" dyntype="filter" dynprm="0.05" gainprm="1" ctrlrange="-2 2" ctrllimited="true"/>
-  </actuator>
-  <sensor>
-    <jointpos joint="hinge"/>
-    <jointvel joint="hinge"/>
-    <ballquat joint="ball"/>
-    <accelerometer site="imu"/>
-    <gyro site="imu"/>
-    <framequat objtype="body" objname="box"/>
-    <touch site="tipsite"/>
-    <actuatorfrc actuator="motor"/>
-    <force site="imu"/>
-  </sensor>
-</mujoco>
-"""
-
 
 def _pair(name, integrator=None, solver=None):
-  if name == "sensed":
-    mjm, m = mujoco.MjModel.from_xml_string(SENSED), physics.MjModel.from_xml_string(SENSED)
-  else:
-    path = str(oracle.gym_asset(name)) if not name.endswith(".xml") else str(oracle.MODELS_DIR / name)
-    mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  mjm, m = oracle.models(oracle.SENSED_XML if name == "sensed" else oracle.model_file(name), solver=solver)
   if integrator is None and mjm.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4:
     integrator = "EULER"  # several Gymnasium models use RK4, which MuJoCo's finite differences refuse
-  for model, lib in ((mjm, mujoco), (m, physics)):
-    if integrator is not None:
-      model.opt.integrator = int(getattr(lib.mjtIntegrator, f"mjINT_{integrator}"))
-    if solver is not None:
-      model.opt.solver = int(getattr(lib.mjtSolver, f"mjSOL_{solver}"))
+  oracle.set_options(mjm, m, integrator=integrator)
   return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
 
 

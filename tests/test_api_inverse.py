@@ -12,16 +12,7 @@ RTOL = 1e-8
 
 
 def _pair(name, solver=None, cone=None, integrator=None):
-  path = str(oracle.gym_asset(name)) if not name.endswith(".xml") else str(oracle.MODELS_DIR / name)
-  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
-  for model, lib in ((mjm, mujoco), (m, physics)):
-    if solver is not None:
-      model.opt.solver = int(getattr(lib.mjtSolver, f"mjSOL_{solver}"))
-    if cone is not None:
-      model.opt.cone = int(getattr(lib.mjtCone, f"mjCONE_{cone}"))
-    if integrator is not None:
-      model.opt.integrator = int(getattr(lib.mjtIntegrator, f"mjINT_{integrator}"))
-  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
+  return oracle.load_both(oracle.model_file(name), solver=solver, cone=cone, integrator=integrator)
 
 
 def _settle(mjm, mjd, m, d, nstep, seed):

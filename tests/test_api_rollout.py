@@ -14,9 +14,7 @@ RTOL = 1e-8  # as the trajectory oracle tests: 1e-14 per step, grown by the dyna
 
 
 def _pair(name):
-  path = str(oracle.gym_asset(name))
-  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
-  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
+  return oracle.load_both(oracle.gym_asset(name))
 
 
 def _inputs(mjm, mjd, nbatch, nstep, seed):
@@ -120,9 +118,7 @@ def test_persistent_pool_reuses_batches():
 def test_rollout_sensors_and_divergence_match_mujoco():
   """A model with sensors, activations and quaternions; one trajectory diverges (MuJoCo resets it and repeats its
   state from then on)."""
-  from test_api_deriv import SENSED  # pylint: disable=import-outside-toplevel
-  mjm, m = mujoco.MjModel.from_xml_string(SENSED), physics.MjModel.from_xml_string(SENSED)
-  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(oracle.SENSED_XML)
   init, control = _inputs(mjm, mjd, 4, 20, 6)
   init[2, 1 + m.nq] = 1e11  # a qvel beyond MuJoCo's bound
   exp_state, exp_sens = mujoco.rollout.rollout(mjm, mjd, init, control)
@@ -135,8 +131,7 @@ def test_rollout_sensors_and_divergence_match_mujoco():
 
 def test_rollout_with_a_model_per_trajectory():
   mjm, mjd, m, d = _pair("hopper")
-  mjm2, m2 = mujoco.MjModel.from_xml_path(str(oracle.gym_asset("hopper"))), physics.MjModel.from_xml_path(
-      str(oracle.gym_asset("hopper")))
+  mjm2, m2 = oracle.models(oracle.gym_asset("hopper"))
   mjm2.opt.gravity[2] = m2.opt.gravity[2] = -3.0
   init, control = _inputs(mjm, mjd, 3, 12, 7)
   exp = mujoco.rollout.rollout([mjm, mjm2, mjm], mjd, init, control)

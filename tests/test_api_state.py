@@ -6,32 +6,12 @@ import mujoco
 import numpy as np
 import pytest
 
+import oracle
 from mjgym import physics
 from mjgym.physics import types
 
 ASSETS = pathlib.Path(physics.__file__).resolve().parents[1] / "assets"
 
-# Every state element this engine stores: act (a filter actuator), mocap, equality, applied forces.
-XML = """
-<mujoco model="state">
-  <worldbody>
-    <body name="mocap" mocap="true" pos="0 0 1"><geom type="sphere" size="0.05" contype="0" conaffinity="0"/></body>
-    <body name="box" pos="0 0 0.5">
-      <freejoint/>
-      <geom type="box" size="0.1 0.1 0.1"/>
-      <body name="arm" pos="0.1 0 0">
-        <joint name="hinge" axis="0 1 0"/>
-        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
-      </body>
-    </body>
-  </worldbody>
-  <equality><weld body1="mocap" body2="box"/><joint joint1="hinge" polycoef="0.1 0 0 0 0"/></equality>
-  <actuator>
-    <general joint="hinge" dyntype="filter" dynprm="0.1"/>
-    <motor joint="hinge"/>
-  </actuator>
-</mujoco>
-"""
 
 ELEMENTS = [physics.mjtState[name] for name in physics.mjtState.__members__
             if name.startswith("mjSTATE_") and bin(physics.mjtState[name]).count("1") == 1]
@@ -40,9 +20,7 @@ COMPOSITES = [int(mujoco.mjtState.mjSTATE_PHYSICS), int(mujoco.mjtState.mjSTATE_
 
 
 def _pair():
-  mjm = mujoco.MjModel.from_xml_string(XML)
-  m = physics.MjModel.from_xml_string(XML)
-  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(oracle.STATE_XML)
   rng = np.random.default_rng(3)
   for data in (mjd, d):
     rng = np.random.default_rng(3)
@@ -145,8 +123,7 @@ def test_copy_data():
 
 @pytest.mark.parametrize("name", ["hopper", "humanoid", "pusher"])
 def test_set_const_after_editing_the_model(name):
-  path = str(ASSETS / f"{name}.xml")
-  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  mjm, m = oracle.models(ASSETS / f"{name}.xml")
   for model in (mjm, m):
     model.body_mass[1:] *= np.linspace(0.5, 2.0, model.nbody - 1)
     model.body_inertia[1:] *= 1.5

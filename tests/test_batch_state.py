@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
+import oracle
 from mjgym import physics
-from test_api_state import XML
 
 SPECS = [int(physics.mjtState.mjSTATE_FULLPHYSICS), int(physics.mjtState.mjSTATE_INTEGRATION),
          int(physics.mjtState.mjSTATE_USER), int(physics.mjtState.mjSTATE_QPOS | physics.mjtState.mjSTATE_EQ_ACTIVE)]
 
 
 def _batch(nworld=5, seed=0):
-  m = physics.MjModel.from_xml_string(XML)
+  m = physics.MjModel.from_xml_string(oracle.STATE_XML)
   batch = physics.MjDataBatch(m, nworld)
   rng = np.random.default_rng(seed)
   for name in ("qpos", "qvel", "act", "qacc_warmstart", "ctrl", "qfrc_applied", "xfrc_applied", "mocap_pos",

@@ -3,10 +3,13 @@ edited code and no others, and never leaves stale machine code behind."""
 
 import ast
 import json
+import os
 import pathlib
 import shutil
 import subprocess
 import sys
+
+import numba
 
 import mjgym
 from mjgym.physics import _cache
@@ -170,3 +173,98 @@ def test_cached_kernels_load_without_the_compiler(tmp_path):
     assert run["caller"] == 1.0 and run["new"] == 64.0
   assert not warm["bitcode_parsed"] and not warm["registries_imported"]
   assert needing["registries_imported"]
+
+
+# ---------------------------------------------------------------- the stale-cache guard ----
+
+# A package whose modules import each other: base <- mid <- top <- sub/deep (absolute, relative and parent-relative
+# imports), leaf <- side (a plain `import`), and late, which imports base only inside a function.
+_PACKAGE = {
+    "__init__.py": "",
+    "base.py": "X = 1\n",
+    "mid.py": "from pkg import base\n",
+    "top.py": "from . import mid\n",
+    "sub/__init__.py": "",
+    "sub/deep.py": "from ..top import thing\n",
+    "leaf.py": "Y = 2\n",
+    "side.py": "import pkg.leaf\n",
+    "late.py": "def f():\n  from pkg import base\n  return base.X\n",
+}
+
+
+def _package(root, edits=None):
+  """Writes _PACKAGE, with ``edits`` (file -> new text), as root/pkg; returns the package directory."""
+  pkg = root / "pkg"
+  for name, text in dict(_PACKAGE, **(edits or {})).items():
+    (pkg / name).parent.mkdir(parents=True, exist_ok=True)
+    (pkg / name).write_text(text)
+  return pkg.resolve()
+
+
+def _keys(pkg):
+  """Each module's cache key (closure_hash), by its path in the package."""
+  return {name: _cache.closure_hash(pkg / name, pkg) for name in _PACKAGE}
+
+
+def _changed(root, edits):
+  """The modules whose key differs between _PACKAGE and _PACKAGE with ``edits`` (two copies under root)."""
+  before, after = _keys(_package(root / "before")), _keys(_package(root / "after", edits))
+  return {name for name in _PACKAGE if before[name] != after[name]}
+
+
+def test_edit_changes_the_key_of_every_importer_and_no_other(tmp_path):
+  """An edited module's key changes, and so does the key of every module that imports it, directly or through
+  others; every other key stays."""
+  pkg = _package(tmp_path / "pkg")
+  closure = {str(p.relative_to(pkg)) for p in _cache.import_closure(pkg / "sub/deep.py", pkg)}
+  assert closure == {"sub/deep.py", "top.py", "mid.py", "base.py"}
+  assert _changed(tmp_path / "base", {"base.py": "X = 2\n"}) == {"base.py", "mid.py", "top.py", "sub/deep.py"}
+  assert _changed(tmp_path / "mid", {"mid.py": "from pkg import base  # edited\n"}) == {
+      "mid.py", "top.py", "sub/deep.py"}
+  assert _changed(tmp_path / "leaf", {"leaf.py": "Y = 3\n"}) == {"leaf.py", "side.py"}
+
+
+def test_import_inside_a_function_is_not_in_the_key(tmp_path):
+  """Only module-level imports enter a module's closure: a compiled kernel cannot import, so it reaches no code
+  through an import inside a function (test_indented_imports_sit_in_functions keeps every other indented import
+  out of the package). late.py imports base.py only in a function, and keeps its key when base.py changes."""
+  pkg = _package(tmp_path / "pkg")
+  assert _cache.import_closure(pkg / "late.py", pkg) == [pkg / "late.py"]
+  assert "late.py" not in _changed(tmp_path, {"base.py": "X = 2\n"})
+
+
+def test_identical_sources_give_identical_keys(tmp_path):
+  """The key is the sources' contents and paths inside the package: two copies in different places, one with its
+  files rewritten and dated otherwise, give the same keys; no two modules share one."""
+  first = _keys(_package(tmp_path / "a"))
+  pkg = _package(tmp_path / "b")
+  for name in _PACKAGE:
+    (pkg / name).write_text((pkg / name).read_text())
+    os.utime(pkg / name, (0, 0))
+  assert _keys(pkg) == first
+  assert len(set(first.values())) == len(first)
+
+
+def test_numba_version_is_part_of_the_key(tmp_path, monkeypatch):
+  """Another numba gives every module another key, and another cache directory; the same numba the same key."""
+  pkg = _package(tmp_path / "a")
+  key = _cache.closure_hash(pkg / "top.py", pkg)
+  directory = _cache.cache_dir()
+  monkeypatch.setattr(numba, "__version__", numba.__version__ + ".other")
+  pkg = _package(tmp_path / "b")
+  assert _cache.closure_hash(pkg / "top.py", pkg) != key
+  assert _cache.cache_dir() != directory
+  monkeypatch.undo()
+  pkg = _package(tmp_path / "c")
+  assert _cache.closure_hash(pkg / "top.py", pkg) == key
+
+
+def test_each_kernel_module_caches_under_its_closure_hash():
+  """numba's cache locator for an mjgym module (what keeps stale code out) uses that module's closure hash, in the
+  cache directory of this numba; a file outside the package keeps numba's own rules."""
+  for module in ("physics/forward.py", "physics/math.py", "physics/collision/driver.py"):
+    path = PACKAGE / module
+    _, key, cache_path = _cache._locate(str(path))  # pylint: disable=protected-access
+    assert key == _cache.closure_hash(path.resolve())
+    assert pathlib.Path(cache_path).parent == _cache.cache_dir() and cache_path.endswith(key)
+  assert _cache._locate(__file__) is None  # pylint: disable=protected-access

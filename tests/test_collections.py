@@ -234,9 +234,9 @@ def _polygon_differences(mjm, m):
 
 def _check_smooth(mjm, m, seed):
   oracle.disable_constraints(mjm)
-  m.opt.disableflags = mjm.opt.disableflags
-  oracle.check_forward_at_random_states(mjm, mujoco.MjData(mjm), m, physics.MjData(m), np.random.default_rng(seed),
-                                        NSTATES, SMOOTH_FIELDS, TOL)
+  oracle.disable_constraints(m)
+  oracle.check_forward_at_random_states(mjm, mujoco.MjData(mjm), m, physics.MjData(m), seed, NSTATES, SMOOTH_FIELDS,
+                                        TOL)
 
 
 def _matched(d, mjd):
@@ -261,9 +261,7 @@ def _check_contacts(mjm, m):
   mjd, d = mujoco.MjData(mjm), physics.MjData(m)
   for step in range(NSTEPS + 1):
     if step % EVERY == 0:
-      mujoco.mj_forward(mjm, mjd)  # contacts of this state (after mj_step they belong to the previous one)
-      oracle.copy_state(mjd, d)
-      physics.mj_forward(m, d)
+      oracle.forward_both(mjm, mjd, m, d)  # contacts of this state (after mj_step they belong to the previous one)
       assert d.ncon == mjd.ncon, f"step {step}: ncon mjgym {d.ncon}, MuJoCo {mjd.ncon}"
       if mjd.ncon:
         np.testing.assert_array_equal(d.contact.geom, mjd.contact.geom, err_msg=f"step {step}: contact geoms")

@@ -13,6 +13,7 @@ from mjgym.physics.collision import convex
 from mjgym.physics.collision import driver
 from mjgym.physics.types import Warning
 
+import oracle
 from oracle import MODELS_DIR
 from oracle import gym_asset
 
@@ -33,24 +34,15 @@ _CONVERGED = '<option ccd_iterations="2000" ccd_tolerance="1e-13"><flag multiccd
 _TYPES = ("plane", "sphere", "capsule", "ellipsoid", "cylinder", "box")
 
 
-def _engines(xml, assets=None):
-  """MuJoCo's and our model and data of one MJCF text: (mjm, mjd, m, d)."""
-  mjm = mujoco.MjModel.from_xml_string(xml, assets or {})
-  m = physics.MjModel.from_xml_string(xml, assets)
-  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
-
-
 def _forward_at(mjm, mjd, m, d, qpos):
   """Both engines' forward pass at the same qpos (nq,)."""
   mjd.qpos[:] = qpos
-  d.qpos[:] = qpos
-  mujoco.mj_forward(mjm, mjd)
-  physics.mj_forward(m, d)
+  oracle.forward_both(mjm, mjd, m, d)
 
 
-def _forward_both(xml, qpos=None, assets=None):
+def _forwarded(xml, qpos=None, assets=None):
   """(mjd, d) after a forward pass of both engines on one MJCF text, at qpos (default: the model's qpos0)."""
-  mjm, mjd, m, d = _engines(xml, assets)
+  mjm, mjd, m, d = oracle.load_both(xml, assets)
   _forward_at(mjm, mjd, m, d, mjm.qpos0 if qpos is None else qpos)
   return mjd, d
 
@@ -95,11 +87,7 @@ def _match(mjd, d, tol, fields=True):
 @pytest.mark.parametrize("name", ["ant", "humanoid", "hopper", "walker2d", "half_cheetah"])
 def test_gym_rollout_contacts(name):
   """Contacts of Gymnasium models at states from random-control MuJoCo rollouts match to 1e-8, in MuJoCo's order."""
-  path = str(gym_asset(name))
-  mjm = mujoco.MjModel.from_xml_path(path)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_path(path)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(gym_asset(name))
   rng = np.random.default_rng(1)
   total = 0
   for t in range(400):
@@ -107,9 +95,7 @@ def test_gym_rollout_contacts(name):
     mujoco.mj_step(mjm, mjd)
     if t % 20:
       continue
-    mujoco.mj_forward(mjm, mjd)
-    d.qpos[:] = mjd.qpos
-    physics.mj_forward(m, d)
+    oracle.forward_both(mjm, mjd, m, d)
     assert d.ncon == mjd.ncon
     assert (_geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon])
             == _geom_pairs(mjd.contact.geom1, mjd.contact.geom2))
@@ -195,7 +181,7 @@ def test_pair_random_poses(t1, t2):
   xml = _pair_scene(t1, t2, 0.02)
   if not exact:
     xml = xml.replace("<option><flag gravity=\"disable\"/>", _CONVERGED)
-  mjm, mjd, m, d = _engines(xml)
+  mjm, mjd, m, d = oracle.load_both(xml)
   hits = compared = edge_wins = face_kept = all_exact = 0
   for _ in range(60):
     q = _random_qpos(rng, t1, 0.2)
@@ -286,7 +272,7 @@ def test_capsule_box_rules(r, half, size, margin):
   second ball is not always MuJoCo's, and only the first contact is compared."""
   xml = f"""<mujoco><worldbody><body><freejoint/><geom type="capsule" size="{r} {half}" margin="{margin}"/></body>
     <body><freejoint/><geom type="box" size="{size[0]} {size[1]} {size[2]}"/></body></worldbody></mujoco>"""
-  mjm, mjd, m, d = _engines(xml)
+  mjm, mjd, m, d = oracle.load_both(xml)
   rng = np.random.default_rng(_seed("capsule-box", str(r)))
   spread = 1.5 * max(size) + 0.5 * half
   aligned = ((1.0, 0.0, 0.0, 0.0), (0.5 ** 0.5, 0.0, 0.5 ** 0.5, 0.0), (0.5 ** 0.5, 0.5 ** 0.5, 0.0, 0.0))
@@ -323,7 +309,7 @@ _BOX_ON_BOX = """<mujoco><option><flag gravity="disable"/></option><worldbody>
 def test_box_box_contact_order():
   """A box against a face of another at random orientations: MuJoCo's contacts in MuJoCo's order, which starts
   where clipping against the reference face's sides (axes after the face's, + side first) leaves the polygon."""
-  mjm, mjd, m, d = _engines(_BOX_ON_BOX)
+  mjm, mjd, m, d = oracle.load_both(_BOX_ON_BOX)
   rng = np.random.default_rng(_seed("box-box", "order"))
   multi = 0
   for _ in range(300):
@@ -343,7 +329,7 @@ def test_box_box_contact_order():
 def test_box_box_corner_on_edge():
   """A lid's corner within 1e-10 to 1e-6 of the edge of the box below: clipping leaves two corners a round-off apart
   and MuJoCo keeps one; the same contacts in the same order here."""
-  mjm, mjd, m, d = _engines(_BOX_ON_BOX.replace("0.1 0.12 0.09", "0.1 0.1 0.1"))
+  mjm, mjd, m, d = oracle.load_both(_BOX_ON_BOX.replace("0.1 0.12 0.09", "0.1 0.1 0.1"))
   rng = np.random.default_rng(_seed("box-box", "corner"))
   for _ in range(300):
     a, tilt = rng.uniform(0, 2 * np.pi), rng.normal(size=2) * 1e-4
@@ -403,7 +389,7 @@ def _filter_xml(option="", floor="", gp="", gc="", gq="", contact=""):
         "priority", "solmix_direct", "margin_gap", "contact_disabled", "override", "override_params", "override_gap"])
 def test_filters(kwargs):
   """Each filtering and mixing rule gives MuJoCo's contacts, in MuJoCo's order, and their parameters."""
-  mjd, d = _forward_both(_filter_xml(**kwargs))
+  mjd, d = _forwarded(_filter_xml(**kwargs))
   assert d.ncon == mjd.ncon
   assert (_geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon])
           == _geom_pairs(mjd.contact.geom1, mjd.contact.geom2))
@@ -413,11 +399,11 @@ def test_filters(kwargs):
 
 def test_parent_child_world_exception():
   """Children of the world touch it; children of a moving body do not touch it unless filterparent is off."""
-  mjd, d = _forward_both(_filter_xml())
+  mjd, d = _forwarded(_filter_xml())
   pairs = _pairs(d.contact.geom1, d.contact.geom2)
   assert (0, 1) in pairs  # floor (world) and its child body's sphere
   assert (1, 2) not in pairs  # sphere p and its child's sphere overlap but are parent and child
-  mjd, d = _forward_both(_filter_xml(option='<option><flag filterparent="disable"/></option>'))
+  mjd, d = _forwarded(_filter_xml(option='<option><flag filterparent="disable"/></option>'))
   assert (1, 2) in _pairs(d.contact.geom1, d.contact.geom2)
 
 
@@ -449,7 +435,7 @@ def test_contact_order_spheres_on_plane():
     <body pos="0 0 0.09"><freejoint/><geom size="0.1"/></body>
     <body pos="-2 0 0.09"><freejoint/><geom size="0.1"/></body>
     <body pos="2 0 0.09"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"""
-  mjd, d = _forward_both(xml)
+  mjd, d = _forwarded(xml)
   assert _geom_pairs(mjd.contact.geom1, mjd.contact.geom2) == [(0, 1), (0, 2), (0, 3)]
   assert _geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon]) == [(0, 1), (0, 2), (0, 3)]
 
@@ -461,7 +447,7 @@ def test_bodies_without_dofs_do_not_collide():
     <body mocap="true" pos="0 0 0.05"><geom size="0.1"/></body>
     <body mocap="true" pos="0.1 0 0.05"><geom size="0.1"/></body>
     <body pos="0.25 0 0.05"><freejoint/><geom size="0.1"/></body></worldbody></mujoco>"""
-  mjd, d = _forward_both(xml)
+  mjd, d = _forwarded(xml)
   assert _geom_pairs(mjd.contact.geom1, mjd.contact.geom2) == [(0, 3), (2, 3)]
   assert _geom_pairs(d.contact.geom1[:d.ncon], d.contact.geom2[:d.ncon]) == [(0, 3), (2, 3)]
 
@@ -484,8 +470,7 @@ def test_contact_order_along_rollout(midphase):
   pairs by MuJoCo's midphase or, with midphase off, by the bodies' geom lists, each pair's own contacts as its
   collider orders them), each contact's dist, pos and frame (closed forms to 1e-9, the general convex collider to
   1e-4) and parameters, and the constraint rows built from them in the same order."""
-  path = str(MODELS_DIR / "contact_order.xml")
-  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  mjm, m = oracle.models(MODELS_DIR / "contact_order.xml")
   if not midphase:
     mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
     m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_MIDPHASE)
@@ -495,10 +480,7 @@ def test_contact_order_along_rollout(midphase):
   seen = set()
   for t in range(301):
     if t % 30 == 0:
-      mujoco.mj_forward(mjm, mjd)
-      d.qpos[:] = mjd.qpos
-      d.qvel[:] = mjd.qvel
-      physics.mj_forward(m, d)
+      oracle.forward_both(mjm, mjd, m, d)
       n = mjd.ncon
       assert d.ncon == n, t
       pairs = _geom_pairs(mjd.contact.geom1, mjd.contact.geom2)
@@ -537,7 +519,7 @@ def test_midphase_box_test_near_planes(midphase):
   xml = """<mujoco><option><flag midphase="{}"/></option><worldbody><geom type="plane" size="1 1 0.1"/>
     <geom type="plane" size="1 1 0.1" pos="-0.6 0 0" zaxis="1 0 0"/>
     <body pos="0 0 0.5"><freejoint/><geom type="box" size="0.08 0.08 0.06"/></body></worldbody></mujoco>"""
-  mjm, mjd, m, d = _engines(xml.format("enable" if midphase else "disable"))
+  mjm, mjd, m, d = oracle.load_both(xml.format("enable" if midphase else "disable"))
   rng = np.random.default_rng(_seed("midphase", "wall"))
   dropped = touching = 0
   for _ in range(400):
@@ -575,7 +557,7 @@ def test_mesh_random_poses(t1):
     <asset><mesh name="hull" file="hull.obj"/><mesh name="other" file="other.obj"/></asset><worldbody>
     <body name="a">{'' if t1 == 'plane' else '<freejoint/>'}{first}</body>
     <body name="b"><freejoint/><geom type="mesh" mesh="hull" margin="0.02"/></body></worldbody></mujoco>"""
-  mjm, mjd, m, d = _engines(xml, assets)
+  mjm, mjd, m, d = oracle.load_both(xml, assets)
   rng = np.random.default_rng(_seed("mesh", t1))
   hits = multi = 0
   for _ in range(40):
@@ -605,14 +587,12 @@ _PLANE_HULL = """<mujoco><asset><mesh name="hull" file="hull.obj"/></asset><worl
   <body><freejoint/><geom type="mesh" mesh="hull" margin="0.02"/></body></worldbody></mujoco>"""
 
 
-def _plane_mesh_exact(mjm, xml, assets, label, poses=400):
+def _plane_mesh_exact(mjm, m, label, poses=400):
   """Random poses of a hull over a plane, each giving MuJoCo's contacts exactly and in order (pos and dist to 1e-8).
 
   Returns MuJoCo's contact count per pose (poses,) and its deepest dist per pose (poses,; inf without contacts).
   """
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml, assets)
-  d = physics.MjData(m)
+  mjd, d = mujoco.MjData(mjm), physics.MjData(m)
   rng = np.random.default_rng(_seed("plane-mesh", label))
   ncons, deepest = np.zeros(poses, int), np.full(poses, np.inf)
   for k in range(poses):
@@ -633,9 +613,9 @@ def test_plane_mesh_deep(seed):
   MuJoCo's. Deep poses drop the corners no nearer to the plane than the mesh's center."""
   xml = _PLANE_HULL
   assets = {"hull.obj": _hull_obj(seed)}
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
+  mjm, m = oracle.models(xml, assets)
   assert mjm.mesh_polynum[0] == mjm.mesh_facenum[0]
-  _, deepest = _plane_mesh_exact(mjm, xml, assets, str(seed))
+  _, deepest = _plane_mesh_exact(mjm, m, str(seed))
   assert np.sum(deepest < -0.09) > 20
 
 
@@ -645,9 +625,9 @@ def test_plane_mesh_fourth_corner():
   gives MuJoCo's contacts exactly, in order, including the quadrilateral's fourth corner."""
   xml = _PLANE_HULL
   assets = {"hull.obj": _hull_obj(7)}
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
+  mjm, m = oracle.models(xml, assets)
   assert max(mjm.mesh_polyvertnum) == 4
-  ncons, _ = _plane_mesh_exact(mjm, xml, assets, "7")
+  ncons, _ = _plane_mesh_exact(mjm, m, "7")
   # 15 of the 400 poses have 4 contacts
   assert np.sum(ncons == 4) > 10
 
@@ -663,7 +643,7 @@ def test_plane_box_shaped_mesh():
   in order, while its 4 corners are within margin; fewer as it tilts away or sinks deep."""
   xml = """<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><geom type="plane" size="2 2 0.1"/>
     <body><freejoint/><geom type="mesh" mesh="c" margin="0.01"/></body></worldbody></mujoco>"""
-  mjm, mjd, m, d = _engines(xml, {"c.obj": _box_obj()})
+  mjm, mjd, m, d = oracle.load_both(xml, {"c.obj": _box_obj()})
   rng = np.random.default_rng(_seed("plane-box-mesh", "4"))
   counts = set()
   for _ in range(200):
@@ -706,7 +686,7 @@ def test_multiccd_random_poses(t1, t2):
   """multiccd at MuJoCo's default (on): where flat features meet, MuJoCo's several contacts sharing one normal."""
   assets = {"hull.obj": _hull_obj(5), "other.obj": _hull_obj(6)}
   xml = _multiccd_scene(t1, t2)
-  mjm, mjd, m, d = _engines(xml, assets)
+  mjm, mjd, m, d = oracle.load_both(xml, assets)
   assert mjm.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_MULTICCD == 0
   rng = np.random.default_rng(_seed("multiccd", t1, t2))
   posed = same_count = same = multi = 0
@@ -747,7 +727,7 @@ def test_multiccd_box_shaped_mesh(tilt):
   a = np.radians(tilt)
   q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.05 + 0.03 * np.cos(a) + 0.04 * np.sin(a) - 0.006,
                 np.cos(a / 2), np.sin(a / 2), 0, 0])
-  mjd, d = _forward_both(xml, q, assets=assets)
+  mjd, d = _forwarded(xml, q, assets=assets)
   assert mjd.ncon == (4 if tilt < 5 else 2)
   assert d.ncon == mjd.ncon
   _match(mjd, d, 1e-9)
@@ -767,7 +747,7 @@ def test_multiccd_box_on_cylinder_cap(tilt):
   a = np.radians(tilt)
   q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.06 + 0.05 * np.cos(a) + 0.03 * np.sin(a) - 0.004,
                 np.cos(a / 2), np.sin(a / 2), 0, 0])
-  mjd, d = _forward_both(xml, q)
+  mjd, d = _forwarded(xml, q)
   assert mjd.ncon == (4 if tilt < 4 else 2)
   assert d.ncon == mjd.ncon
   _match(mjd, d, 1e-9)
@@ -782,7 +762,7 @@ def test_multiccd_cylinder_cap_on_box_face(tilt):
   xml = _cap_scene("0.2 0.15 0.05")
   a = np.radians(tilt)
   q = np.array([0, 0, 0, 1, 0, 0, 0, 0.01, -0.02, 0.06 + 0.05 * np.cos(a) - 0.004, np.cos(a / 2), np.sin(a / 2), 0, 0])
-  mjd, d = _forward_both(xml, q)
+  mjd, d = _forwarded(xml, q)
   assert mjd.ncon == (4 if tilt < 5 else 1)
   assert d.ncon == mjd.ncon
   if tilt > 5:
@@ -819,7 +799,7 @@ def test_multiccd_disabled(t1, t2):
   """multiccd="disable": the general convex collider gives one contact per pair, as MuJoCo's does."""
   assets = {"hull.obj": _hull_obj(5), "other.obj": _hull_obj(6)}
   xml = _multiccd_scene(t1, t2, 'multiccd="disable"')
-  mjm, mjd, m, d = _engines(xml, assets)
+  mjm, mjd, m, d = oracle.load_both(xml, assets)
   rng = np.random.default_rng(_seed("single", t1, t2))
   hits = 0
   for _ in range(60):
@@ -835,7 +815,7 @@ def test_multiccd_needs_nativeccd():
   (4 of 245 colliding poses here): ours then keeps one contact per pair, MuJoCo's count in 241 of them."""
   assets = {"hull.obj": _hull_obj(5), "other.obj": _hull_obj(6)}
   xml = _multiccd_scene("box", "mesh", 'nativeccd="disable"')
-  mjm, mjd, m, d = _engines(xml, assets)
+  mjm, mjd, m, d = oracle.load_both(xml, assets)
   rng = np.random.default_rng(_seed("nativeccd"))
   posed = same = 0
   for _ in range(300):
@@ -857,8 +837,7 @@ def test_ccd_options(option):
   """ccd_iterations, ccd_tolerance and the multiccd/nativeccd flags compile to MuJoCo's values (multiccd is on by
   default in MuJoCo 4: its bit is a disable flag)."""
   xml = f"<mujoco>{option}<worldbody><geom type='sphere' size='1'/></worldbody></mujoco>"
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  m = physics.MjModel.from_xml_string(xml)
+  mjm, m = oracle.models(xml)
   assert m.opt.ccd_iterations == mjm.opt.ccd_iterations
   assert m.opt.ccd_tolerance == mjm.opt.ccd_tolerance
   assert m.opt.disableflags == mjm.opt.disableflags
@@ -872,7 +851,7 @@ def test_ccd_iterations_bound_the_convex_collider():
     <body><freejoint/><geom type="ellipsoid" size="0.08 0.12 0.15"/></body>
     <body pos="0.05 0.12 0.03" euler="20 30 40"><freejoint/><geom type="cylinder" size="0.1 0.12"/></body>
     </worldbody></mujoco>"""
-  mjd, _ = _forward_both(base.format(it=2000, tol=1e-13))
+  mjd, _ = _forwarded(base.format(it=2000, tol=1e-13))
   depths = {}
   for it, tol in ((3, 1e-6), (2000, 1e-13)):
     m = physics.MjModel.from_xml_string(base.format(it=it, tol=tol))
@@ -937,7 +916,7 @@ def test_parallel_capsules_match_mujoco(turn):
         xml = f"""<mujoco><worldbody><frame{frame}>
           <body><freejoint/><geom type="capsule" fromto="{ft1}" size=".08"/></body>
           <body pos="{pos}"><freejoint/><geom type="capsule" fromto="{ft2}" size=".07"/></body></frame></worldbody></mujoco>"""
-        mjd, d = _forward_both(xml)
+        mjd, d = _forwarded(xml)
         label = f"{ft1} | {pos} | {ft2}"
         assert d.ncon == mjd.ncon, label
         pairs += mjd.ncon == 2

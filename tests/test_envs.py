@@ -12,6 +12,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import mjgym
+import oracle
 from mjgym.envs import base
 
 ENV_IDS = [env_id for env_id, _, _ in mjgym.envs.ENVS]
@@ -202,10 +203,7 @@ def _random_controls(m, nsteps, seed):
 def test_assets_match_mujoco_end_to_end(path):
   """Every asset, 200 steps in both engines with the same random controls: sensordata within 1e-6."""
   from mjgym import physics
-  mjm = mujoco.MjModel.from_xml_path(str(path))
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_path(str(path))
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(path)
   ctrl = _random_controls(mjm, 200, seed=0)
   for k in range(200):
     mjd.ctrl[:] = ctrl[k]

@@ -16,20 +16,11 @@ STATE_FIELDS = ("xpos", "xmat", "xipos", "subtree_com", "cinert", "cdof", "cvel"
 NSTATES = 50
 
 
-def _load_both(path):
-  mjm = mujoco.MjModel.from_xml_path(str(path))
-  oracle.disable_constraints(mjm)
-  m = physics.MjModel.from_xml_path(str(path))
-  m.opt.disableflags = mjm.opt.disableflags
-  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
-
-
 @pytest.mark.parametrize("path", MODELS, ids=lambda p: p.stem)
 def test_forward_matches_mujoco_at_random_states(path):
   """At 50 random states with constraints disabled, every stage output matches MuJoCo to 1e-9."""
-  mjm, mjd, m, d = _load_both(path)
-  oracle.check_forward_at_random_states(mjm, mjd, m, d, np.random.default_rng(0), NSTATES, STATE_FIELDS, 1e-9,
-                                        f"{path.stem} ")
+  mjm, mjd, m, d = oracle.load_both(path, constraints=False)
+  oracle.check_forward_at_random_states(mjm, mjd, m, d, 0, NSTATES, STATE_FIELDS, 1e-9, f"{path.stem} ")
 
 
 def _controls(nu, nstep):
@@ -40,9 +31,8 @@ def _controls(nu, nstep):
 @pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICIT", "IMPLICITFAST"])
 def test_trajectory_matches_mujoco(integrator):
   """1000 steps of a constraint-free model under fixed controls: qpos within 1e-8 of MuJoCo's, each step."""
-  mjm, mjd, m, d = _load_both(oracle.MODELS_DIR / "trajectory.xml")
-  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
-  m.opt.integrator = int(getattr(physics.mjtIntegrator, integrator))
+  mjm, mjd, m, d = oracle.load_both(oracle.MODELS_DIR / "trajectory.xml", constraints=False)
+  oracle.set_options(mjm, m, integrator=integrator)
   mjd.qvel[:] = np.linspace(-1, 1, mjm.nv)
   oracle.copy_state(mjd, d)
   ctrl = _controls(mjm.nu, 1000)
@@ -90,9 +80,8 @@ ROLLOUT_MODELS = [p for p in MODELS if p.stem not in _UNSTABLE]
 def test_short_random_rollouts_match_mujoco(path, integrator):
   """100 steps under random controls from a random velocity, every model and integrator: qpos, qvel and act
   within 1e-8 (relative) of MuJoCo's while MuJoCo itself reports no divergence."""
-  mjm, mjd, m, d = _load_both(path)
-  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
-  m.opt.integrator = int(getattr(physics.mjtIntegrator, integrator))
+  mjm, mjd, m, d = oracle.load_both(path, constraints=False)
+  oracle.set_options(mjm, m, integrator=integrator)
   rng = np.random.default_rng(3)
   mjd.qvel[:] = 0.5 * rng.normal(size=mjm.nv)
   oracle.copy_state(mjd, d)

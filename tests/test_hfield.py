@@ -12,6 +12,7 @@ from mjgym import physics
 from mjgym.physics import MJCFError
 from mjgym.physics import ray
 
+import oracle
 from oracle import MODELS_DIR
 
 # MuJoCo's general convex collider run to convergence and one contact per prism (multiccd off), as in
@@ -63,8 +64,7 @@ def test_compiled_fields_match_mujoco(tmp_path):
     <body pos="0 0 1"><freejoint/><geom type="hfield" hfield="gray"/><geom size="0.1"/></body>
     <body pos="0 1 1"><freejoint/><geom type="hfield" hfield="gray16" density="300"/></body>
     </worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  m = physics.MjModel.from_xml_string(xml)
+  mjm, m = oracle.models(xml)
   for name in ("nhfield", "nhfielddata", "hfield_nrow", "hfield_ncol", "hfield_adr", "hfield_size", "geom_dataid"):
     np.testing.assert_array_equal(getattr(m, name), getattr(mjm, name), err_msg=name)
   # MuJoCo normalizes in float32; so do we, to the last bit.
@@ -102,12 +102,6 @@ def _hull_obj(seed):
   return ("\n".join(f"v {x!r} {y!r} {z!r}" for x, y, z in pts.tolist()) + "\n").encode()
 
 
-def _both(xml, assets=None):
-  mjm = mujoco.MjModel.from_xml_string(xml, assets or {})
-  m = physics.MjModel.from_xml_string(xml, assets or {})
-  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
-
-
 @pytest.mark.parametrize("gtype", ("sphere", "capsule", "ellipsoid", "cylinder"))
 def test_smooth_convex_random_poses(gtype):
   """Each smooth convex type (with a margin) at random poses over a bumpy height field, against MuJoCo: the same
@@ -115,7 +109,7 @@ def test_smooth_convex_random_poses(gtype):
   (measured: 1e-13 for spheres and capsules, 1.5e-5 for ellipsoids and cylinders, whose GJK/EPA converge slowly)."""
   xml = _hfield_xml(f'<geom type="{gtype}" size="{_SIZES[gtype]}" margin="0.01"/>',
                     _elevation(7, 9, _seed("terrain")))
-  mjm, mjd, m, d = _both(xml)
+  mjm, mjd, m, d = oracle.load_both(xml)
   touching = 0
   for n in _contacts_at_random_poses(mjm, mjd, m, d, gtype, 60):
     if n == 0:
@@ -181,7 +175,7 @@ def test_polytope_random_poses(gtype):
   assets = {"hull.obj": _hull_obj(3)}
   body = '<geom type="mesh" mesh="hull"/>' if gtype == "mesh" else f'<geom type="box" size="{_SIZES["box"]}"/>'
   xml = _hfield_xml(body, _elevation(7, 9, _seed("terrain")), assets='<mesh name="hull" file="hull.obj"/>')
-  mjm, mjd, m, d = _both(xml, assets)
+  mjm, mjd, m, d = oracle.load_both(xml, assets)
   if gtype == "mesh":
     local = mjm.mesh_vert[mjm.mesh_vertadr[0]:mjm.mesh_vertadr[0] + mjm.mesh_vertnum[0]].astype(float)
   else:
@@ -209,7 +203,7 @@ def test_contacts_per_pair_are_capped():
   """A large sphere on a fine grid touches more than MAXCONPAIR prisms: both engines keep the same first 50, in the
   same order (rows, then columns, then the upper-left triangle of a cell before the lower-right one)."""
   xml = _hfield_xml('<geom type="sphere" size="0.35"/>', _elevation(30, 30, _seed("fine")) * 0.1)
-  mjm, mjd, m, d = _both(xml)
+  mjm, mjd, m, d = oracle.load_both(xml)
   mjd.qpos[:] = d.qpos[:] = [0.1, 0.2, 0.0, 1, 0, 0, 0]
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
@@ -224,7 +218,7 @@ def test_plane_and_hfield_pairs_make_no_contacts():
   xml = f"""<mujoco><asset><hfield name="h" nrow="3" ncol="3" size="1 1 0.5 0.2" elevation="{elevation}"/></asset>
     <worldbody><geom type="plane" size="2 2 0.1" pos="0 0 0.2"/><geom type="hfield" hfield="h"/>
     <body pos="0.3 0 0.1"><freejoint/><geom type="hfield" hfield="h"/></body></worldbody></mujoco>"""
-  mjm, mjd, m, d = _both(xml)
+  mjm, mjd, m, d = oracle.load_both(xml)
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
   assert mjd.ncon == 0 and d.ncon == 0
@@ -241,15 +235,11 @@ def test_drop_on_terrain():
   default path. Measured at step 400: 4e-4 m and 0.011 (quaternion) from the first, 3e-3 m and 0.016 from the
   second; the tolerances below are 2 mm / 5 mm and 0.03 (2 degrees) on a 9 cm crate.
   """
-  path = str(MODELS_DIR / "hfield_terrain.xml")
+  mjm, mjd, m, d = oracle.load_both(MODELS_DIR / "hfield_terrain.xml")
   text = (MODELS_DIR / "hfield_terrain.xml").read_text()
-  mjm = mujoco.MjModel.from_xml_path(path)
-  mjd = mujoco.MjData(mjm)
   libccd = mujoco.MjModel.from_xml_string(text.replace('<option timestep="0.002"/>',
                                                        '<option timestep="0.002"><flag nativeccd="disable"/></option>'))
   libccd_d = mujoco.MjData(libccd)
-  m = physics.MjModel.from_xml_path(path)
-  d = physics.MjData(m)
   ball_contacts = 0
   for step in range(400):
     mujoco.mj_step(mjm, mjd)
@@ -275,7 +265,7 @@ def test_ray_matches_mj_ray():
   """Rays from above, from the sides, from below and from inside the solid agree with mj_ray: distance to 1e-9,
   and the normal of ray_hfield is the terrain's where the hit is on a top triangle."""
   xml = _hfield_xml('<geom size="0.01" pos="5 5 5"/>', _elevation(6, 8, _seed("rays")), option="")
-  mjm, mjd, m, d = _both(xml)
+  mjm, mjd, m, d = oracle.load_both(xml)
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
   rng = np.random.default_rng(_seed("rays"))
@@ -313,7 +303,7 @@ def test_rangefinder_over_terrain():
   site = '<site name="eye" pos="0 0 0.1"/><geom size="0.01" contype="0" conaffinity="0" rgba="0 0 0 0"/>'
   xml = _hfield_xml(site, _elevation(6, 8, _seed("rangefinder")), option="").replace(
       "</mujoco>", '<sensor><rangefinder site="eye"/></sensor></mujoco>')
-  mjm, mjd, m, d = _both(xml)
+  mjm, mjd, m, d = oracle.load_both(xml)
   rng = np.random.default_rng(_seed("rangefinder"))
   hits = 0
   for _ in range(100):

@@ -25,6 +25,7 @@ import numpy as np
 import numba
 import pytest
 
+import oracle
 from mjgym import physics
 from mjgym.physics import batch
 from mjgym.physics import solver
@@ -58,10 +59,6 @@ def ball_on_plane(cone="pyramidal", impratio=1, solver="Newton", friction="1 0.0
                   condim=3):
   return BALL_ON_PLANE.format(cone=cone, impratio=impratio, solver=solver, friction=friction, solref=solref,
                               condim=condim)
-
-
-def load_both(xml):
-  return physics.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def warnings_of(d):
@@ -137,7 +134,7 @@ def test_singular_mass_matrix_loads_and_steps_like_mujoco(name):
   """MuJoCo loads these (coaxial joints in one body, an axis whose norm overflows) and raises tiny pivots of
   the mass matrix's factor to MINVAL with an INERTIA warning at that dof, once per factorization (Euler's
   damped matrix too). Ours once raised ZeroDivisionError in set_const."""
-  m, mjm = load_both(SINGULAR[name])
+  mjm, m = oracle.models(SINGULAR[name])
   singular = name != "coaxial_slides_simple_body"  # MuJoCo keeps a simple body's block diagonal
   assert_close(m.dof_invweight0, mjm.dof_invweight0, 1e-9, "dof_invweight0")
   if singular:
@@ -183,7 +180,7 @@ def test_contact_parameters_sanitized_like_mujoco(name):
   """MuJoCo floors impratio and friction (mjMINVAL, mjMINMU) and replaces a mixed solref by the default at run
   time; ours once divided by zero (impratio 0: in the loader's position pass already)."""
   xml, tol = CONTACT_CASES[name]
-  m, mjm = load_both(xml)
+  mjm, m = oracle.models(xml)
   d, mjd = step_both(m, mjm, 30, tol)
   assert np.array_equal(d.contact.friction, mjd.contact.friction)
 
@@ -378,7 +375,7 @@ def test_divergence_resets_and_warnings_match_mujoco(edit):
   data (which clears the warning statistics: the warning that caused it then counts 1) unless autoreset is
   off, and forward once more after a bad qacc. Time, state and every warning's number and lastinfo match
   MuJoCo after each step."""
-  m, mjm = load_both(ARM_AND_BALL)
+  mjm, m = oracle.models(ARM_AND_BALL)
 
   def setup(model, data):
     edit(model, data)
@@ -392,7 +389,7 @@ def test_divergence_resets_and_warnings_match_mujoco(edit):
 
 def test_warnings_via_callbacks_path_match_mujoco():
   """The Python-callback step (api.set_mjcb_control) checks qacc once per step like the compiled one."""
-  m, mjm = load_both(ARM_AND_BALL)
+  mjm, m = oracle.models(ARM_AND_BALL)
   m.body_mass[1] = np.nan
   mjm.body_mass[1] = np.nan
   physics.set_mjcb_control(lambda model, data: data.ctrl.__setitem__(slice(None), 0.5))

@@ -11,10 +11,11 @@ import mujoco
 import numpy as np
 import pytest
 
+import oracle
+from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics import MJCFError
 from mjgym.physics.mjcf import bodies
-from test_mjcf_errors import assert_located_error
 
 _BODY = '<body name="b">\n<joint name="j"/>\n<geom name="g" size="0.1"/>\n</body>'
 _TWO = _BODY + '\n<geom name="g2" size="0.1" pos="1 0 0"/>'
@@ -198,8 +199,7 @@ def _field(model, name):
 
 @pytest.mark.parametrize("text,fields", [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
 def test_accepted_like_mujoco(text, fields):
-  theirs = mujoco.MjModel.from_xml_string(text)
-  ours = physics.MjModel.from_xml_string(text)
+  theirs, ours = oracle.models(text)
   for name in fields:
     np.testing.assert_allclose(_field(ours, name), _field(theirs, name), rtol=1e-12, atol=0, equal_nan=True,
                                err_msg=name)

@@ -8,6 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
+import oracle
 from mjgym import physics
 from mjgym.physics.mjcf import mesh
 
@@ -405,8 +406,7 @@ def test_inline_mesh_matches_mujoco(attrs):
   given = attrs.format(v=" ".join(map(repr, vert.ravel().tolist())), f=" ".join(str(i) for t in tris for i in t))
   xml = f"""<mujoco><asset><mesh name="m" {given}/></asset><worldbody>
     <body pos="0.1 -0.2 0.3"><freejoint/><geom type="mesh" mesh="m"/></body></worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  m = physics.MjModel.from_xml_string(xml)
+  mjm, m = oracle.models(xml)
   assert m.nmeshvert == mjm.nmeshvert and m.nmeshface == mjm.nmeshface
   # Given faces are kept as given; a point cloud's hull faces may start at another corner or come in another order.
   canonical = lambda faces: sorted(tuple(np.roll(f, -int(np.argmin(f)))) for f in faces.tolist())
@@ -484,8 +484,7 @@ def test_polygons_of_random_hulls_match_mujoco():
   quads = 0
   for seed in range(0, 40, 2):
     assets = {"a.obj": hull_obj(seed), "b.obj": hull_obj(seed + 1)}
-    mjm = mujoco.MjModel.from_xml_string(xml, assets)
-    m = physics.MjModel.from_xml_string(xml, assets)
+    mjm, m = oracle.models(xml, assets)
     np.testing.assert_array_equal(m.mesh_polyadr, mjm.mesh_polyadr)
     np.testing.assert_array_equal(m.mesh_polynum, mjm.mesh_polynum)
     for i in range(2):
@@ -502,8 +501,7 @@ def test_hulls_of_scaled_point_clouds_match_mujoco(scale):
     <worldbody><body><freejoint/><geom type="mesh" mesh="a"/></body></worldbody></mujoco>"""
   for seed in range(10):
     assets = {"a.obj": hull_obj(seed)}
-    mjm = mujoco.MjModel.from_xml_string(xml, assets)
-    m = physics.MjModel.from_xml_string(xml, assets)
+    mjm, m = oracle.models(xml, assets)
     np.testing.assert_array_equal(m.mesh_face, mjm.mesh_face, err_msg=f"seed {seed}")
     np.testing.assert_allclose(m.mesh_vert, mjm.mesh_vert, rtol=0, atol=1e-6)
     check_polygons(m, mjm, 0, normal_atol=1e-12)
@@ -515,8 +513,7 @@ def test_maxhullvert_matches_mujoco():
     xml = f"""<mujoco><asset><mesh name="a" file="a.obj" maxhullvert="{cap}"/></asset>
       <worldbody><body><freejoint/><geom type="mesh" mesh="a"/></body></worldbody></mujoco>"""
     assets = {"a.obj": hull_obj(3)}
-    mjm = mujoco.MjModel.from_xml_string(xml, assets)
-    m = physics.MjModel.from_xml_string(xml, assets)
+    mjm, m = oracle.models(xml, assets)
     np.testing.assert_array_equal(m.mesh_face, mjm.mesh_face, err_msg=f"maxhullvert {cap}")
     assert cap < 0 or len(np.unique(m.mesh_face)) <= cap
     check_polygons(m, mjm, 0, normal_atol=1e-12)
@@ -539,8 +536,7 @@ def test_large_mesh_matches_mujoco():
   xml = """<mujoco><asset><mesh name="s" file="s.stl"/></asset>
     <worldbody><body><freejoint/><geom type="mesh" mesh="s"/></body></worldbody></mujoco>"""
   assets = {"s.stl": _bench_mesh_load().uv_sphere_stl(100000)[0]}
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  m = physics.MjModel.from_xml_string(xml, assets)
+  mjm, m = oracle.models(xml, assets)
   assert mjm.mesh_facenum[0] == 100488 and m.mesh_facenum[0] == mjm.mesh_facenum[0]
   np.testing.assert_array_equal(m.mesh_face, mjm.mesh_face)
   np.testing.assert_allclose(m.mesh_vert, mjm.mesh_vert, rtol=0, atol=1e-6)
@@ -567,8 +563,7 @@ def test_hull_only_for_meshes_that_collide():
       <geom type="mesh" mesh="c" conaffinity="0" pos="2 0 0"/></body>
       <geom name="floor" type="plane" size="5 5 .1"/></worldbody>
     <contact><pair geom1="b" geom2="floor"/></contact></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml, assets)
-  m = physics.MjModel.from_xml_string(xml, assets)
+  mjm, m = oracle.models(xml, assets)
   np.testing.assert_array_equal(m.mesh_polynum, mjm.mesh_polynum)
   assert list(mjm.mesh_polynum[:2]) == [0, 0] and min(mjm.mesh_polynum[2:]) > 0  # flat and a: no hull
   for i in (2, 3):
@@ -586,8 +581,7 @@ def test_mesh_reference_frame_matches_mujoco(ref):
     <worldbody><body><freejoint/><geom type="mesh" mesh="a"/></body></worldbody></mujoco>"""
   assets = {"a.obj": hull_obj(3)}
   plain = mujoco.MjModel.from_xml_string(xml.format(""), assets)
-  mjm = mujoco.MjModel.from_xml_string(xml.format(ref), assets)
-  m = physics.MjModel.from_xml_string(xml.format(ref), assets)
+  mjm, m = oracle.models(xml.format(ref), assets)
   # the reference frame moves the geom (else this test would not test it)
   assert np.abs(plain.geom_pos - mjm.geom_pos).max() + np.abs(plain.geom_quat - mjm.geom_quat).max() > 1e-3
   for field in ("geom_pos", "geom_quat", "mesh_vert", "body_inertia", "body_ipos", "body_mass"):

@@ -1,12 +1,12 @@
-"""Our MJCF compiler against MuJoCo's: every Gymnasium model and every tests/models/*.xml, field by field."""
+"""Our MJCF compiler against MuJoCo's: every Gymnasium model and every tests/models/*.xml, field by field; m.vis."""
 
 import mujoco
 import numpy as np
 import pytest
 
+import oracle
 from mjgym import physics
 from mjgym.physics import types
-from tests import oracle
 
 RTOL = 1e-9
 MODEL_PATHS = [oracle.gym_asset(n) for n in oracle.GYM_MODELS] + sorted(oracle.MODELS_DIR.glob("*.xml"))
@@ -86,8 +86,8 @@ def _same_quats(ours, theirs, name):
 
 @pytest.fixture(scope="module", params=MODEL_PATHS, ids=lambda p: p.stem)
 def models(request):
-  path = request.param
-  return physics.MjModel.from_xml_path(str(path)), mujoco.MjModel.from_xml_path(str(path))
+  ref, ours = oracle.models(request.param)
+  return ours, ref
 
 
 def test_sizes(models):
@@ -149,7 +149,7 @@ def test_excludes_sorted_by_signature_as_mujoco():
     <body name="b"><freejoint/><geom size=".1"/></body><body name="c"><freejoint/><geom size=".1"/></body></worldbody>
     <contact><exclude name="x" body1="c" body2="b"/><exclude name="y" body1="a" body2="b"/>
       <exclude name="z" body1="c" body2="a"/></contact></mujoco>"""
-  ours, theirs = physics.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+  theirs, ours = oracle.models(xml)
   np.testing.assert_array_equal(ours.exclude_signature, theirs.exclude_signature)
   names = [[lib.mj_id2name(m, lib.mjtObj.mjOBJ_EXCLUDE, i) for i in range(3)]
            for lib, m in ((physics, ours), (mujoco, theirs))]
@@ -178,7 +178,7 @@ def test_replicate_as_mujoco(xml):
   """<replicate>: copies in document order, copy k moved and turned k times, names suffixed with sep and the copy's
   number (zero-padded to count's digits, an inner replicate's number first), count 0 giving none: MuJoCo's names
   and frames."""
-  ours, theirs = physics.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+  theirs, ours = oracle.models(xml)
   for objtype, count in ((mujoco.mjtObj.mjOBJ_BODY, theirs.nbody), (mujoco.mjtObj.mjOBJ_JOINT, theirs.njnt),
                          (mujoco.mjtObj.mjOBJ_GEOM, theirs.ngeom), (mujoco.mjtObj.mjOBJ_SITE, theirs.nsite),
                          (mujoco.mjtObj.mjOBJ_CAMERA, theirs.ncam), (mujoco.mjtObj.mjOBJ_LIGHT, theirs.nlight)):
@@ -196,3 +196,22 @@ def test_replicate_refuses_joints():
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(physics.MJCFError, match=r":2: .*<joint>"):
     physics.MjModel.from_xml_string(xml)
+
+
+def test_vis_matches_mujoco():
+  xml = """<mujoco><visual><global fovy="30" azimuth="10"/><map znear="0.02" zfar="80"/>
+    <headlight ambient="0.2 0.2 0.2" active="0"/><quality shadowsize="1024"/></visual>
+    <worldbody><geom size="1"/></worldbody></mujoco>"""
+  mjm, m = oracle.models(xml)
+  for section, names in {"global_": ("fovy", "azimuth", "elevation"), "map": ("znear", "zfar", "haze", "shadowclip"),
+                         "headlight": ("ambient", "diffuse", "specular", "active"),
+                         "quality": ("offsamples", "shadowsize")}.items():
+    for name in names:
+      ours, theirs = getattr(getattr(m.vis, section), name), getattr(getattr(mjm.vis, section), name)
+      np.testing.assert_allclose(ours, theirs, rtol=1e-6, err_msg=f"vis.{section}.{name}")
+  # MuJoCo 4.0.0's default haze colour is white; our compiler keeps MuJoCo 3's default (the renderer's choice)
+  np.testing.assert_allclose(m.vis.rgba.haze, [0.15, 0.25, 0.35, 1.0])
+  with pytest.raises(AttributeError, match="not compiled"):
+    m.vis.scale  # pylint: disable=pointless-statement
+  with pytest.raises(AttributeError, match="not compiled here"):
+    m.vis.global_.orthographic  # pylint: disable=pointless-statement

@@ -2,6 +2,7 @@
 
 import pytest
 
+from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics import MJCFError
 
@@ -132,24 +133,6 @@ CASES = [
                          ids=[c[0] for c in CASES])
 def test_error_is_located(tmp_path, text, line, element, attribute, fragment):
   assert_located_error(tmp_path, text, line, element, attribute, fragment)
-
-
-def assert_located_error(tmp_path, text, line, element, attribute, fragment):
-  """Loading ``text`` from a file raises an MJCFError (a ValueError) whose message starts with that file and
-  ``line`` and names ``<element>``, ``attribute '...'`` (each unless None) and ``fragment``; returns the message."""
-  path = tmp_path / "model.xml"
-  path.write_text(text)
-  with pytest.raises(MJCFError) as info:
-    physics.MjModel.from_xml_path(str(path))
-  message = str(info.value)
-  assert isinstance(info.value, ValueError)
-  assert message.startswith(f"{path}:{line}: "), message
-  if element is not None:
-    assert f"<{element}>" in message, message
-  if attribute is not None:
-    assert f"attribute '{attribute}'" in message, message
-  assert fragment in message, message
-  return message
 
 
 def test_missing_include(tmp_path):

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
+import oracle
+from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics.mjcf.errors import MJCFWarning
 from mjgym.physics.render import scene
-from tests import oracle
-from tests.test_mjcf_errors import assert_located_error
 
 TEX_FIELDS = ("tex_type", "tex_height", "tex_width", "tex_nchannel", "tex_adr", "tex_colorspace", "tex_data")
 
@@ -68,10 +68,6 @@ def _write_images(folder):
   (folder / "srgb.png").write_bytes(_with_srgb_chunk(png))
 
 
-def _load_both(path):
-  return physics.MjModel.from_xml_path(str(path)), mujoco.MjModel.from_xml_path(str(path))
-
-
 def _same_textures(ours, ref):
   assert ours.ntex == ref.ntex and ours.ntexdata == ref.ntexdata
   for name in TEX_FIELDS:
@@ -87,7 +83,7 @@ def test_textures_as_mujoco_stores_them(tmp_path):
   path = tmp_path / "model.xml"
   path.write_text(f'<mujoco><compiler texturedir="textures"/><asset>{TEXTURES}'
                   '<material name="m" texture="grid"/></asset><worldbody/></mujoco>')
-  ours, ref = _load_both(path)
+  ref, ours = oracle.models(path)
   _same_textures(ours, ref)
   assert ours.mat_texid[0] == 0
 
@@ -96,14 +92,16 @@ def test_texture_from_string_with_assets(tmp_path):
   _write_images(tmp_path)
   xml = '<mujoco><asset><texture name="t" type="2d" file="grid.png"/></asset><worldbody/></mujoco>'
   assets = {"grid.png": (tmp_path / "grid.png").read_bytes()}
-  _same_textures(physics.MjModel.from_xml_string(xml, assets), mujoco.MjModel.from_xml_string(xml, assets))
+  ref, ours = oracle.models(xml, assets)
+  _same_textures(ours, ref)
 
 
 def test_ktx_bytes_kept(tmp_path):
   (tmp_path / "t.ktx").write_bytes(bytes(range(40)))
   path = tmp_path / "model.xml"
   path.write_text('<mujoco><asset><texture name="t" type="2d" file="t.ktx"/></asset><worldbody/></mujoco>')
-  _same_textures(*_load_both(path))
+  ref, ours = oracle.models(path)
+  _same_textures(ours, ref)
 
 
 @pytest.mark.parametrize("case, attribute, fragment", [
@@ -218,4 +216,5 @@ def test_png_colour_types(tmp_path):
                      for c in (1, 3, 4))
   path = tmp_path / "model.xml"
   path.write_text(f"<mujoco><asset>{textures}</asset></mujoco>")
-  _same_textures(*_load_both(path))
+  ref, ours = oracle.models(path)
+  _same_textures(ours, ref)

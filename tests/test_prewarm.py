@@ -21,17 +21,6 @@ def test_plan_without_ccd_targets_shares_only_closed_form_stages():
   assert dict(prewarm.plan(["render"], 2)) == {"render": []}
 
 
-def test_stage_shares_cover_every_stage_once_and_balance():
-  from mjgym.physics import _parallel  # pylint: disable=import-outside-toplevel
-  for ccd in (False, True):
-    stages = _parallel._stages(ccd)  # pylint: disable=protected-access
-    shares = _parallel.share(2, ccd, first=_parallel.STRUCTS_SECONDS)
-    assert sorted(i for s in shares for i in s) == list(range(len(stages)))
-    loads = [sum(stages[i][2] for i in s) for s in shares]
-    loads[0] += _parallel.STRUCTS_SECONDS
-    assert max(loads) - min(loads) <= max(c for _, _, c in stages)
-
-
 def test_unknown_target_is_a_clear_error():
   with pytest.raises(ValueError, match="unknown target.*the targets are single"):
     prewarm.run(["single", "everything"])

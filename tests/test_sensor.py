@@ -14,8 +14,6 @@ import pytest
 import oracle
 from mjgym import physics
 from mjgym.physics.mjcf import MJCFError
-from test_smooth import dense_moment
-from test_smooth import dense_ten_j
 
 RTOL = 1e-8
 MODELS = ("sensors", "actuators_full", "tendon_spatial")
@@ -31,13 +29,7 @@ MODEL_FIELDS = ("sensor_type", "sensor_datatype", "sensor_needstage", "sensor_ob
 
 
 def _load(name, constraints=False):
-  path = str(oracle.MODELS_DIR / f"{name}.xml")
-  mjm = mujoco.MjModel.from_xml_path(path)
-  if not constraints:
-    oracle.disable_constraints(mjm)
-  m = physics.MjModel.from_xml_path(path)
-  m.opt.disableflags = mjm.opt.disableflags
-  return mjm, mujoco.MjData(mjm), m, physics.MjData(m)
+  return oracle.load_both(oracle.MODELS_DIR / f"{name}.xml", constraints=constraints)
 
 
 def _compare(mjm, mjd, m, d, what):
@@ -45,12 +37,12 @@ def _compare(mjm, mjd, m, d, what):
   oracle.assert_close(d.actuator_force, mjd.actuator_force, RTOL, f"{what}: actuator_force")
   oracle.assert_close(d.actuator_length, mjd.actuator_length, RTOL, f"{what}: actuator_length")
   oracle.assert_close(d.actuator_velocity, mjd.actuator_velocity, RTOL, f"{what}: actuator_velocity")
-  oracle.assert_close(d.actuator_moment, dense_moment(mjm, mjd), RTOL, f"{what}: actuator_moment")
+  oracle.assert_close(d.actuator_moment, oracle.dense_moment(mjm, mjd), RTOL, f"{what}: actuator_moment")
   oracle.assert_close(d.act, mjd.act, RTOL, f"{what}: act")
   oracle.assert_close(d.act_dot, mjd.act_dot, RTOL, f"{what}: act_dot")
   oracle.assert_close(d.ten_length, mjd.ten_length, RTOL, f"{what}: ten_length")
   oracle.assert_close(d.ten_velocity, mjd.ten_velocity, RTOL, f"{what}: ten_velocity")
-  oracle.assert_close(d.ten_J, dense_ten_j(mjm, mjd), RTOL, f"{what}: ten_J")
+  oracle.assert_close(d.ten_J, oracle.dense_ten_j(mjm, mjd), RTOL, f"{what}: ten_J")
   np.testing.assert_array_equal(d.ten_wrapadr, mjd.ten_wrapadr, f"{what}: ten_wrapadr")
   np.testing.assert_array_equal(d.ten_wrapnum, mjd.ten_wrapnum, f"{what}: ten_wrapnum")
   # MuJoCo leaves stale values beyond the wrap points in use; only those in use mean something
@@ -74,12 +66,7 @@ def test_compiled_fields_match_mujoco(name):
 def test_random_states_match_mujoco(name):
   """At 40 random states: sensordata, actuator length/velocity/moment/force, act_dot, tendons, wrap points."""
   mjm, mjd, m, d = _load(name)
-  rng = np.random.default_rng(1)
-  for k in range(40):
-    oracle.random_state(mjm, mjd, rng)
-    oracle.copy_state(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+  for k, _ in enumerate(oracle.forward_states(mjm, mjd, m, d, 1, 40)):
     _compare(mjm, mjd, m, d, f"{name} state {k}")
 
 
@@ -92,8 +79,7 @@ def test_rollout_with_random_controls_matches_mujoco(name, integrator):
   """100 steps of random controls from a random state: each step's sensordata (evaluated by the step's
   forward pass) and state, then every derived field after mj_forward at the new state."""
   mjm, mjd, m, d = _load(name)
-  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
-  m.opt.integrator = int(getattr(physics.mjtIntegrator, integrator))
+  oracle.set_options(mjm, m, integrator=integrator)
   rng = np.random.default_rng(2)
   oracle.random_state(mjm, mjd, rng, scale=0.3)
   oracle.copy_state(mjd, d)
@@ -117,14 +103,9 @@ def test_rollout_with_random_controls_matches_mujoco(name, integrator):
 def test_position_sensors_with_limits_active():
   """Limit positions/velocities and every position/velocity sensor with joint and tendon limits enabled."""
   mjm, mjd, m, d = _load("sensors", constraints=True)
-  rng = np.random.default_rng(3)
   stages = (int(mujoco.mjtStage.mjSTAGE_POS), int(mujoco.mjtStage.mjSTAGE_VEL))
   active = 0
-  for _ in range(40):
-    oracle.random_state(mjm, mjd, rng)
-    oracle.copy_state(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+  for _ in oracle.forward_states(mjm, mjd, m, d, 3, 40):
     for i in range(mjm.nsensor):
       if mjm.sensor_needstage[i] in stages:
         adr, dim = mjm.sensor_adr[i], mjm.sensor_dim[i]
@@ -242,12 +223,7 @@ def test_constraint_force_sensors_match_mujoco():
   m.opt.disableflags = mjm.opt.disableflags
   ball = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_JOINT, "ball")
   rows = {"joint": 0, "ball": 0, "tendon": 0}
-  rng = np.random.default_rng(4)
-  for k in range(100):
-    oracle.random_state(mjm, mjd, rng)
-    oracle.copy_state(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    physics.mj_forward(m, d)
+  for k, _ in enumerate(oracle.forward_states(mjm, mjd, m, d, 4, 100)):
     np.testing.assert_array_equal(d.efc_type[:d.nefc], mjd.efc_type, f"state {k}: efc_type")
     np.testing.assert_array_equal(d.efc_id[:d.nefc], mjd.efc_id, f"state {k}: efc_id")
     oracle.assert_close(d.efc_force[:d.nefc], mjd.efc_force, RTOL, f"state {k}: efc_force")
@@ -290,60 +266,6 @@ def test_touch_force_and_accelerometer_with_contacts():
   assert d.sensordata[0] > 80 and d.sensordata[1] > 5 and d.sensordata[2] == 0.0
 
 
-# --------------------------------------------------------------- length range ----
-
-LENGTHRANGE_EXTRA = ('<motor name="motor" joint="shoulder"/>'
-                     '<muscle name="given" joint="shoulder" lengthrange="-0.5 0.5"/>'
-                     '<general name="muscle_dynamics_only" joint="elbow" dyntype="muscle"/>')
-
-
-@pytest.mark.parametrize("options", [
-    "",
-    '<lengthrange accel="50" tolrange="0.01"/>',
-    '<lengthrange mode="all" maxforce="5" timeconst="0.5" timestep="0.005"/>',
-    '<lengthrange mode="muscleuser" useexisting="false"/>',
-])
-def test_muscle_lengthrange_by_simulation_matches_mujoco(options):
-  """actuator_lengthrange found by the compiler's simulation (<compiler><lengthrange>) is MuJoCo's to 1e-9.
-
-  tests/models/muscle_lengthrange.xml: muscles on a spatial tendon over two limited hinges, on a tendon
-  limited by geometry only, on a limited joint and on a fixed tendon; plus a motor (simulated under
-  mode="all"), a muscle with a given range (kept unless useexisting="false") and a muscle-dynamics-only
-  actuator (never simulated). Both simulations settle on the same soft-limit equilibria (measured: at
-  most 2e-10 apart; the soft limits let the elbow pass its range by 6e-4 to 2.4e-3, more with more accel).
-  """
-  xml = (oracle.MODELS_DIR / "muscle_lengthrange.xml").read_text()
-  xml = xml.replace("<worldbody>", f"<compiler>{options}</compiler><worldbody>")
-  xml = xml.replace("</actuator>", LENGTHRANGE_EXTRA + "</actuator>")
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  m = physics.MjModel.from_xml_string(xml)
-  oracle.assert_close(m.actuator_lengthrange, mjm.actuator_lengthrange, 1e-9, "actuator_lengthrange")
-  elbow = m.actuator_lengthrange[2]
-  assert -5e-3 < elbow[0] < 0.0 and np.radians(120) < elbow[1] < np.radians(120) + 5e-3
-  oracle.assert_close(m.actuator_lengthrange[1], [0.4, 0.6], 1e-9, "belt (limited by geometry)")
-
-
-@pytest.mark.parametrize("xml, message", [
-    ('<actuator><muscle joint="j"/></actuator>', "did not settle"),
-    ('<actuator><muscle joint="free_j"/></actuator>', "is empty"),
-    ('<compiler><lengthrange inttotal="1" interval="2"/></compiler><actuator><muscle joint="lim"/></actuator>',
-     "did not settle"),
-    ('<compiler><lengthrange timeconst="0"/></compiler>', "timeconst must be positive"),
-    ('<compiler><lengthrange timestep="-0.01"/></compiler>', "timestep must be non-negative"),
-])
-def test_lengthrange_simulation_errors(xml, message):
-  """Unlimited or immobile transmissions, an unsettled simulation and bad options fail at load, named."""
-  model = f"""<mujoco><worldbody><body name="b"><joint name="j"/><geom size="0.1"/></body>
-    <body name="f"><freejoint name="free_j"/><geom size="0.1"/></body>
-    <body name="c" pos="1 0 0"><joint name="lim" range="-30 40"/><geom size="0.1" pos="0.2 0 0"/></body>
-    </worldbody>{xml}</mujoco>"""
-  with pytest.raises(MJCFError, match=message):
-    physics.MjModel.from_xml_string(model)
-  if "lengthrange" in xml and "muscle" in xml:
-    with pytest.raises(ValueError, match="did not converge"):
-      mujoco.MjModel.from_xml_string(model)
-
-
 # --------------------------------------------------------- tendon side sites ----
 
 
@@ -370,7 +292,7 @@ def test_sidesite_inside_wrap_geom_matches_mujoco():
     np.testing.assert_array_equal(d.wrap_obj.ravel()[:used], mjd.wrap_obj.ravel()[:used], f"state {k}: wrap_obj")
     oracle.assert_close(d.wrap_xpos.reshape(-1, 3)[:used], mjd.wrap_xpos.reshape(-1, 3)[:used], 1e-6,
                         f"state {k}: wrap_xpos")
-    oracle.assert_close(d.ten_J, dense_ten_j(mjm, mjd), 1e-5, f"state {k}: ten_J")
+    oracle.assert_close(d.ten_J, oracle.dense_ten_j(mjm, mjd), 1e-5, f"state {k}: ten_J")
     seen.update((t, int(n)) for t, n in enumerate(mjd.ten_wrapnum))
   # both tendons went straight through their geom at some states and bent at its surface at others
   assert seen == {(0, 2), (0, 4), (1, 2), (1, 4)}, seen
@@ -413,7 +335,7 @@ def test_adhesion_with_contacts_matches_mujoco():
     mujoco.mj_step(mjm, mjd)
     physics.mj_step(m, d)
     assert d.ncon == mjd.ncon, f"step {k}: ncon"
-    oracle.assert_close(d.actuator_moment, dense_moment(mjm, mjd), 1e-8, f"step {k}: actuator_moment")
+    oracle.assert_close(d.actuator_moment, oracle.dense_moment(mjm, mjd), 1e-8, f"step {k}: actuator_moment")
     oracle.assert_close(d.actuator_force, mjd.actuator_force, 1e-8, f"step {k}: actuator_force")
     oracle.assert_close(d.qfrc_actuator, mjd.qfrc_actuator, 1e-8, f"step {k}: qfrc_actuator")
     oracle.assert_close(d.qpos, mjd.qpos, 1e-6, f"step {k}: qpos")

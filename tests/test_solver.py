@@ -24,15 +24,8 @@ DROP = """
 SHAPES = {"box": ".1 .08 .06", "sphere": ".1", "capsule": ".05 .15"}
 
 
-def _trajectory_error(xml_or_path, nstep, ctrl=None, is_path=False):
-  if is_path:
-    mjm = mujoco.MjModel.from_xml_path(xml_or_path)
-    m = physics.MjModel.from_xml_path(xml_or_path)
-  else:
-    mjm = mujoco.MjModel.from_xml_string(xml_or_path)
-    m = physics.MjModel.from_xml_string(xml_or_path)
-  mjd = mujoco.MjData(mjm)
-  d = physics.MjData(m)
+def _trajectory_error(source, nstep, ctrl=None):
+  mjm, mjd, m, d = oracle.load_both(source)
   worst = 0.0
   for t in range(nstep):
     if ctrl is not None:
@@ -54,7 +47,7 @@ def test_drop_on_plane_follows_mujoco(shape):
 def test_hopper_fixed_controls_follows_mujoco():
   rng = np.random.default_rng(0)
   ctrl = rng.uniform(-1, 1, (200, 3))
-  err = _trajectory_error(str(oracle.gym_asset("hopper")), 200, ctrl, is_path=True)
+  err = _trajectory_error(oracle.gym_asset("hopper"), 200, ctrl)
   assert err <= 1e-6, f"hopper: max |qpos - mujoco| = {err:.2e}"
 
 

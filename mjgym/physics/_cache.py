@@ -2,8 +2,8 @@
 
 numba keys a cached function on its own source file only, so a kernel whose callee changed in another module would
 silently keep stale machine code. Here every mjgym module's cache lives in a directory named after a hash of the
-module's *import closure*: its own source and the source of every mjgym module it imports, transitively (imports
-anywhere in the file count, so does the numba version). A kernel can only reach code through the modules its file
+module's *import closure*: its own source and the source of every mjgym module it imports, transitively (module-level
+imports count, and so does the numba version). A kernel can only reach code through the modules its file
 imports, so an edit invalidates exactly the modules that can have compiled it in: edit ``collision/convex.py`` and
 the collision driver, ``forward`` and ``batch`` recompile, while ``smooth``, ``passive`` or ``sensor`` load from the
 cache as before. Only module-level imports count (kernels cannot import), and a package's ``__init__`` only where a
