@@ -41,27 +41,29 @@ from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import solver
 from mjgym.physics import support
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import EnableBit
+from mjgym.physics.constants import DSBL_ACTUATION
+from mjgym.physics.constants import DSBL_AUTORESET
+from mjgym.physics.constants import DSBL_DAMPER
+from mjgym.physics.constants import DSBL_EULERDAMP
+from mjgym.physics.constants import ENBL_ENERGY
+from mjgym.physics.constants import INT_IMPLICIT
+from mjgym.physics.constants import INT_IMPLICITFAST
+from mjgym.physics.constants import INT_RK4
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
+from mjgym.physics.constants import WARN_BADQACC
+from mjgym.physics.constants import WARN_BADQPOS
+from mjgym.physics.constants import WARN_BADQVEL
 from mjgym.physics.types import IntegratorType
-from mjgym.physics.types import JointType
 from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import SensorType
 from mjgym.physics.types import SolverType
 from mjgym.physics.types import Stage
-from mjgym.physics.types import Warning
 
 # Butcher tableau of the classic 4th-order Runge-Kutta method.
 _RK4_A = np.array([[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
 _RK4_B = np.array([1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0])
 _RK4_C = np.array([0.5, 0.5, 1.0])
-
-# numba reads IntFlag members poorly; plain ints it folds into constants.
-_DSBL_AUTORESET = int(DisableBit.AUTORESET)
-_DSBL_EULERDAMP = int(DisableBit.EULERDAMP)
-_DSBL_DAMPER = int(DisableBit.DAMPER)
-_DSBL_ACTUATION = int(DisableBit.ACTUATION)
-_ENBL_ENERGY = int(EnableBit.ENERGY)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -123,7 +125,7 @@ def _warn_and_reset(m, d, warning, index):
   count 1 and every other count is 0 (the env layer consumes divergence counts each step, so it sees every
   reset). Without autoreset the count goes up by one.
   """
-  if not _disabled(m, _DSBL_AUTORESET):
+  if not _disabled(m, DSBL_AUTORESET):
     reset_data(m, d)
   d.warning_number[warning] += 1
   d.warning_lastinfo[warning] = index
@@ -198,7 +200,7 @@ def _forward_position(m, d, sensors, narrow):
   fwd_position(m, d, narrow)
   if sensors:
     sensor.sensor_pos(m, d)
-  if m.opt_enableflags[0] & _ENBL_ENERGY:
+  if m.opt_enableflags[0] & ENBL_ENERGY:
     energy.energy_pos(m, d)
   else:
     d.energy[0] = 0.0
@@ -211,7 +213,7 @@ def _forward_velocity_end(m, d, sensors):
   smooth.rne(m, d)
   if sensors:
     sensor.sensor_vel(m, d)
-  if m.opt_enableflags[0] & _ENBL_ENERGY:
+  if m.opt_enableflags[0] & ENBL_ENERGY:
     energy.energy_vel(m, d)
 
 
@@ -249,11 +251,11 @@ def integrate_pos(m, qpos, qvel, h):
     qadr = m.jnt_qposadr[j]
     dadr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    if jtype == JointType.FREE:
+    if jtype == JNT_FREE:
       for k in range(3):
         qpos[qadr + k] += h * qvel[dadr + k]
       math.quat_integrate(qpos[qadr + 3:qadr + 7], qvel[dadr + 3:dadr + 6], h)
-    elif jtype == JointType.BALL:
+    elif jtype == JNT_BALL:
       math.quat_integrate(qpos[qadr:qadr + 4], qvel[dadr:dadr + 3], h)
     else:
       qpos[qadr] += h * qvel[dadr]
@@ -279,7 +281,7 @@ def _advance(m, d, act_dot, qacc, qvel):
 def euler(m, d):
   """Semi-implicit Euler; joint damping is integrated implicitly, as in MuJoCo, unless eulerdamp is off."""
   damped = False
-  if not _disabled(m, _DSBL_EULERDAMP) and not _disabled(m, _DSBL_DAMPER):
+  if not _disabled(m, DSBL_EULERDAMP) and not _disabled(m, DSBL_DAMPER):
     for i in range(m.nv):
       if m.dof_damping[i] > 0:
         damped = True
@@ -356,9 +358,9 @@ def _rotation_stage_velocity(m, f, dX, h):
   """
   for j in range(m.njnt):
     jtype = m.jnt_type[j]
-    if jtype == JointType.BALL:
+    if jtype == JNT_BALL:
       adr = m.jnt_dofadr[j]
-    elif jtype == JointType.FREE:
+    elif jtype == JNT_FREE:
       adr = m.jnt_dofadr[j] + 3
     else:
       continue
@@ -390,7 +392,7 @@ def _smooth_vel_derivative(m, d, full):
   nv = m.nv
   qDeriv = d.qDeriv
   qDeriv[:, :] = 0.0
-  if not _disabled(m, _DSBL_DAMPER):
+  if not _disabled(m, DSBL_DAMPER):
     for i in range(nv):
       qDeriv[i, i] -= m.dof_damping[i]
     for t in range(m.ntendon):
@@ -402,7 +404,7 @@ def _smooth_vel_derivative(m, d, full):
             for j in range(nv):
               qDeriv[i, j] -= b * ji * d.ten_J[t, j]
     passive.fluid_vel_derivative(m, d, qDeriv)
-  if not _disabled(m, _DSBL_ACTUATION):
+  if not _disabled(m, DSBL_ACTUATION):
     actuation.force_vel_derivative(m, d, qDeriv)
   # MuJoCo keeps qDeriv on the pairs of dofs of one kinematic tree: couplings across trees (a damped
   # tendon spanning two trees) are left explicit.
@@ -414,7 +416,7 @@ def _smooth_vel_derivative(m, d, full):
     _bias_vel_derivative(m, d, qDeriv, 0, nv, False)
     return
   for j in range(m.njnt):
-    if m.jnt_type[j] == JointType.FREE and _is_leaf(m, m.jnt_bodyid[j]):
+    if m.jnt_type[j] == JNT_FREE and _is_leaf(m, m.jnt_bodyid[j]):
       adr = m.jnt_dofadr[j]
       _bias_vel_derivative(m, d, qDeriv, adr, adr + 6, True)
 
@@ -491,7 +493,7 @@ def implicit(m, d):
   """
   nv = m.nv
   h = m.opt_timestep[0]
-  _smooth_vel_derivative(m, d, m.opt_integrator[0] == IntegratorType.IMPLICIT)
+  _smooth_vel_derivative(m, d, m.opt_integrator[0] == INT_IMPLICIT)
   qacc = d.scratch_nv[1]
   for i in range(nv):
     qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
@@ -520,12 +522,12 @@ def step(m, d, nstep, narrow, parts=3):
 @njit(cache=True, error_model="numpy")
 def step_forward(m, d, narrow):
   """The first part of a step: state checks and forward dynamics (user sensors are filled after it)."""
-  _check(m, d, d.qpos, Warning.BADQPOS)
-  _check(m, d, d.qvel, Warning.BADQVEL)
+  _check(m, d, d.qpos, WARN_BADQPOS)
+  _check(m, d, d.qvel, WARN_BADQVEL)
   forward(m, d, narrow)
   # a bad qacc resets the world, which is then forwarded once more and not checked again (mj_checkAcc); without
   # autoreset the bad qacc stays
-  if _check(m, d, d.qacc, Warning.BADQACC) and not _disabled(m, _DSBL_AUTORESET):
+  if _check(m, d, d.qacc, WARN_BADQACC) and not _disabled(m, DSBL_AUTORESET):
     forward(m, d, narrow)
 
 
@@ -533,9 +535,9 @@ def step_forward(m, d, narrow):
 def step_integrate(m, d, narrow):
   """The second part of a step: the model's integrator."""
   integrator = m.opt_integrator[0]
-  if integrator == IntegratorType.RK4:
+  if integrator == INT_RK4:
     rungekutta4(m, d, narrow)
-  elif integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+  elif integrator == INT_IMPLICIT or integrator == INT_IMPLICITFAST:
     implicit(m, d)
   else:
     euler(m, d)
@@ -616,8 +618,8 @@ PART_INTEGRATE = 5     # mj_step2's integrator: implicit / implicitfast, else Eu
 @njit(cache=True, error_model="numpy", inline="always")
 def _apply_part(m, d, part, narrow):
   if part == PART_CHECK_STATE:
-    _check(m, d, d.qpos, Warning.BADQPOS)
-    _check(m, d, d.qvel, Warning.BADQVEL)
+    _check(m, d, d.qpos, WARN_BADQPOS)
+    _check(m, d, d.qvel, WARN_BADQVEL)
   elif part == PART_POSITION:
     _forward_position(m, d, True, narrow)
     _velocity_to_passive(m, d)
@@ -626,11 +628,11 @@ def _apply_part(m, d, part, narrow):
   elif part == PART_ACCELERATION:
     _forward_acceleration(m, d, True)
   elif part == PART_CHECK_ACC:
-    if _check(m, d, d.qacc, Warning.BADQACC):
+    if _check(m, d, d.qacc, WARN_BADQACC):
       return 1
   elif part == PART_INTEGRATE:
     integrator = m.opt_integrator[0]
-    if integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+    if integrator == INT_IMPLICIT or integrator == INT_IMPLICITFAST:
       implicit(m, d)
     else:
       euler(m, d)
@@ -673,8 +675,8 @@ _LAZY = (
     (solver._solve_pgs, (), lambda f, o: o[1] == SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_primal, (), lambda f, o: o[1] != SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_noslip, (), lambda f, o: o[2] > 0),  # pylint: disable=protected-access
-    (energy.energy_pos, (), lambda f, o: o[3] & _ENBL_ENERGY),
-    (energy.energy_vel, (), lambda f, o: o[3] & _ENBL_ENERGY),
+    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY),
+    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY),
     (smooth.tendon, (), lambda f, o: f["ntendon"] > 0),
     (constraint._equality, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
     (constraint._equality_velocity, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access

@@ -10,7 +10,14 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import math
-from mjgym.physics.types import GeomType
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_HFIELD
+from mjgym.physics.constants import GEOM_MESH
+from mjgym.physics.constants import GEOM_PLANE
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.types import MINVAL
 
 _NONE = -1.0
@@ -300,7 +307,7 @@ def ray_shape(m, gtype, size, pos, mat, dataid, pnt, vec):
   mesh or height field of those types."""
   p = math.mat_t_vec(mat, (pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]))
   v = math.mat_t_vec(mat, vec)
-  if gtype == GeomType.PLANE:
+  if gtype == GEOM_PLANE:
     # planes are seen from their front (+z) side only
     if v[2] > -MINVAL:
       return _NONE
@@ -311,21 +318,21 @@ def ray_shape(m, gtype, size, pos, mat, dataid, pnt, vec):
     if (size[0] > 0.0 and abs(p[0] + t * v[0]) > size[0]) or (size[1] > 0.0 and abs(p[1] + t * v[1]) > size[1]):
       return _NONE
     return t
-  if gtype == GeomType.HFIELD:
+  if gtype == GEOM_HFIELD:
     return _hfield(m, dataid, p, v)[0]
-  if gtype == GeomType.SPHERE:
+  if gtype == GEOM_SPHERE:
     return _sphere(p, v, size[0])
-  if gtype == GeomType.CAPSULE:
+  if gtype == GEOM_CAPSULE:
     return _nearest(_disc_or_side(p, v, size[0], size[1]), _capsule_ends(p, v, size[0], size[1]))
-  if gtype == GeomType.ELLIPSOID:
+  if gtype == GEOM_ELLIPSOID:
     ps = (p[0] / size[0], p[1] / size[1], p[2] / size[2])
     vs = (v[0] / size[0], v[1] / size[1], v[2] / size[2])
     return _sphere(ps, vs, 1.0)
-  if gtype == GeomType.CYLINDER:
+  if gtype == GEOM_CYLINDER:
     return _nearest(_disc_or_side(p, v, size[0], size[1]), _caps(p, v, size[0], size[1]))
-  if gtype == GeomType.BOX:
+  if gtype == GEOM_BOX:
     return _box(p, v, size)
-  if gtype == GeomType.MESH:
+  if gtype == GEOM_MESH:
     return _mesh(m, p, v, dataid)
   return _NONE
 

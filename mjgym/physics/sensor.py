@@ -19,21 +19,18 @@ from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
-from mjgym.physics.types import ConstraintType
+from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
+from mjgym.physics.constants import CNSTR_LIMIT_JOINT
+from mjgym.physics.constants import CNSTR_LIMIT_TENDON
+from mjgym.physics.constants import DSBL_CONSTRAINT
+from mjgym.physics.constants import DSBL_LIMIT
+from mjgym.physics.constants import DSBL_SENSOR
+from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.types import DataType
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType as S
 from mjgym.physics.types import Stage
-
-_DSBL_SENSOR = int(DisableBit.SENSOR)
-_DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
-_DSBL_LIMIT = int(DisableBit.LIMIT)
-_LIMIT_JOINT = int(ConstraintType.LIMIT_JOINT)
-_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
-_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
 
 
 # ------------------------------------------------------------------------------------- object frames ----
@@ -122,7 +119,7 @@ def _cutoff(m, d, i):
 
 @njit(cache=True, error_model="numpy")
 def _limits_active(m):
-  return (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_LIMIT)) == 0
+  return (m.opt_disableflags[0] & (DSBL_CONSTRAINT | DSBL_LIMIT)) == 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -147,7 +144,7 @@ def _joint_limit(m, d, j):
   if not _limits_active(m) or not m.jnt_limited[j]:
     return 0, 0.0
   qadr = m.jnt_qposadr[j]
-  if m.jnt_type[j] == JointType.BALL:
+  if m.jnt_type[j] == JNT_BALL:
     q = math.normalize4(d.qpos[qadr:qadr + 4])
     v = math.quat_to_vel(q, 1.0)
     angle = pymath.sqrt(math.dot3(v, v))
@@ -181,7 +178,7 @@ def _contact_normal_force(d, c):
   first = d.contact_efc_address[c]
   if first < 0:
     return 0.0
-  if d.efc_type[first] != _CONTACT_PYRAMIDAL:
+  if d.efc_type[first] != CNSTR_CONTACT_PYRAMIDAL:
     return d.efc_force[first]
   f = 0.0
   for k in range(2 * (d.contact_dim[c] - 1)):
@@ -226,7 +223,7 @@ def _limit_force(d, efc_type, objid):
 
 @njit(cache=True, error_model="numpy")
 def _enabled(m):
-  return m.nsensor > 0 and (m.opt_disableflags[0] & _DSBL_SENSOR) == 0
+  return m.nsensor > 0 and (m.opt_disableflags[0] & DSBL_SENSOR) == 0
 
 
 @_link.lazy
@@ -327,7 +324,7 @@ def sensor_vel(m, d):
       side, _ = _joint_limit(m, d, objid)
       if side == 0:
         out[0] = 0.0
-      elif m.jnt_type[objid] == JointType.BALL:
+      elif m.jnt_type[objid] == JNT_BALL:
         out[0] = _ball_limit_velocity(m, d, objid)
       else:
         out[0] = side * d.qvel[m.jnt_dofadr[objid]]
@@ -423,9 +420,9 @@ def _sensor_acc(m, d):
           s += d.actuator_force[a]
       out[0] = s
     elif stype == S.JOINTLIMITFRC:
-      out[0] = _limit_force(d, _LIMIT_JOINT, objid)
+      out[0] = _limit_force(d, CNSTR_LIMIT_JOINT, objid)
     elif stype == S.TENDONLIMITFRC:
-      out[0] = _limit_force(d, _LIMIT_TENDON, objid)
+      out[0] = _limit_force(d, CNSTR_LIMIT_TENDON, objid)
     elif stype == S.FRAMELINACC or stype == S.FRAMEANGACC:
       pos, _, body = _object_pose(m, d, m.sensor_objtype[i], objid)
       alpha, a = _point_acceleration(m, d, body, pos)

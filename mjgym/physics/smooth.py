@@ -14,24 +14,24 @@ from mjgym.physics import _link
 from mjgym.physics import constraint  # circular: constraint uses smooth's solvers
 from mjgym.physics import math
 from mjgym.physics import support
+from mjgym.physics.constants import CNSTR_FRICTION_TENDON
+from mjgym.physics.constants import CNSTR_LIMIT_TENDON
+from mjgym.physics.constants import DSBL_DAMPER
+from mjgym.physics.constants import DSBL_GRAVITY
+from mjgym.physics.constants import DSBL_SPRING
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
+from mjgym.physics.constants import JNT_HINGE
+from mjgym.physics.constants import JNT_SLIDE
+from mjgym.physics.constants import SAMEFRAME_BODY
+from mjgym.physics.constants import SAMEFRAME_BODYROT
+from mjgym.physics.constants import SAMEFRAME_INERTIA
+from mjgym.physics.constants import SAMEFRAME_NONE
+from mjgym.physics.constants import WARN_INERTIA
 from mjgym.physics.types import CamLightType
-from mjgym.physics.types import ConstraintType
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
-from mjgym.physics.types import SameFrame
 from mjgym.physics.types import TrnType
-from mjgym.physics.types import Warning
 from mjgym.physics.types import WrapType
-
-# numba cannot apply & to IntFlag members; plain ints are compile-time constants.
-_DSBL_GRAVITY = int(DisableBit.GRAVITY)
-_DSBL_SPRING = int(DisableBit.SPRING)
-_DSBL_DAMPER = int(DisableBit.DAMPER)
-_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
-_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
-_SAMEFRAME_NONE = int(SameFrame.NONE)
-_WARN_INERTIA = int(Warning.INERTIA)
 
 
 @njit(cache=True, error_model="numpy")
@@ -60,17 +60,17 @@ def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
   A frame the compiler found on the body or inertial frame (``sameframe``) copies that frame, as MuJoCo does,
   so geoms and sites there get bitwise its numbers.
   """
-  if sameframe == SameFrame.BODY:
+  if sameframe == SAMEFRAME_BODY:
     _store(out_pos, (d.xpos[b, 0], d.xpos[b, 1], d.xpos[b, 2]))
-  elif sameframe == SameFrame.INERTIA:
+  elif sameframe == SAMEFRAME_INERTIA:
     _store(out_pos, (d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2]))
   else:
     _store(out_pos, _add(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
-  if sameframe == SameFrame.NONE:
+  if sameframe == SAMEFRAME_NONE:
     math.quat_to_mat(out_mat, math.quat_mul(d.xquat[b], quat))
   else:
     # element by element: numba's slice assignment takes its general broadcasting path, slow on 9 numbers
-    src = d.xmat if sameframe == SameFrame.BODY or sameframe == SameFrame.BODYROT else d.ximat
+    src = d.xmat if sameframe == SAMEFRAME_BODY or sameframe == SAMEFRAME_BODYROT else d.ximat
     for k in range(9):
       out_mat[k] = src[b, k]
 
@@ -92,7 +92,7 @@ def kinematics(m, d):
   for i in range(1, m.nbody):
     jntadr = m.body_jntadr[i]
     jntnum = m.body_jntnum[i]
-    if jntnum > 0 and m.jnt_type[jntadr] == JointType.FREE:
+    if jntnum > 0 and m.jnt_type[jntadr] == JNT_FREE:
       qadr = m.jnt_qposadr[jntadr]
       xp = (d.qpos[qadr], d.qpos[qadr + 1], d.qpos[qadr + 2])
       xq = math.normalize4(d.qpos[qadr + 3:qadr + 7])
@@ -116,11 +116,11 @@ def kinematics(m, d):
         anchor = _add(xp, math.rot_vec_quat(m.jnt_pos[j], xq))
         _store(d.xaxis[j], axis)
         _store(d.xanchor[j], anchor)
-        if jtype == JointType.SLIDE:
+        if jtype == JNT_SLIDE:
           s = d.qpos[qadr] - m.qpos0[qadr]
           xp = (xp[0] + s * axis[0], xp[1] + s * axis[1], xp[2] + s * axis[2])
         else:
-          if jtype == JointType.BALL:
+          if jtype == JNT_BALL:
             qloc = math.normalize4(d.qpos[qadr:qadr + 4])
           else:
             qloc = math.axis_angle_to_quat(m.jnt_axis[j], d.qpos[qadr] - m.qpos0[qadr])
@@ -186,13 +186,13 @@ def com_pos(m, d):
     dofadr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
     offset = _sub(d.subtree_com[m.body_rootid[b]], d.xanchor[j])
-    if jtype == JointType.SLIDE:
+    if jtype == JNT_SLIDE:
       d.cdof[dofadr, :3] = 0.0
       d.cdof[dofadr, 3:] = d.xaxis[j]
-    elif jtype == JointType.HINGE:
+    elif jtype == JNT_HINGE:
       _dof_com(d.cdof[dofadr], d.xaxis[j], offset)
     else:
-      if jtype == JointType.FREE:
+      if jtype == JNT_FREE:
         # translations along the world axes, rotations about the body axes
         for k in range(3):
           d.cdof[dofadr + k] = 0.0
@@ -249,7 +249,7 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
     _store(out_pos, _add(d.subtree_com[b], poscom0))
     out_mat[:] = mat0
     return
-  _local_to_global(d, b, pos, quat, _SAMEFRAME_NONE, out_pos, out_mat)
+  _local_to_global(d, b, pos, quat, SAMEFRAME_NONE, out_pos, out_mat)
   if (mode == CamLightType.TARGETBODY or mode == CamLightType.TARGETBODYCOM) and target >= 0:
     tpos = d.xpos[target] if mode == CamLightType.TARGETBODY else d.subtree_com[target]
     # cameras look along -z; keep x horizontal (orthogonal to world z), y completes the frame
@@ -368,10 +368,10 @@ def transmission(m, d):
       jtype = m.jnt_type[idx]
       qadr = m.jnt_qposadr[idx]
       dofadr = m.jnt_dofadr[idx]
-      if jtype == JointType.HINGE or jtype == JointType.SLIDE:
+      if jtype == JNT_HINGE or jtype == JNT_SLIDE:
         d.actuator_length[i] = gear[0] * d.qpos[qadr]
         d.actuator_moment[i, dofadr] = gear[0]
-      elif jtype == JointType.BALL:
+      elif jtype == JNT_BALL:
         quat = math.normalize4(d.qpos[qadr:qadr + 4])
         axis = _gear_axis(trntype, gear[:3], quat)
         d.actuator_length[i] = math.dot3(math.quat_to_vel(quat, 1.0), axis)
@@ -630,8 +630,8 @@ def factor_m(m, d):
 def warn_inertia(d, nsmall, last):
   """Counts ``nsmall`` INERTIA warnings (pivots of a mass-like matrix raised to MINVAL), the last at dof ``last``."""
   if nsmall > 0:
-    d.warning_number[_WARN_INERTIA] += nsmall
-    d.warning_lastinfo[_WARN_INERTIA] = last
+    d.warning_number[WARN_INERTIA] += nsmall
+    d.warning_lastinfo[WARN_INERTIA] = last
 
 
 @_link.separate
@@ -653,8 +653,8 @@ def _com_vel(m, d, qvel, cvel, cdof_dot):
     for j in range(m.body_jntadr[i], m.body_jntadr[i] + m.body_jntnum[i]):
       dofadr = m.jnt_dofadr[j]
       jtype = m.jnt_type[j]
-      if jtype == JointType.FREE or jtype == JointType.BALL:
-        if jtype == JointType.FREE:
+      if jtype == JNT_FREE or jtype == JNT_BALL:
+        if jtype == JNT_FREE:
           # world-aligned translations do not rotate with the body
           for k in range(3):
             cdof_dot[dofadr + k] = 0.0
@@ -688,7 +688,7 @@ def _body_forces(m, d, qvel, qacc, use_qacc, cvel, cdof_dot, cacc, cfrc):
   """Forward RNE pass: cacc of every body, then cfrc = cinert cacc + cvel ×f (cinert cvel)."""
   # gravity enters as an upward acceleration of the world
   cacc[0, :] = 0.0
-  if (m.opt_disableflags[0] & _DSBL_GRAVITY) == 0:
+  if (m.opt_disableflags[0] & DSBL_GRAVITY) == 0:
     for k in range(3):
       cacc[0, 3 + k] = -m.opt_gravity[k]
   for i in range(1, m.nbody):
@@ -740,19 +740,19 @@ def _tendon_force(m, d, t):
   """Scalar force along tendon t (positive lengthens): spring, damper, actuators and constraint rows."""
   f = 0.0
   flags = m.opt_disableflags[0]
-  if (flags & _DSBL_SPRING) == 0:
+  if (flags & DSBL_SPRING) == 0:
     length = d.ten_length[t]
     if length > m.tendon_lengthspring[t, 1]:
       f += m.tendon_stiffness[t] * (m.tendon_lengthspring[t, 1] - length)
     elif length < m.tendon_lengthspring[t, 0]:
       f += m.tendon_stiffness[t] * (m.tendon_lengthspring[t, 0] - length)
-  if (flags & _DSBL_DAMPER) == 0:
+  if (flags & DSBL_DAMPER) == 0:
     f -= m.tendon_damping[t] * d.ten_velocity[t]
   for i in range(m.nu):
     if m.actuator_trntype[i] == TrnType.TENDON and m.actuator_trnid[i, 0] == t:
       f += m.actuator_gear[i, 0] * d.actuator_force[i]
   for r in range(d.nefc[0]):
-    if (d.efc_type[r] == _LIMIT_TENDON or d.efc_type[r] == _FRICTION_TENDON) and d.efc_id[r] == t:
+    if (d.efc_type[r] == CNSTR_LIMIT_TENDON or d.efc_type[r] == CNSTR_FRICTION_TENDON) and d.efc_id[r] == t:
       f += d.efc_force[r]
   return f
 

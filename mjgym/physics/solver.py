@@ -26,27 +26,21 @@ from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import smooth
-from mjgym.physics.types import ConstraintState
-from mjgym.physics.types import ConstraintType
-from mjgym.physics.types import DisableBit
+from mjgym.physics.constants import CNSTRSTATE_CONE
+from mjgym.physics.constants import CNSTRSTATE_LINEARNEG
+from mjgym.physics.constants import CNSTRSTATE_LINEARPOS
+from mjgym.physics.constants import CNSTRSTATE_QUADRATIC
+from mjgym.physics.constants import CNSTRSTATE_SATISFIED
+from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
+from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
+from mjgym.physics.constants import CNSTR_EQUALITY
+from mjgym.physics.constants import CNSTR_FRICTION_DOF
+from mjgym.physics.constants import CNSTR_FRICTION_TENDON
+from mjgym.physics.constants import DSBL_WARMSTART
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import NISLAND
 from mjgym.physics.types import NSOLVER
 from mjgym.physics.types import SolverType
-
-_SATISFIED = int(ConstraintState.SATISFIED)
-_QUADRATIC = int(ConstraintState.QUADRATIC)
-_LINEARNEG = int(ConstraintState.LINEARNEG)
-_LINEARPOS = int(ConstraintState.LINEARPOS)
-_CONE = int(ConstraintState.CONE)
-
-_EQUALITY = int(ConstraintType.EQUALITY)
-_FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
-_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
-_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
-_CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
-
-_DSBL_WARMSTART = int(DisableBit.WARMSTART)
 
 # rows of d.solver_vec
 _MA, _GRAD, _MGRAD, _SEARCH, _MV, _MGRAD_OLD, _QFRC, _TMP, _QACC0, _GRAD_OLD = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
@@ -152,26 +146,26 @@ def update_constraint(m, d):
     jar = d.efc_jar[i]
     dd = d.efc_D[i]
     ctype = d.efc_type[i]
-    if ctype == _EQUALITY:
+    if ctype == CNSTR_EQUALITY:
       d.efc_force[i] = -dd * jar
-      d.efc_state[i] = _QUADRATIC
+      d.efc_state[i] = CNSTRSTATE_QUADRATIC
       cost += 0.5 * dd * jar * jar
-    elif ctype == _FRICTION_DOF or ctype == _FRICTION_TENDON:
+    elif ctype == CNSTR_FRICTION_DOF or ctype == CNSTR_FRICTION_TENDON:
       fl = d.efc_frictionloss[i]
       r = d.efc_R[i]
       if jar <= -r * fl:
         d.efc_force[i] = fl
-        d.efc_state[i] = _LINEARNEG
+        d.efc_state[i] = CNSTRSTATE_LINEARNEG
         cost += -fl * jar - 0.5 * r * fl * fl
       elif jar >= r * fl:
         d.efc_force[i] = -fl
-        d.efc_state[i] = _LINEARPOS
+        d.efc_state[i] = CNSTRSTATE_LINEARPOS
         cost += fl * jar - 0.5 * r * fl * fl
       else:
         d.efc_force[i] = -dd * jar
-        d.efc_state[i] = _QUADRATIC
+        d.efc_state[i] = CNSTRSTATE_QUADRATIC
         cost += 0.5 * dd * jar * jar
-    elif ctype == _CONTACT_ELLIPTIC:
+    elif ctype == CNSTR_CONTACT_ELLIPTIC:
       c = d.efc_id[i]
       dim = _block_rows(d, i)
       mu = d.contact_mu[c]
@@ -179,33 +173,33 @@ def update_constraint(m, d):
       if u0 >= tn:
         for k in range(dim):
           d.efc_force[i + k] = 0.0
-          d.efc_state[i + k] = _SATISFIED
+          d.efc_state[i + k] = CNSTRSTATE_SATISFIED
       elif mu * mu * u0 + tn <= 0.0:
         for k in range(dim):
           jk = d.efc_jar[i + k]
           d.efc_force[i + k] = -d.efc_D[i + k] * jk
-          d.efc_state[i + k] = _QUADRATIC
+          d.efc_state[i + k] = CNSTRSTATE_QUADRATIC
           cost += 0.5 * d.efc_D[i + k] * jk * jk
       else:
         cc = dd / (1.0 + mu * mu)
         delta = u0 - tn
         cost += 0.5 * cc * delta * delta
         d.efc_force[i] = -cc * delta
-        d.efc_state[i] = _CONE
+        d.efc_state[i] = CNSTRSTATE_CONE
         for k in range(1, dim):
           fr = d.contact_friction[c, k - 1]
           d.efc_force[i + k] = cc * delta * fr * fr * d.efc_jar[i + k] / tn
-          d.efc_state[i + k] = _CONE
+          d.efc_state[i + k] = CNSTRSTATE_CONE
       i += dim
       continue
     else:
       if jar < 0.0:
         d.efc_force[i] = -dd * jar
-        d.efc_state[i] = _QUADRATIC
+        d.efc_state[i] = CNSTRSTATE_QUADRATIC
         cost += 0.5 * dd * jar * jar
       else:
         d.efc_force[i] = 0.0
-        d.efc_state[i] = _SATISFIED
+        d.efc_state[i] = CNSTRSTATE_SATISFIED
     i += 1
   return cost
 
@@ -227,11 +221,11 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
     jar = d.efc_jar[i] + alpha * jv
     dd = d.efc_D[i]
     ctype = d.efc_type[i]
-    if ctype == _EQUALITY:
+    if ctype == CNSTR_EQUALITY:
       cost += 0.5 * dd * jar * jar
       d1 += dd * jar * jv
       d2 += dd * jv * jv
-    elif ctype == _FRICTION_DOF or ctype == _FRICTION_TENDON:
+    elif ctype == CNSTR_FRICTION_DOF or ctype == CNSTR_FRICTION_TENDON:
       fl = d.efc_frictionloss[i]
       r = d.efc_R[i]
       if jar <= -r * fl:
@@ -244,7 +238,7 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
         cost += 0.5 * dd * jar * jar
         d1 += dd * jar * jv
         d2 += dd * jv * jv
-    elif ctype == _CONTACT_ELLIPTIC:
+    elif ctype == CNSTR_CONTACT_ELLIPTIC:
       c = d.efc_id[i]
       dim = _block_rows(d, i)
       mu = d.contact_mu[c]
@@ -425,13 +419,13 @@ def _hessian(m, d):
   i = 0
   while i < nefc:
     state = d.efc_state[i]
-    if d.efc_type[i] == _CONTACT_ELLIPTIC:
+    if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC:
       c = d.efc_id[i]
       dim = _block_rows(d, i)
-      if state == _QUADRATIC:
+      if state == CNSTRSTATE_QUADRATIC:
         for k in range(dim):
           _add_rank(h, d.efc_J[i + k], d.efc_D[i + k], nv)
-      elif state == _CONE:
+      elif state == CNSTRSTATE_CONE:
         # ∂²s/∂u² = c [v vᵀ - (δ / T) (0 ⊕ (I - û ûᵀ))], v = (1, -û), mapped by u = S jar
         mu = d.contact_mu[c]
         cc = d.efc_D[i] / (1.0 + mu * mu)
@@ -459,7 +453,7 @@ def _hessian(m, d):
         _add_rank(h, tmp, -w, nv)
       i += dim
       continue
-    if state == _QUADRATIC:
+    if state == CNSTRSTATE_QUADRATIC:
       _add_rank(h, d.efc_J[i], d.efc_D[i], nv)
     i += 1
   for p in range(nv):
@@ -487,7 +481,7 @@ def _primal(m, d, newton):
   # warm start: the better of last step's qacc and the unconstrained one
   qacc[:] = d.qacc_smooth
   cost = _evaluate(m, d, qacc)
-  if not (m.opt_disableflags[0] & _DSBL_WARMSTART):
+  if not (m.opt_disableflags[0] & DSBL_WARMSTART):
     d.solver_vec[_QACC0] = d.qacc_warmstart
     if _evaluate(m, d, d.solver_vec[_QACC0]) <= cost:  # a tie keeps the warm start, as MuJoCo does
       qacc[:] = d.qacc_warmstart
@@ -601,7 +595,7 @@ def _stats(d, it, improvement, gradient, neval):
     d.solver_neval[it] = neval
     nactive = 0
     for i in range(d.nefc[0]):
-      if d.efc_state[i] != _SATISFIED:
+      if d.efc_state[i] != CNSTRSTATE_SATISFIED:
         nactive += 1
     d.solver_nactive[it] = nactive
 
@@ -731,24 +725,24 @@ def _dual_state(d, ne, nf, nefc, rows):
   f = d.efc_force
   nactive = ne + nf
   for c in range(ne):
-    d.efc_state[rows[c]] = _QUADRATIC
+    d.efc_state[rows[c]] = CNSTRSTATE_QUADRATIC
   for c in range(ne, ne + nf):
     i = rows[c]
     fl = d.efc_frictionloss[i]
     if f[i] <= -fl:
-      d.efc_state[i] = _LINEARPOS
+      d.efc_state[i] = CNSTRSTATE_LINEARPOS
     elif f[i] >= fl:
-      d.efc_state[i] = _LINEARNEG
+      d.efc_state[i] = CNSTRSTATE_LINEARNEG
     else:
-      d.efc_state[i] = _QUADRATIC
+      d.efc_state[i] = CNSTRSTATE_QUADRATIC
   c = ne + nf
   while c < nefc:
     i = rows[c]
-    if d.efc_type[i] != _CONTACT_ELLIPTIC:
+    if d.efc_type[i] != CNSTR_CONTACT_ELLIPTIC:
       if f[i] <= 0.0:
-        d.efc_state[i] = _SATISFIED
+        d.efc_state[i] = CNSTRSTATE_SATISFIED
       else:
-        d.efc_state[i] = _QUADRATIC
+        d.efc_state[i] = CNSTRSTATE_QUADRATIC
         nactive += 1
       c += 1
       continue
@@ -762,12 +756,12 @@ def _dual_state(d, ne, nf, nefc, rows):
       t2 += ft * ft
     t = pymath.sqrt(t2)
     if mu * fn >= t:
-      state = _SATISFIED
+      state = CNSTRSTATE_SATISFIED
     elif fn + mu * t <= 0.0:
-      state = _QUADRATIC
+      state = CNSTRSTATE_QUADRATIC
       nactive += dim
     else:
-      state = _CONE
+      state = CNSTRSTATE_CONE
       nactive += dim
     for k in range(dim):
       d.efc_state[i + k] = state
@@ -966,7 +960,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     blocks[nblocks] = c
     nblocks += 1
     i = rows[c]
-    c += _block_rows(d, i) if d.efc_type[i] == _CONTACT_ELLIPTIC else 1
+    c += _block_rows(d, i) if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC else 1
   # a fixed seed each call: the same problem is always visited in the same orders
   _, rng = _pcg32(np.uint64(0))
   it = 0
@@ -986,7 +980,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       c = ne + nf
       while c < nefc:
         i = rows[c]
-        elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
+        elliptic = d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC
         dim = _block_rows(d, i) if elliptic else 1
         _project(d, i, dim, elliptic)
         c += dim
@@ -1003,7 +997,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     for b in range(nblocks):
       c = blocks[b]
       i = rows[c]
-      elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
+      elliptic = d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC
       dim = _block_rows(d, i) if elliptic else 1
       _residual(m, d, res, i, dim, False)
       for k in range(dim):
@@ -1097,7 +1091,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
     while c < nefc:
       i = rows[c]
       ctype = d.efc_type[i]
-      if ctype == _CONTACT_PYRAMIDAL:
+      if ctype == CNSTR_CONTACT_PYRAMIDAL:
         dim = _block_rows(d, i)
         # each pair of opposing pyramid edges: redistribute their sum, which fixes the normal force
         for j in range(i, i + 2 * (dim - 1), 2):
@@ -1125,7 +1119,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
               force[j + 1] = mid - y
           improvement -= _cost_change(ac, force, old, res, j, 2, dvec)
         c += max(1, 2 * (dim - 1))
-      elif ctype == _CONTACT_ELLIPTIC:
+      elif ctype == CNSTR_CONTACT_ELLIPTIC:
         dim = _block_rows(d, i)
         _residual(m, d, res, i + 1, dim - 1, True)
         for k in range(dim - 1):
@@ -1158,7 +1152,7 @@ def _pgs_warmstart(m, d):
   """efc_force from last step's qacc (the primal forces there), or zero when those raise the dual cost."""
   nefc = d.nefc[0]
   f = d.efc_force
-  if m.opt_disableflags[0] & _DSBL_WARMSTART:
+  if m.opt_disableflags[0] & DSBL_WARMSTART:
     d.qacc[:] = d.qacc_smooth
     f[:nefc] = 0.0
     return

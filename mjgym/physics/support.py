@@ -7,7 +7,7 @@ from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import math
-from mjgym.physics.types import GeomType
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.types import MINVAL
 
 
@@ -179,7 +179,7 @@ def wrap(m, d, g, side, p0, p1):
   if has_side:
     sp = d.site_xpos[side]
     sd = math.mat_t_vec(mat, (sp[0] - pos[0], sp[1] - pos[1], sp[2] - pos[2]))
-  is_sphere = m.geom_type[g] == GeomType.SPHERE
+  is_sphere = m.geom_type[g] == GEOM_SPHERE
   # a side site inside the geom; for a cylinder, within its length too: MuJoCo does not wrap "inside" for a
   # side site beyond the cylinder's ends, although the wrap itself treats the cylinder as infinite
   if is_sphere:

@@ -38,18 +38,15 @@ from mjgym.physics.collision.primitive import sub
 from mjgym.physics.collision.primitive import to_local
 from mjgym.physics.collision.primitive import to_world
 from mjgym.physics.collision.primitive import vec
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import GeomType
-
-_DSBL_MULTICCD = int(DisableBit.MULTICCD)
-_DSBL_NATIVECCD = int(DisableBit.NATIVECCD)
-_HFIELD = int(GeomType.HFIELD)
-_SPHERE = int(GeomType.SPHERE)
-_CAPSULE = int(GeomType.CAPSULE)
-_ELLIPSOID = int(GeomType.ELLIPSOID)
-_CYLINDER = int(GeomType.CYLINDER)
-_BOX = int(GeomType.BOX)
-_MESH = int(GeomType.MESH)
+from mjgym.physics.constants import DSBL_MULTICCD
+from mjgym.physics.constants import DSBL_NATIVECCD
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_HFIELD
+from mjgym.physics.constants import GEOM_MESH
+from mjgym.physics.constants import GEOM_SPHERE
 
 _TINY = 1e-15
 _EPA_FLOOR = 1e-10
@@ -68,11 +65,11 @@ def shape(m, d, g):
   z = (0.0, 0.0, 0.0)
   prism = (z, z, z, z, z, z)
   adr = num = 0
-  if t == _HFIELD:
+  if t == GEOM_HFIELD:
     q = d.col_prism
     prism = ((q[0, 0], q[0, 1], q[0, 2]), (q[1, 0], q[1, 1], q[1, 2]), (q[2, 0], q[2, 1], q[2, 2]),
              (q[3, 0], q[3, 1], q[3, 2]), (q[4, 0], q[4, 1], q[4, 2]), (q[5, 0], q[5, 1], q[5, 2]))
-  elif t == _MESH:
+  elif t == GEOM_MESH:
     mid = m.geom_dataid[g]
     adr, num = m.mesh_hulladr[mid], m.mesh_hullnum[mid]
   p, r, s = d.geom_xpos, d.geom_xmat, m.geom_size
@@ -91,30 +88,30 @@ def support(m, sh, u):
   ``sh`` is the geom's ``shape``; a height field stands for its prism being collided.
   """
   t, c, mat, s, adr, num, prism = sh
-  if t == _HFIELD:
+  if t == GEOM_HFIELD:
     best, bestv = 0, -math.inf
     for k in range(6):
       v = dot(prism[k], u)
       if v > bestv:
         best, bestv = k, v
     return prism[best]
-  if t == _SPHERE:
+  if t == GEOM_SPHERE:
     return c
   lu = to_local(mat, u)
-  if t == _CAPSULE:
+  if t == GEOM_CAPSULE:
     return addscl(c, axis(mat, 2), s[1] if lu[2] >= 0 else -s[1])
-  if t == _ELLIPSOID:
+  if t == GEOM_ELLIPSOID:
     su = (s[0] * lu[0], s[1] * lu[1], s[2] * lu[2])
     n = norm(su)
     if n < _TINY:
       return c
     k = 1.0 / n
     return add(c, to_world(mat, (s[0] * su[0] * k, s[1] * su[1] * k, s[2] * su[2] * k)))
-  if t == _CYLINDER:
+  if t == GEOM_CYLINDER:
     rho = math.sqrt(lu[0] * lu[0] + lu[1] * lu[1])
     k = s[0] / rho if rho > _TINY else 0.0
     return add(c, to_world(mat, (lu[0] * k, lu[1] * k, s[1] if lu[2] >= 0 else -s[1])))
-  if t == _BOX:
+  if t == GEOM_BOX:
     return add(c, to_world(mat, (s[0] if lu[0] >= 0 else -s[0], s[1] if lu[1] >= 0 else -s[1],
                                   s[2] if lu[2] >= 0 else -s[2])))
   # Mesh: the hull vertex of largest projection.
@@ -130,7 +127,7 @@ def support(m, sh, u):
 @njit(cache=True, error_model="numpy")
 def _center(sh):
   """A point inside a geom: its origin, or the centroid of a height field's prism."""
-  if sh[0] != _HFIELD:
+  if sh[0] != GEOM_HFIELD:
     return sh[1]
   c = (0.0, 0.0, 0.0)
   for k in range(6):
@@ -141,7 +138,7 @@ def _center(sh):
 @njit(cache=True, error_model="numpy")
 def _core_radius(sh):
   """The radius by which a sphere or capsule exceeds its core; 0 for shapes used whole."""
-  return sh[3][0] if sh[0] == _SPHERE or sh[0] == _CAPSULE else 0.0
+  return sh[3][0] if sh[0] == GEOM_SPHERE or sh[0] == GEOM_CAPSULE else 0.0
 
 
 @njit(cache=True, error_model="numpy", inline='always')
@@ -339,7 +336,7 @@ def convex(m, d, g1, g2, margin, i0):
   if dist > margin:
     return 0
   # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
-  if (m.opt_disableflags[0] & (_DSBL_MULTICCD | _DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
+  if (m.opt_disableflags[0] & (DSBL_MULTICCD | DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
     cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, addscl(pa, nrm, r1), addscl(pb, nrm, -r2))
     if cnt > 0:
       return cnt

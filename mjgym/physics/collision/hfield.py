@@ -28,11 +28,9 @@ from mjgym.physics.collision.primitive import sub
 from mjgym.physics.collision.primitive import to_local
 from mjgym.physics.collision.primitive import to_world
 from mjgym.physics.collision.primitive import vec
-from mjgym.physics.types import GeomType
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.types import MAXCONPAIR
-
-_SPHERE = int(GeomType.SPHERE)
-_CAPSULE = int(GeomType.CAPSULE)
 
 
 @njit(cache=True, error_model="numpy")
@@ -91,7 +89,7 @@ def hfield_convex(m, d, gh, g, margin, i0):
   nrow, ncol, adr = m.hfield_nrow[hid], m.hfield_ncol[hid], m.hfield_adr[hid]
   sh = convex.shape(m, d, g)
   t = m.geom_type[g]
-  radius = m.geom_size[g, 0] if t == _SPHERE or t == _CAPSULE else 0.0
+  radius = m.geom_size[g, 0] if t == GEOM_SPHERE or t == GEOM_CAPSULE else 0.0
   # The geom's extent along the height field's axes, grown by the margin.
   o = vec(d.geom_xpos[gh])
   mh = d.geom_xmat[gh]

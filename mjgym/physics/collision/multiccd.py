@@ -58,12 +58,10 @@ from mjgym.physics.collision.primitive import sub
 from mjgym.physics.collision.primitive import to_local
 from mjgym.physics.collision.primitive import to_world
 from mjgym.physics.collision.primitive import vec
-from mjgym.physics.types import GeomType
-
-_CAPSULE = int(GeomType.CAPSULE)
-_CYLINDER = int(GeomType.CYLINDER)
-_BOX = int(GeomType.BOX)
-_MESH = int(GeomType.MESH)
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_MESH
 
 # A face counts as facing the normal within this cosine, an edge as perpendicular to it below this sine (measured).
 _FACE_COS = 0.996
@@ -89,8 +87,8 @@ _POLY_MAX = 30
 def applies(m, g1, g2):
   """Whether the pair is one this module handles: boxes, meshes and cylinders, and capsules against them."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
-  return (t1 == _CAPSULE or t1 == _CYLINDER or t1 == _BOX or t1 == _MESH) and (t2 == _CYLINDER or t2 == _BOX
-                                                                                or t2 == _MESH)
+  return ((t1 == GEOM_CAPSULE or t1 == GEOM_CYLINDER or t1 == GEOM_BOX or t1 == GEOM_MESH)
+          and (t2 == GEOM_CYLINDER or t2 == GEOM_BOX or t2 == GEOM_MESH))
 
 
 @njit(cache=True, error_model="numpy")
@@ -102,7 +100,7 @@ def _put(d, slot, p):
 @njit(cache=True, error_model="numpy")
 def _nface(m, g):
   """Number of faces of box or mesh g (a mesh's are its compiled polygons)."""
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     return 6
   return m.mesh_polynum[m.geom_dataid[g]]
 
@@ -113,7 +111,7 @@ def _face(m, d, g, f, slot):
   slot when slot >= 0; returns their number and the world outward normal."""
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     s = m.geom_size[g]
     k, sg = f // 2, 1.0 - 2.0 * (f % 2)
     nrm = scl(axis(mat, k), sg)
@@ -152,7 +150,7 @@ def _face_point(m, d, g, f):
   """A world point on the plane of face f of box or mesh g."""
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     k, sg = f // 2, 1.0 - 2.0 * (f % 2)
     return addscl(c, axis(mat, k), sg * m.geom_size[g, k])
   mid = m.geom_dataid[g]
@@ -172,7 +170,7 @@ def _support_edge(m, d, g, u, slot, w):
   c = vec(d.geom_xpos[g])
   mat = d.geom_xmat[g]
   lu = to_local(mat, u)
-  if m.geom_type[g] == _CAPSULE or m.geom_type[g] == _CYLINDER:
+  if m.geom_type[g] == GEOM_CAPSULE or m.geom_type[g] == GEOM_CYLINDER:
     a = axis(mat, 2)
     h = m.geom_size[g, 1]
     rel = sub(w, c)
@@ -180,7 +178,7 @@ def _support_edge(m, d, g, u, slot, w):
     _put(d, slot, addscl(line, a, -h))
     _put(d, slot + 1, addscl(line, a, h))
     return abs(lu[2])
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     s = m.geom_size[g]
     e = 0
     for i in range(1, 3):
@@ -228,7 +226,7 @@ def _feature(m, d, g, u, slot, w):
   """
   none = (0.0, 0.0, 0.0)
   t = m.geom_type[g]
-  if t == _CYLINDER:
+  if t == GEOM_CYLINDER:
     mat = d.geom_xmat[g]
     a = axis(mat, 2)
     ca = dot(a, u)
@@ -243,7 +241,7 @@ def _feature(m, d, g, u, slot, w):
         ang = sg * 2.0 * math.pi * k / _CAP_SIDES
         _put(d, slot + k, addscl(addscl(cen, ax, r * math.cos(ang)), ay, r * math.sin(ang)))
       return _FACE, _CAP_SIDES, scl(a, sg)
-  elif t != _CAPSULE:
+  elif t != GEOM_CAPSULE:
     best, bestc = -1, -math.inf
     for f in range(_nface(m, g)):
       k, fn = _face(m, d, g, f, -1)
@@ -265,7 +263,7 @@ def _face_along(m, d, g, slot, e, ends):
   hold those ends, the one whose normal is most perpendicular to e; when found it replaces the edge in col_vert[2]
   from slot. Returns (corners, outward normal), 0 corners when there is none.
   """
-  if m.geom_type[g] != _BOX and m.geom_type[g] != _MESH:
+  if m.geom_type[g] != GEOM_BOX and m.geom_type[g] != GEOM_MESH:
     return 0, (0.0, 0.0, 0.0)
   p0, p1 = vec(d.col_vert[2, slot]), vec(d.col_vert[2, slot + 1])
   ue = scl(e, 1.0 / norm(e))
@@ -360,14 +358,14 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   # A box's edge against a cylinder's cap where the collider's witness point on the box is a corner of that edge
   # (the edge's deeper end lies over the cap): MuJoCo keeps the collider's one contact (measured). When the witness
   # lies inside the edge (the deeper end beyond the rim, or the edge level with the cap) it clips the edge.
-  if ka == _FACE and kb == _EDGE and m.geom_type[g1] == _CYLINDER and m.geom_type[g2] == _BOX:
+  if ka == _FACE and kb == _EDGE and m.geom_type[g1] == GEOM_CYLINDER and m.geom_type[g2] == GEOM_BOX:
     if _at_end(d, _SLOT_B, wb, m.geom_rbound[g2]):
       return 0
-  if kb == _FACE and ka == _EDGE and m.geom_type[g2] == _CYLINDER and m.geom_type[g1] == _BOX:
+  if kb == _FACE and ka == _EDGE and m.geom_type[g2] == GEOM_CYLINDER and m.geom_type[g1] == GEOM_BOX:
     if _at_end(d, _SLOT_A, wa, m.geom_rbound[g1]):
       return 0
   # A cylinder's cap against a face of B is clipped by B's face (measured), every other face of A clips B's feature.
-  ref_a = ka == _FACE and not (kb == _FACE and m.geom_type[g1] == _CYLINDER)
+  ref_a = ka == _FACE and not (kb == _FACE and m.geom_type[g1] == GEOM_CYLINDER)
   if ref_a:
     # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
@@ -382,7 +380,7 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
     for t in range(3):
       d.col_vert[0, q, t] = d.col_vert[2, sub_slot + q, t]
   # A cap is clipped by planes through B's edges parallel to the cap's normal (measured), not B's.
-  spread = ka == _FACE and kb == _FACE and m.geom_type[g1] == _CYLINDER
+  spread = ka == _FACE and kb == _FACE and m.geom_type[g1] == GEOM_CYLINDER
   cnt, row = _clip(d, nsub, ref, kref, fa if spread else fn)
   origin = vec(d.col_vert[2, ref])
   # A clipped cap keeps 4 of its points spread around it: those of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 among the n

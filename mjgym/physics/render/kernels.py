@@ -29,16 +29,14 @@ import numpy as np
 from numba import njit
 from numba import prange
 
-from mjgym.physics.types import GeomType
-
-PLANE = int(GeomType.PLANE)
-HFIELD = int(GeomType.HFIELD)
-SPHERE = int(GeomType.SPHERE)
-CAPSULE = int(GeomType.CAPSULE)
-ELLIPSOID = int(GeomType.ELLIPSOID)
-CYLINDER = int(GeomType.CYLINDER)
-BOX = int(GeomType.BOX)
-MESH = int(GeomType.MESH)
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_HFIELD
+from mjgym.physics.constants import GEOM_MESH
+from mjgym.physics.constants import GEOM_PLANE
+from mjgym.physics.constants import GEOM_SPHERE
 
 LIGHT_SIZE = 26
 INF = 1e30
@@ -178,7 +176,7 @@ def _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, b, c, tmin):
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _hit_primitive(gtype, size, ox, oy, oz, dx, dy, dz, tmin):
   """Nearest hit of a non-mesh geom; the ray is in the geom's frame."""
-  if gtype == PLANE:
+  if gtype == GEOM_PLANE:
     if dz == 0.0:
       return INF
     t = -oz / dz
@@ -190,23 +188,23 @@ def _hit_primitive(gtype, size, ox, oy, oz, dx, dy, dz, tmin):
     if size[1] > 0.0 and abs(oy + t * dy) > size[1]:
       return INF
     return t
-  if gtype == SPHERE:
+  if gtype == GEOM_SPHERE:
     return _hit_sphere(ox, oy, oz, dx, dy, dz, size[0], tmin)
-  if gtype == ELLIPSOID:
+  if gtype == GEOM_ELLIPSOID:
     # a unit sphere in coordinates scaled by the semi-axes; scaling keeps the ray parameter
     return _hit_sphere(ox / size[0], oy / size[1], oz / size[2], dx / size[0], dy / size[1], dz / size[2],
                        1.0, tmin)
-  if gtype == CAPSULE:
+  if gtype == GEOM_CAPSULE:
     r, h = size[0], size[1]
     t = _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin)
     t = min(t, _hit_sphere(ox, oy, oz - h, dx, dy, dz, r, tmin))
     return min(t, _hit_sphere(ox, oy, oz + h, dx, dy, dz, r, tmin))
-  if gtype == CYLINDER:
+  if gtype == GEOM_CYLINDER:
     r, h = size[0], size[1]
     t = _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin)
     t = min(t, _hit_disk(ox, oy, oz, dx, dy, dz, r, h, tmin))
     return min(t, _hit_disk(ox, oy, oz, dx, dy, dz, r, -h, tmin))
-  if gtype == BOX:
+  if gtype == GEOM_BOX:
     return _hit_box(ox, oy, oz, dx, dy, dz, size[0], size[1], size[2], tmin)
   return INF
 
@@ -214,21 +212,21 @@ def _hit_primitive(gtype, size, ox, oy, oz, dx, dy, dz, tmin):
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _local_normal(gtype, size, x, y, z):
   """Outward unit normal at a surface point, in the geom's frame."""
-  if gtype == PLANE:
+  if gtype == GEOM_PLANE:
     return 0.0, 0.0, 1.0
-  if gtype == SPHERE:
+  if gtype == GEOM_SPHERE:
     nx, ny, nz = x, y, z
-  elif gtype == ELLIPSOID:
+  elif gtype == GEOM_ELLIPSOID:
     nx, ny, nz = x / (size[0] * size[0]), y / (size[1] * size[1]), z / (size[2] * size[2])
-  elif gtype == CAPSULE:
+  elif gtype == GEOM_CAPSULE:
     zc = min(max(z, -size[1]), size[1])
     nx, ny, nz = x, y, z - zc
-  elif gtype == CYLINDER:
+  elif gtype == GEOM_CYLINDER:
     # the caps where the point is closer to a cap plane than to the side
     if size[1] - abs(z) < size[0] - math.sqrt(x * x + y * y):
       return 0.0, 0.0, 1.0 if z > 0 else -1.0
     nx, ny, nz = x, y, 0.0
-  elif gtype == BOX:
+  elif gtype == GEOM_BOX:
     ax, ay, az = abs(x) / size[0], abs(y) / size[1], abs(z) / size[2]
     if ax >= ay and ax >= az:
       return 1.0 if x > 0 else -1.0, 0.0, 0.0
@@ -470,7 +468,7 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
     gt = gtype[g]
     size = gsize[g]
     vadr = fadr = fnum = 0
-    if gt == MESH or gt == HFIELD:
+    if gt == GEOM_MESH or gt == GEOM_HFIELD:
       m = gdataid[g]
       vadr, fadr, fnum = mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m]
     for i in range(rect[g, 0], rect[g, 1]):
@@ -480,14 +478,14 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
         dx = ax + u * bx + v * cx
         dy = ay + u * by + v * cy
         dz = az + u * bz + v * cz
-        if gt == MESH:
+        if gt == GEOM_MESH:
           t, k = _nearest_in_mesh(mesh_vert, mesh_face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, znear,
                                   depth[i, j])
           if k >= 0:
             depth[i, j] = t
             gid[i, j] = g
             elem[i, j] = k
-        elif gt == HFIELD:
+        elif gt == GEOM_HFIELD:
           t, k = _hit_hfield(mesh_vert, vadr, size[2], ox, oy, oz, dx, dy, dz, znear, depth[i, j])
           if t < depth[i, j]:
             depth[i, j] = t
@@ -578,14 +576,14 @@ def mirror_rects(cam, gtype, gbox, gvis, gm, gxpos, gxmat, rect):
   """rect[:, 4:8]: for each visible reflective plane, the pixels where mirror images of other geoms can show."""
   for g in range(gtype.shape[0]):
     rect[g, 4] = rect[g, 5] = rect[g, 6] = rect[g, 7] = 0
-    if not gvis[g] or gtype[g] != PLANE or gm[g, 7] <= 0:
+    if not gvis[g] or gtype[g] != GEOM_PLANE or gm[g, 7] <= 0:
       continue
     nx, ny, nz = gxmat[g, 2], gxmat[g, 5], gxmat[g, 8]
     i0 = j0 = INF
     i1 = j1 = -INF
     full = False
     for h in range(gtype.shape[0]):
-      if h == g or not gvis[h] or gtype[h] == PLANE or full:
+      if h == g or not gvis[h] or gtype[h] == GEOM_PLANE or full:
         continue
       for k in range(8):
         wx, wy, wz = _box_corner(gbox, gxpos, gxmat, h, k)
@@ -608,13 +606,13 @@ def shadow_rects(cam, gtype, gbox, gvis, gxpos, gxmat, light):
     if light[k, 21] <= 0:
       continue
     for p in range(gtype.shape[0]):
-      if full or not gvis[p] or gtype[p] != PLANE:
+      if full or not gvis[p] or gtype[p] != GEOM_PLANE:
         continue
       nx, ny, nz = gxmat[p, 2], gxmat[p, 5], gxmat[p, 8]
       # the plane: n . x = c
       c = nx * gxpos[p, 0] + ny * gxpos[p, 1] + nz * gxpos[p, 2]
       for h in range(gtype.shape[0]):
-        if full or h == p or not gvis[h] or gtype[h] == PLANE:
+        if full or h == p or not gvis[h] or gtype[h] == GEOM_PLANE:
           continue
         for q in range(8):
           wx, wy, wz = _box_corner(gbox, gxpos, gxmat, h, q)
@@ -660,11 +658,11 @@ def _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_fa
   is the mesh face, the height-field code of _hit_hfield, or -1."""
   ox, oy, oz = _to_local(gxpos, gxmat, g, px, py, pz)
   dx, dy, dz = _dir_to_local(gxmat, g, lx, ly, lz)
-  if gtype[g] == MESH:
+  if gtype[g] == GEOM_MESH:
     m = gdataid[g]
     return _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
                             ox, oy, oz, dx, dy, dz, tmin, tmax)
-  if gtype[g] == HFIELD:
+  if gtype[g] == GEOM_HFIELD:
     return _hit_hfield(mesh_vert, mesh_vertadr[gdataid[g]], gsize[g, 2], ox, oy, oz, dx, dy, dz, tmin, tmax)
   t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, tmin)
   return min(t, tmax), -1
@@ -675,7 +673,7 @@ def _occluded(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, m
               gxmat, sph, skip, px, py, pz, lx, ly, lz, tmax):
   """Whether the segment p + t l, 0 < t < tmax (l a unit vector) hits any visible non-plane geom but skip."""
   for g in range(gtype.shape[0]):
-    if g == skip or not gvis[g] or gtype[g] == PLANE:
+    if g == skip or not gvis[g] or gtype[g] == GEOM_PLANE:
       continue
     # bounding sphere first: most geoms are nowhere near the ray
     if _sphere_missed(sph, g, px, py, pz, lx, ly, lz):
@@ -772,12 +770,12 @@ def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_nor
   """Normal (world) and base colour of geom g at world point w seen along d."""
   lx, ly, lz = _to_local(gxpos, gxmat, g, wx, wy, wz)
   gt = gtype[g]
-  if gt == MESH:
+  if gt == GEOM_MESH:
     ox, oy, oz = _to_local(gxpos, gxmat, g, wx - dx, wy - dy, wz - dz)
     ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
     nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, mesh_vertadr[gdataid[g]], e, ox, oy, oz, ddx,
                                 ddy, ddz)
-  elif gt == HFIELD:
+  elif gt == GEOM_HFIELD:
     ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
     nx, ny, nz = _hfield_normal(mesh_vert, mesh_vertadr[gdataid[g]], e, ddx, ddy, ddz)
   else:
@@ -789,7 +787,7 @@ def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_nor
   r, gg, b = gm[g, 0], gm[g, 1], gm[g, 2]
   tex = int(gm[g, 8])
   if tex >= 0:
-    if tt[tex, 12] == 0 and gt == PLANE:
+    if tt[tex, 12] == 0 and gt == GEOM_PLANE:
       # 2d textures on planes: repeated texrepeat times over the plane, or per metre when texuniform
       sx = gm[g, 9]
       sy = gm[g, 10]
@@ -814,7 +812,7 @@ def _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr,
   n: unit world normal facing the viewer; (r, gg, b): base colour; v: unit direction to the viewer; (i, j): the
   pixel (or -1) for skipping shadow rays on planes outside a light's shadow rectangle.
   """
-  on_plane = i >= 0 and gtype[g] == PLANE
+  on_plane = i >= 0 and gtype[g] == GEOM_PLANE
   thr2 = sph[g, 4] * sph[g, 4]
   spec = gm[g, 4]
   shininess = max(gm[g, 5] * 128.0, 1.0)
@@ -894,7 +892,7 @@ def _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mes
   best_g = -1
   best_e = -1
   for h in range(gtype.shape[0]):
-    if h == g or not gvis[h] or gtype[h] == PLANE or _sphere_missed(sph, h, wx, wy, wz, rx, ry, rz):
+    if h == g or not gvis[h] or gtype[h] == GEOM_PLANE or _sphere_missed(sph, h, wx, wy, wz, rx, ry, rz):
       continue
     t, k = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
                      gxmat, h, wx, wy, wz, rx, ry, rz, 1e-6, best)
@@ -924,7 +922,7 @@ def _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
   if g < 0:
     return sky_color(tt, sky, dx, dy, dz)
   wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
-  plane = gtype[g] == PLANE
+  plane = gtype[g] == GEOM_PLANE
   footprint = _plane_footprint(cam, gxmat, g, t, dx, dy, dz) if plane else t / cam[12]
   r, gg, b = _shade_point(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
                           mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, e, wx, wy, wz, dx, dy, dz, footprint,
@@ -973,14 +971,14 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
     gt = gtype[g]
     size = gsize[g]
     m = gxmat[g]
-    vadr = mesh_vertadr[gdataid[g]] if gt == MESH or gt == HFIELD else 0
+    vadr = mesh_vertadr[gdataid[g]] if gt == GEOM_MESH or gt == GEOM_HFIELD else 0
     br, bg, bb = gm[g, 0], gm[g, 1], gm[g, 2]
     # texture: 0 none, 1 a 2d texture on a plane, 2 a checker elsewhere (cube textures: their flat colour)
     tex = int(gm[g, 8])
     kind = 0
     sx = sy = 1.0
     if tex >= 0:
-      if tt[tex, 12] == 0 and gt == PLANE:
+      if tt[tex, 12] == 0 and gt == GEOM_PLANE:
         kind = 1
         sx, sy = gm[g, 9], gm[g, 10]
         if gm[g, 11] == 0 and size[0] > 0:
@@ -1002,12 +1000,12 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
         dz = az + u * bz + v * cz
         t = depth[i, j]
         lx, ly, lz = ox + t * dx, oy + t * dy, oz + t * dz
-        if gt == PLANE:
+        if gt == GEOM_PLANE:
           # the plane's z axis (turned towards the camera below)
           nx, ny, nz = 0.0, 0.0, 1.0
-        elif gt == MESH:
+        elif gt == GEOM_MESH:
           nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, elem[i, j], ox, oy, oz, dx, dy, dz)
-        elif gt == HFIELD:
+        elif gt == GEOM_HFIELD:
           nx, ny, nz = _hfield_normal(mesh_vert, vadr, elem[i, j], dx, dy, dz)
         else:
           nx, ny, nz = _local_normal(gt, size, lx, ly, lz)
@@ -1053,7 +1051,7 @@ def lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, me
                                surf[i, j, 2], surf[i, j, 3], surf[i, j, 4], surf[i, j, 5], wx, wy, wz, -dx / dn,
                                -dy / dn, -dz / dn, shadows, i, j)
         refl = gm[g, 7]
-        if (refl > 0 and mirrors and gtype[g] == PLANE and rect[g, 4] <= i < rect[g, 5]
+        if (refl > 0 and mirrors and gtype[g] == GEOM_PLANE and rect[g, 4] <= i < rect[g, 5]
             and rect[g, 6] <= j < rect[g, 7]):
           found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
                                       mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz,

@@ -10,18 +10,17 @@ import numpy as np
 
 from mjgym.physics.render import kernels
 from mjgym.physics.types import GeomType
+from mjgym.physics.types import LightType
 from mjgym.physics.types import ObjType
+from mjgym.physics.types import WrapType
 
 # MuJoCo's geom rgba default: a geom left at it takes its material's colour.
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-# mjtCamera and mjtLightType.
+# mjtCamera.
 CAMERA_FREE = 0
 CAMERA_TRACKING = 1
 CAMERA_FIXED = 2
-_LIGHT_DIRECTIONAL = 1
-_LIGHT_POINT = 2
-# mjtWrap / wrap_obj codes
-_WRAP_JOINT = 1
+# wrap_obj (a tendon path point in Data) of a pulley
 _WRAP_PULLEY = -2
 # Faces whose normals are within this cosine of a face's own share its smooth normal at a vertex (sharper
 # creases stay sharp, as MuJoCo's default smoothnormal="false" does).
@@ -227,7 +226,7 @@ class Scene:
     self.fovy = _vis(m, "vis_global_fovy", 45.0)
     # spatial tendons: path point ranges; at most 2 points per path element
     self.spatial = [t for t in range(m.ntendon)
-                    if m.tendon_num[t] and m.wrap_type[m.tendon_adr[t]] != _WRAP_JOINT]
+                    if m.tendon_num[t] and m.wrap_type[m.tendon_adr[t]] != WrapType.JOINT]
     self.nseg = int(sum(2 * m.tendon_num[t] - 1 for t in self.spatial))
     self.ncon = int(m.nconmax)
     self.ngeom, self.nsite = ng, ns
@@ -372,12 +371,12 @@ class Scene:
     static = np.zeros((self.nlight, kernels.LIGHT_SIZE))
     for row, li in enumerate(self.light_ids):
       ltype = m.light_type[li]
-      static[row, 0] = 1.0 if ltype == _LIGHT_DIRECTIONAL else 0.0
+      static[row, 0] = 1.0 if ltype == LightType.DIRECTIONAL else 0.0
       static[row, 7:10] = m.light_ambient[li]
       static[row, 10:13] = m.light_diffuse[li]
       static[row, 13:16] = m.light_specular[li]
       static[row, 16:19] = m.light_attenuation[li]
-      static[row, 19] = -1.0 if ltype == _LIGHT_POINT else math.cos(math.radians(min(m.light_cutoff[li], 180.0)))
+      static[row, 19] = -1.0 if ltype == LightType.POINT else math.cos(math.radians(min(m.light_cutoff[li], 180.0)))
       static[row, 20] = m.light_exponent[li]
       static[row, 21] = m.light_castshadow[li]
     if self.headlight:
