@@ -35,6 +35,7 @@ from mjgym.physics import actuation
 from mjgym.physics.collision import driver
 from mjgym.physics import constraint
 from mjgym.physics import energy
+from mjgym.physics import linalg
 from mjgym.physics import math
 from mjgym.physics import passive
 from mjgym.physics import sensor
@@ -455,33 +456,6 @@ def _bias_vel_derivative(m, d, qDeriv, lo, hi, block_only):
       qDeriv[i, k] -= (plus[i] - minus[i]) / (2.0 * scale)
 
 
-@njit(cache=True, error_model="numpy")
-def _lu_solve_inplace(a, piv, x):
-  """Factors a (n, n) in place by LU with partial pivoting, then overwrites x with a⁻¹ x."""
-  n = a.shape[0]
-  for k in range(n):
-    p = k
-    for i in range(k + 1, n):
-      if abs(a[i, k]) > abs(a[p, k]):
-        p = i
-    piv[k] = p
-    if p != k:
-      for j in range(n):
-        a[k, j], a[p, j] = a[p, j], a[k, j]
-      x[k], x[p] = x[p], x[k]
-    for i in range(k + 1, n):
-      f = a[i, k] / a[k, k]
-      a[i, k] = f
-      for j in range(k + 1, n):
-        a[i, j] -= f * a[k, j]
-      x[i] -= f * x[k]
-  for i in range(n - 1, -1, -1):
-    s = x[i]
-    for j in range(i + 1, n):
-      s -= a[i, j] * x[j]
-    x[i] = s / a[i, i]
-
-
 @_link.lazy
 @njit(cache=True, error_model="numpy")
 def implicit(m, d):
@@ -501,7 +475,7 @@ def implicit(m, d):
   for i in range(nv):
     for j in range(nv):
       d.qLU[i, j] -= h * d.qDeriv[i, j]
-  _lu_solve_inplace(d.qLU, d.qLU_piv, qacc)
+  linalg.lu_solve(d.qLU, d.qLU_piv, qacc)
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 

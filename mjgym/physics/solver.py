@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import linalg
 from mjgym.physics import smooth
 from mjgym.physics.constants import CNSTRSTATE_CONE
 from mjgym.physics.constants import CNSTRSTATE_LINEARNEG
@@ -68,7 +69,7 @@ def mul_m(m, d, res, vec):
 @njit(cache=True, error_model="numpy")
 def _mul_j(d, res, vec, nv):
   for i in range(d.nefc[0]):
-    res[i] = _dot(d.efc_J[i], vec, nv)
+    res[i] = linalg.dot(d.efc_J[i], vec, nv)
 
 
 @njit(cache=True, error_model="numpy")
@@ -79,36 +80,6 @@ def _mul_jt(d, res, vec, nv):
     if f != 0.0:
       for k in range(nv):
         res[k] += d.efc_J[i, k] * f
-
-
-@njit(cache=True, error_model="numpy")
-def _cholesky(h, n):
-  """In-place lower Cholesky factor of the SPD matrix h (n, n)."""
-  for j in range(n):
-    s = h[j, j]
-    for k in range(j):
-      s -= h[j, k] * h[j, k]
-    h[j, j] = pymath.sqrt(max(s, MINVAL))
-    for i in range(j + 1, n):
-      s = h[i, j]
-      for k in range(j):
-        s -= h[i, k] * h[j, k]
-      h[i, j] = s / h[j, j]
-
-
-@njit(cache=True, error_model="numpy")
-def _cholesky_solve(h, n, x):
-  """x <- (L Lᵀ)⁻¹ x with L the factor in h's lower triangle."""
-  for i in range(n):
-    s = x[i]
-    for k in range(i):
-      s -= h[i, k] * x[k]
-    x[i] = s / h[i, i]
-  for i in range(n - 1, -1, -1):
-    s = x[i]
-    for k in range(i + 1, n):
-      s -= h[k, i] * x[k]
-    x[i] = s / h[i, i]
 
 
 # ------------------------------------------------------------- row costs ----
@@ -310,7 +281,7 @@ def _linesearch(m, d, scale, isl):
   falls below tolerance · ls_tolerance · |search| / scale. Returns (alpha, evaluations, cost decrease)."""
   nv = m.nv
   search = d.solver_vec[_SEARCH]
-  snorm = pymath.sqrt(_dot(search, search, nv))
+  snorm = pymath.sqrt(linalg.dot(search, search, nv))
   if snorm < MINVAL:
     return 0.0, 0, 0.0
   mv = d.solver_vec[_MV]
@@ -459,7 +430,7 @@ def _hessian(m, d):
   for p in range(nv):
     for q in range(p + 1, nv):
       h[p, q] = 0.0
-  _cholesky(h, nv)
+  linalg.cholesky(h, nv)
 
 
 @njit(cache=True, error_model="numpy")
@@ -468,7 +439,7 @@ def _precondition(m, d, newton):
   mgrad[:] = d.solver_vec[_GRAD]
   if newton:
     _hessian(m, d)
-    _cholesky_solve(d.solver_H, m.nv, mgrad)
+    linalg.cholesky_solve(d.solver_H, m.nv, mgrad)
   else:
     smooth.solve_m(m, d, mgrad, mgrad)
 
@@ -525,11 +496,11 @@ def _primal_island(m, d, newton, isl):
   # gradient and Newton decrement
   _island_gradient(m, d, isl)
   _precondition(m, d, False)
-  small_gradient = scale * pymath.sqrt(_dot(grad, grad, nv)) < tolerance
-  done = max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) < tolerance and (not newton or small_gradient)
+  small_gradient = scale * pymath.sqrt(linalg.dot(grad, grad, nv)) < tolerance
+  done = max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) < tolerance and (not newton or small_gradient)
   if not done and newton:
     _precondition(m, d, True)
-    done = small_gradient and max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) < tolerance
+    done = small_gradient and max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) < tolerance
   for k in range(nv):
     search[k] = -mgrad[k]
   niter = 0
@@ -549,10 +520,10 @@ def _primal_island(m, d, newton, isl):
     _island_gradient(m, d, isl)
     _precondition(m, d, newton)
     improvement = scale * decrease
-    gradient = scale * pymath.sqrt(_dot(grad, grad, nv))
+    gradient = scale * pymath.sqrt(linalg.dot(grad, grad, nv))
     if isl <= 0:
       _stats(d, niter, improvement, gradient, neval)
-    decrement = max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) if newton else 0.0
+    decrement = max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) if newton else 0.0
     niter += 1
     if 0.0 < improvement < tolerance or gradient < tolerance or (newton and decrement < tolerance):
       break
@@ -577,11 +548,12 @@ def _cg_direction(m, d):
   for k in range(nv):
     y[k] = grad[k] - d.solver_vec[_GRAD_OLD, k]
     my[k] = mgrad[k] - d.solver_vec[_MGRAD_OLD, k]
-  d_y = _dot(search, y, nv)
+  d_y = linalg.dot(search, y, nv)
   beta = 0.0
   if d_y >= MINVAL:
-    beta_hz = (_dot(y, mgrad, nv) - 2.0 * (_dot(y, my, nv) / d_y) * _dot(search, grad, nv)) / d_y
-    eta = -1.0 / max(MINVAL, pymath.sqrt(_dot(search, search, nv)) * min(0.01, pymath.sqrt(_dot(grad, grad, nv))))
+    beta_hz = (linalg.dot(y, mgrad, nv) - 2.0 * (linalg.dot(y, my, nv) / d_y) * linalg.dot(search, grad, nv)) / d_y
+    eta = -1.0 / max(MINVAL, pymath.sqrt(linalg.dot(search, search, nv))
+                     * min(0.01, pymath.sqrt(linalg.dot(grad, grad, nv))))
     beta = max(eta, beta_hz)
   for k in range(nv):
     search[k] = -mgrad[k] + beta * search[k]
@@ -605,28 +577,6 @@ def _stats(d, it, improvement, gradient, neval):
 # The dual solvers work on AR = A + R = J M⁻¹ Jᵀ + diag(R), formed as Y Yᵀ + R with Y = J L⁻ᵀ D^-½ from the
 # factor of M, and visit rows through a list (an island's rows, or all of them): list position c is row
 # rows[c]. Sums follow MuJoCo's order of operations, so that iterates agree with its to rounding.
-
-
-@njit(cache=True, error_model="numpy")
-def _dot(a, b, n):
-  """Σ a[k] b[k] for k < n, summed in four interleaved lanes ((0 + 2) + (1 + 3)), then the tail."""
-  s0 = s1 = s2 = s3 = 0.0
-  k = 0
-  while k + 4 <= n:
-    s0 += a[k] * b[k]
-    s1 += a[k + 1] * b[k + 1]
-    s2 += a[k + 2] * b[k + 2]
-    s3 += a[k + 3] * b[k + 3]
-    k += 4
-  s = (s0 + s2) + (s1 + s3)
-  left = n - k
-  if left == 3:
-    s += a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2]
-  elif left == 2:
-    s += a[k] * b[k] + a[k + 1] * b[k + 1]
-  elif left == 1:
-    s += a[k] * b[k]
-  return s
 
 
 @njit(cache=True, error_model="numpy")
@@ -683,7 +633,7 @@ def _residual(m, d, res, i, dim, sub_r):
   """res[:dim] = b + AR f on rows i.., without the R f term when sub_r."""
   nefc = d.nefc[0]
   for j in range(dim):
-    res[j] = d.efc_b[i + j] + _dot(_ar_row(m, d, i + j), d.efc_force, nefc)
+    res[j] = d.efc_b[i + j] + linalg.dot(_ar_row(m, d, i + j), d.efc_force, nefc)
     if sub_r:
       res[j] -= d.efc_R[i + j] * d.efc_force[i + j]
 
@@ -710,8 +660,8 @@ def _cost_change(a, force, old, res, first, dim, dvec):
       dvec[k] = force[first + k] - old[k]
     quad = 0.0
     for k in range(dim):
-      quad += dvec[k] * _dot(a[k], dvec, dim)
-    change = 0.5 * quad + _dot(dvec, res, dim)
+      quad += dvec[k] * linalg.dot(a[k], dvec, dim)
+    change = 0.5 * quad + linalg.dot(dvec, res, dim)
   if change > 1e-10:
     for k in range(dim):
       force[first + k] = old[k]
@@ -847,18 +797,18 @@ def _qcqp(res, a, b, mu, r, n, work):
       for q in range(n):
         work[6 + p, q] = work[p, q]
       work[6 + p, p] += la
-    if _chol_rank(work, 6, n) < n:
+    if linalg.cholesky_rank(work, 6, n) < n:
       for p in range(n):
         res[p] = 0.0
       return False
-    _chol_solve_rows(work, 6, n, work[5], res)
+    linalg.cholesky_solve_rows(work, 6, n, work[5], res)
     for p in range(n):
       res[p] = -res[p]
-    val = _dot(res, res, n) - r * r
+    val = linalg.dot(res, res, n) - r * r
     if val < 1e-10:
       break
-    _chol_solve_rows(work, 6, n, res, work[11])
-    deriv = -2.0 * _dot(res, work[11], n)
+    linalg.cholesky_solve_rows(work, 6, n, res, work[11])
+    deriv = -2.0 * linalg.dot(res, work[11], n)
     delta = -val / deriv
     if delta < 1e-10:
       break
@@ -866,35 +816,6 @@ def _qcqp(res, a, b, mu, r, n, work):
   for p in range(n):
     res[p] *= mu[p]
   return la != 0.0
-
-
-@njit(cache=True, error_model="numpy")
-def _chol_rank(w, o, n):
-  """In-place Cholesky of w[o:o+n, :n] with pivots floored at 1e-10 (their columns cleared); returns the rank."""
-  rank = n
-  for j in range(n):
-    t = w[o + j, j] - _dot(w[o + j], w[o + j], j)
-    low = t < 1e-10
-    if low:
-      t = 1e-10
-      rank -= 1
-    w[o + j, j] = pymath.sqrt(t)
-    for i in range(j + 1, n):
-      w[o + i, j] = 0.0 if low else (w[o + i, j] - _dot(w[o + i], w[o + j], j)) * (1.0 / w[o + j, j])
-  return rank
-
-
-@njit(cache=True, error_model="numpy")
-def _chol_solve_rows(w, o, n, rhs, x):
-  """x = (L Lᵀ)⁻¹ rhs with L in w[o:o+n, :n]."""
-  for i in range(n):
-    x[i] = rhs[i]
-  for i in range(n):
-    x[i] = (x[i] - _dot(w[o + i], x, i)) / w[o + i, i]
-  for i in range(n - 1, -1, -1):
-    for j in range(i + 1, n):
-      x[i] -= w[o + j, i] * x[j]
-    x[i] /= w[o + i, i]
 
 
 @njit(cache=True, error_model="numpy")
@@ -1021,10 +942,10 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
           for k in range(dim):
             v[k] = force[i + k]
           for k in range(dim):
-            v1[k] = _dot(athis[k], v, dim)
-          denom = _dot(v, v1, dim)
+            v1[k] = linalg.dot(athis[k], v, dim)
+          denom = linalg.dot(v, v1, dim)
           if denom >= MINVAL:
-            x = -_dot(v, res, dim) / denom
+            x = -linalg.dot(v, res, dim) / denom
             if force[i] + x * v[0] < 0.0:
               x = -v[0] / force[i]
             for k in range(dim):
@@ -1033,7 +954,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
         for p in range(dim - 1):
           for q in range(dim - 1):
             ac[p, q] = athis[p + 1, q + 1]
-          bc[p] = res[p + 1] - _dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
+          bc[p] = res[p + 1] - linalg.dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
         if force[i] < MINVAL:
           for k in range(1, dim):
             force[i + k] = 0.0
@@ -1100,7 +1021,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
           old[1] = force[j + 1]
           _block(m, d, ac, j, 2, True)
           for p in range(2):
-            bc[p] = res[p] - _dot(ac[p], old, 2)
+            bc[p] = res[p] - linalg.dot(ac[p], old, 2)
           mid = 0.5 * (force[j] + force[j + 1])
           k1 = ac[0, 0] + ac[1, 1] - ac[0, 1] - ac[1, 0]
           k0 = mid * (ac[0, 0] - ac[1, 1]) + bc[0] - bc[1]
@@ -1126,7 +1047,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
           old[k] = force[i + 1 + k]
         _block(m, d, ac, i + 1, dim - 1, True)
         for p in range(dim - 1):
-          bc[p] = res[p] - _dot(ac[p], old, dim - 1)
+          bc[p] = res[p] - linalg.dot(ac[p], old, dim - 1)
         if force[i] < MINVAL:
           for k in range(1, dim):
             force[i + k] = 0.0
@@ -1163,8 +1084,8 @@ def _pgs_warmstart(m, d):
   update_constraint(m, d)
   arf = d.solver_efc[1]
   for i in range(nefc):
-    arf[i] = _dot(_ar_row(m, d, i), f, nefc)
-  if _dot(f, d.efc_b, nefc) + 0.5 * _dot(f, arf, nefc) > 0.0:
+    arf[i] = linalg.dot(_ar_row(m, d, i), f, nefc)
+  if linalg.dot(f, d.efc_b, nefc) + 0.5 * linalg.dot(f, arf, nefc) > 0.0:
     f[:nefc] = 0.0
     d.qfrc_constraint[:] = 0.0
 
