@@ -92,13 +92,6 @@ def _point_acceleration(m, d, body, pos):
   return alpha, (a[3] - ra[0] + wv[0], a[4] - ra[1] + wv[1], a[5] - ra[2] + wv[2])
 
 
-@njit(cache=True, error_model="numpy")
-def _write3(out, v):
-  out[0] = v[0]
-  out[1] = v[1]
-  out[2] = v[2]
-
-
 # ---------------------------------------------------------------------------------------- helpers ----
 
 
@@ -247,7 +240,7 @@ def sensor_pos(m, d):
     adr = m.sensor_adr[i]
     out = d.sensordata[adr:adr + m.sensor_dim[i]]
     if stype == S.MAGNETOMETER:
-      _write3(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
+      math.store(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
     elif stype == S.RANGEFINDER:
       _rangefinder_sensor(m, d, i)
     elif stype == S.JOINTPOS:
@@ -278,7 +271,7 @@ def sensor_pos(m, d):
         if stype == S.FRAMEPOS:
           v = (v[0] - rpos[0], v[1] - rpos[1], v[2] - rpos[2])
         v = math.mat_t_vec(rmat, v)
-      _write3(out, v)
+      math.store(out, v)
     elif stype == S.FRAMEQUAT:
       q = _object_quat(m, d, m.sensor_objtype[i], objid)
       refid = m.sensor_refid[i]
@@ -288,7 +281,7 @@ def sensor_pos(m, d):
       for k in range(4):
         out[k] = q[k]
     elif stype == S.SUBTREECOM:
-      _write3(out, d.subtree_com[objid])
+      math.store(out, d.subtree_com[objid])
     elif stype == S.CLOCK:
       out[0] = d.time[0]
     _cutoff(m, d, i)
@@ -310,7 +303,7 @@ def sensor_vel(m, d):
     out = d.sensordata[adr:adr + m.sensor_dim[i]]
     if stype == S.VELOCIMETER or stype == S.GYRO:
       w, v = _point_velocity(m, d, m.site_bodyid[objid], d.site_xpos[objid])
-      _write3(out, math.mat_t_vec(d.site_xmat[objid], v if stype == S.VELOCIMETER else w))
+      math.store(out, math.mat_t_vec(d.site_xmat[objid], v if stype == S.VELOCIMETER else w))
     elif stype == S.JOINTVEL:
       out[0] = d.qvel[m.jnt_dofadr[objid]]
     elif stype == S.TENDONVEL:
@@ -319,7 +312,7 @@ def sensor_vel(m, d):
       out[0] = d.actuator_velocity[objid]
     elif stype == S.BALLANGVEL:
       dadr = m.jnt_dofadr[objid]
-      _write3(out, d.qvel[dadr:dadr + 3])
+      math.store(out, d.qvel[dadr:dadr + 3])
     elif stype == S.JOINTLIMITVEL:
       side, _ = _joint_limit(m, d, objid)
       if side == 0:
@@ -340,20 +333,20 @@ def sensor_vel(m, d):
         rw, rv = _point_velocity(m, d, rbody, rpos)
         if stype == S.FRAMEANGVEL:
           w = (w[0] - rw[0], w[1] - rw[1], w[2] - rw[2])
-          _write3(out, math.mat_t_vec(rmat, w))
+          math.store(out, math.mat_t_vec(rmat, w))
         else:
           # velocity seen by an observer riding the reference frame, rotation included
           dp = (pos[0] - rpos[0], pos[1] - rpos[1], pos[2] - rpos[2])
           c = math.cross(rw, dp)
           v = (v[0] - rv[0] - c[0], v[1] - rv[1] - c[1], v[2] - rv[2] - c[2])
-          _write3(out, math.mat_t_vec(rmat, v))
+          math.store(out, math.mat_t_vec(rmat, v))
       else:
-        _write3(out, v if stype == S.FRAMELINVEL else w)
+        math.store(out, v if stype == S.FRAMELINVEL else w)
     elif stype == S.SUBTREELINVEL or stype == S.SUBTREEANGMOM:
       if not subtree_done:
         subtree_vel(m, d)
         subtree_done = True
-      _write3(out, d.subtree_linvel[objid] if stype == S.SUBTREELINVEL else d.subtree_angmom[objid])
+      math.store(out, d.subtree_linvel[objid] if stype == S.SUBTREELINVEL else d.subtree_angmom[objid])
     _cutoff(m, d, i)
 
 
@@ -396,19 +389,19 @@ def _sensor_acc(m, d):
       out[0] = _touch(m, d, objid)
     elif stype == S.ACCELEROMETER:
       _, a = _point_acceleration(m, d, m.site_bodyid[objid], d.site_xpos[objid])
-      _write3(out, math.mat_t_vec(d.site_xmat[objid], a))
+      math.store(out, math.mat_t_vec(d.site_xmat[objid], a))
     elif stype == S.FORCE or stype == S.TORQUE:
       body = m.site_bodyid[objid]
       f = d.cfrc_int[body]
       if stype == S.FORCE:
-        _write3(out, math.mat_t_vec(d.site_xmat[objid], f[3:]))
+        math.store(out, math.mat_t_vec(d.site_xmat[objid], f[3:]))
       else:
         # the interaction torque about the site, moved from the tree's com
         c = d.subtree_com[m.body_rootid[body]]
         p = d.site_xpos[objid]
         r = (p[0] - c[0], p[1] - c[1], p[2] - c[2])
         rf = math.cross(r, f[3:])
-        _write3(out, math.mat_t_vec(d.site_xmat[objid], (f[0] - rf[0], f[1] - rf[1], f[2] - rf[2])))
+        math.store(out, math.mat_t_vec(d.site_xmat[objid], (f[0] - rf[0], f[1] - rf[1], f[2] - rf[2])))
     elif stype == S.ACTUATORFRC:
       out[0] = d.actuator_force[objid]
     elif stype == S.JOINTACTFRC:
@@ -426,7 +419,7 @@ def _sensor_acc(m, d):
     elif stype == S.FRAMELINACC or stype == S.FRAMEANGACC:
       pos, _, body = _object_pose(m, d, m.sensor_objtype[i], objid)
       alpha, a = _point_acceleration(m, d, body, pos)
-      _write3(out, a if stype == S.FRAMELINACC else alpha)
+      math.store(out, a if stype == S.FRAMELINACC else alpha)
     _cutoff(m, d, i)
 
 

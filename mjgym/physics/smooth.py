@@ -34,22 +34,6 @@ from mjgym.physics.types import TrnType
 from mjgym.physics.types import WrapType
 
 
-@njit(cache=True, error_model="numpy")
-def _store(dst, v):
-  for k in range(len(v)):
-    dst[k] = v[k]
-
-
-@njit(cache=True, error_model="numpy")
-def _add(a, b):
-  return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-
-
-@njit(cache=True, error_model="numpy")
-def _sub(a, b):
-  return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
 # ------------------------------------------------------------------------------------------- position ----
 
 
@@ -61,11 +45,11 @@ def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
   so geoms and sites there get bitwise its numbers.
   """
   if sameframe == SAMEFRAME_BODY:
-    _store(out_pos, (d.xpos[b, 0], d.xpos[b, 1], d.xpos[b, 2]))
+    math.store(out_pos, (d.xpos[b, 0], d.xpos[b, 1], d.xpos[b, 2]))
   elif sameframe == SAMEFRAME_INERTIA:
-    _store(out_pos, (d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2]))
+    math.store(out_pos, (d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2]))
   else:
-    _store(out_pos, _add(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
+    math.store(out_pos, math.add3(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
   if sameframe == SAMEFRAME_NONE:
     math.quat_to_mat(out_mat, math.quat_mul(d.xquat[b], quat))
   else:
@@ -96,8 +80,8 @@ def kinematics(m, d):
       qadr = m.jnt_qposadr[jntadr]
       xp = (d.qpos[qadr], d.qpos[qadr + 1], d.qpos[qadr + 2])
       xq = math.normalize4(d.qpos[qadr + 3:qadr + 7])
-      _store(d.xanchor[jntadr], xp)
-      _store(d.xaxis[jntadr], m.jnt_axis[jntadr])
+      math.store(d.xanchor[jntadr], xp)
+      math.store(d.xaxis[jntadr], m.jnt_axis[jntadr])
     else:
       p = m.body_parentid[i]
       mocapid = m.body_mocapid[i]
@@ -107,15 +91,15 @@ def kinematics(m, d):
       else:
         pos = (m.body_pos[i, 0], m.body_pos[i, 1], m.body_pos[i, 2])
         quat = (m.body_quat[i, 0], m.body_quat[i, 1], m.body_quat[i, 2], m.body_quat[i, 3])
-      xp = _add(d.xpos[p], math.mat_vec(d.xmat[p], pos))
+      xp = math.add3(d.xpos[p], math.mat_vec(d.xmat[p], pos))
       xq = math.quat_mul(d.xquat[p], quat)
       for j in range(jntadr, jntadr + jntnum):
         qadr = m.jnt_qposadr[j]
         jtype = m.jnt_type[j]
         axis = math.rot_vec_quat(m.jnt_axis[j], xq)
-        anchor = _add(xp, math.rot_vec_quat(m.jnt_pos[j], xq))
-        _store(d.xaxis[j], axis)
-        _store(d.xanchor[j], anchor)
+        anchor = math.add3(xp, math.rot_vec_quat(m.jnt_pos[j], xq))
+        math.store(d.xaxis[j], axis)
+        math.store(d.xanchor[j], anchor)
         if jtype == JNT_SLIDE:
           s = d.qpos[qadr] - m.qpos0[qadr]
           xp = (xp[0] + s * axis[0], xp[1] + s * axis[1], xp[2] + s * axis[2])
@@ -126,10 +110,10 @@ def kinematics(m, d):
             qloc = math.axis_angle_to_quat(m.jnt_axis[j], d.qpos[qadr] - m.qpos0[qadr])
           xq = math.quat_mul(xq, qloc)
           # the rotation is about the anchor, not the body origin
-          xp = _sub(anchor, math.rot_vec_quat(m.jnt_pos[j], xq))
+          xp = math.sub3(anchor, math.rot_vec_quat(m.jnt_pos[j], xq))
     xq = math.normalize4(xq)
-    _store(d.xpos[i], xp)
-    _store(d.xquat[i], xq)
+    math.store(d.xpos[i], xp)
+    math.store(d.xquat[i], xq)
     math.quat_to_mat(d.xmat[i], xq)
     _local_to_global(d, i, m.body_ipos[i], m.body_iquat[i], m.body_sameframe[i], d.xipos[i], d.ximat[i])
 
@@ -178,14 +162,14 @@ def com_pos(m, d):
         d.subtree_com[i, k] /= m.body_subtreemass[i]
 
   for i in range(m.nbody):
-    offset = _sub(d.xipos[i], d.subtree_com[m.body_rootid[i]])
+    offset = math.sub3(d.xipos[i], d.subtree_com[m.body_rootid[i]])
     _inert_com(d.cinert[i], m.body_inertia[i], d.ximat[i], offset, m.body_mass[i])
 
   for j in range(m.njnt):
     b = m.jnt_bodyid[j]
     dofadr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    offset = _sub(d.subtree_com[m.body_rootid[b]], d.xanchor[j])
+    offset = math.sub3(d.subtree_com[m.body_rootid[b]], d.xanchor[j])
     if jtype == JNT_SLIDE:
       d.cdof[dofadr, :3] = 0.0
       d.cdof[dofadr, 3:] = d.xaxis[j]
@@ -206,8 +190,8 @@ def com_pos(m, d):
 @njit(cache=True, error_model="numpy")
 def _dof_com(res, axis, offset):
   """Motion of the com-based frame for a unit rotation about ``axis`` through a point ``offset`` away."""
-  _store(res[:3], axis)
-  _store(res[3:], math.cross(axis, offset))
+  math.store(res[:3], axis)
+  math.store(res[3:], math.cross(axis, offset))
 
 
 @_link.separate
@@ -223,37 +207,37 @@ def camlight(m, d):
     mode = m.light_mode[li]
     pos = m.light_pos[li]
     if mode == CamLightType.TRACK:
-      _store(d.light_xpos[li], _add(d.xpos[b], m.light_pos0[li]))
+      math.store(d.light_xpos[li], math.add3(d.xpos[b], m.light_pos0[li]))
     elif mode == CamLightType.TRACKCOM:
-      _store(d.light_xpos[li], _add(d.subtree_com[b], m.light_poscom0[li]))
+      math.store(d.light_xpos[li], math.add3(d.subtree_com[b], m.light_poscom0[li]))
     else:
-      _store(d.light_xpos[li], _add(d.xpos[b], math.mat_vec(d.xmat[b], pos)))
+      math.store(d.light_xpos[li], math.add3(d.xpos[b], math.mat_vec(d.xmat[b], pos)))
     if mode == CamLightType.TRACK or mode == CamLightType.TRACKCOM:
-      _store(d.light_xdir[li], m.light_dir0[li])
+      math.store(d.light_xdir[li], m.light_dir0[li])
     elif mode == CamLightType.TARGETBODY or mode == CamLightType.TARGETBODYCOM:
       t = m.light_targetbodyid[li]
       target = d.xpos[t] if mode == CamLightType.TARGETBODY else d.subtree_com[t]
-      _store(d.light_xdir[li], math.normalize3(_sub(target, d.light_xpos[li])))
+      math.store(d.light_xdir[li], math.normalize3(math.sub3(target, d.light_xpos[li])))
     else:
-      _store(d.light_xdir[li], math.normalize3(math.mat_vec(d.xmat[b], m.light_dir[li])))
+      math.store(d.light_xdir[li], math.normalize3(math.mat_vec(d.xmat[b], m.light_dir[li])))
 
 
 @njit(cache=True, error_model="numpy")
 def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_mat):
   """Camera pose: fixed to its body, translating with it (track, trackcom) or aiming at a target body."""
   if mode == CamLightType.TRACK:
-    _store(out_pos, _add(d.xpos[b], pos0))
+    math.store(out_pos, math.add3(d.xpos[b], pos0))
     out_mat[:] = mat0
     return
   if mode == CamLightType.TRACKCOM:
-    _store(out_pos, _add(d.subtree_com[b], poscom0))
+    math.store(out_pos, math.add3(d.subtree_com[b], poscom0))
     out_mat[:] = mat0
     return
   _local_to_global(d, b, pos, quat, SAMEFRAME_NONE, out_pos, out_mat)
   if (mode == CamLightType.TARGETBODY or mode == CamLightType.TARGETBODYCOM) and target >= 0:
     tpos = d.xpos[target] if mode == CamLightType.TARGETBODY else d.subtree_com[target]
     # cameras look along -z; keep x horizontal (orthogonal to world z), y completes the frame
-    z = math.normalize3(_sub(out_pos, tpos))
+    z = math.normalize3(math.sub3(out_pos, tpos))
     x = math.normalize3(math.cross((0.0, 0.0, 1.0), z))
     y = math.normalize3(math.cross(z, x))
     for k in range(3):
@@ -298,7 +282,7 @@ def _wrap_point(d, k, obj, pos):
 @njit(cache=True, error_model="numpy")
 def _segment(m, d, t, p0, b0, p1, b1, divisor):
   """Length of the straight piece p0 -> p1 (points on bodies b0, b1), its Jacobian added to ten_J[t]."""
-  dif = _sub(p1, p0)
+  dif = math.sub3(p1, p0)
   length = pymath.sqrt(math.dot3(dif, dif))
   if b0 != b1 and length > MINVAL:
     u = (dif[0] / (length * divisor), dif[1] / (length * divisor), dif[2] / (length * divisor))
@@ -375,13 +359,13 @@ def transmission(m, d):
         quat = math.normalize4(d.qpos[qadr:qadr + 4])
         axis = _gear_axis(trntype, gear[:3], quat)
         d.actuator_length[i] = math.dot3(math.quat_to_vel(quat, 1.0), axis)
-        _store(d.actuator_moment[i, dofadr:dofadr + 3], axis)
+        math.store(d.actuator_moment[i, dofadr:dofadr + 3], axis)
       else:
         # a free joint has no meaningful scalar length
         quat = math.normalize4(d.qpos[qadr + 3:qadr + 7])
         d.actuator_length[i] = 0.0
-        _store(d.actuator_moment[i, dofadr:dofadr + 3], gear[:3])
-        _store(d.actuator_moment[i, dofadr + 3:dofadr + 6], _gear_axis(trntype, gear[3:6], quat))
+        math.store(d.actuator_moment[i, dofadr:dofadr + 3], gear[:3])
+        math.store(d.actuator_moment[i, dofadr + 3:dofadr + 6], _gear_axis(trntype, gear[3:6], quat))
     elif trntype == TrnType.TENDON:
       d.actuator_length[i] = gear[0] * d.ten_length[idx]
       for k in range(m.nv):
@@ -409,7 +393,7 @@ def _site_transmission(m, d, i, site, ref, gear):
   rbody = m.site_bodyid[ref]
   rpos = d.site_xpos[ref]
   rmat = d.site_xmat[ref]
-  rel = math.mat_t_vec(rmat, _sub(pos, rpos))
+  rel = math.mat_t_vec(rmat, math.sub3(pos, rpos))
   q = math.quat_mul(d.xquat[body], m.site_quat[site])
   rq = math.quat_mul(d.xquat[rbody], m.site_quat[ref])
   rot = math.quat_to_vel(math.quat_mul((rq[0], -rq[1], -rq[2], -rq[3]), q), 1.0)
@@ -421,7 +405,7 @@ def _site_transmission(m, d, i, site, ref, gear):
   support.apply_ft(m, d, (-force[0], -force[1], -force[2]), (-torque[0], -torque[1], -torque[2]), rpos, rbody,
                    moment)
   # the reference frame turns the offset with it: d(R_refᵀ r)/dt picks up -w_ref × r
-  r = _sub(pos, rpos)
+  r = math.sub3(pos, rpos)
   support.apply_ft(m, d, zero, math.cross(force, r), rpos, rbody, moment)
 
 
@@ -435,7 +419,7 @@ def _slider_crank(m, d, i, crank, slider, gear):
   moment = d.actuator_moment[i]
   smat = d.site_xmat[slider]
   axis = (smat[2], smat[5], smat[8])
-  v = _sub(d.site_xpos[crank], d.site_xpos[slider])
+  v = math.sub3(d.site_xpos[crank], d.site_xpos[slider])
   av = math.dot3(v, axis)
   r = m.actuator_cranklength[i]
   det = av * av + r * r - math.dot3(v, v)
@@ -662,10 +646,10 @@ def _com_vel(m, d, qvel, cvel, cdof_dot):
           dofadr += 3
         # all three rotational axes move with the velocity before the ball's own rotation
         for k in range(3):
-          _store(cdof_dot[dofadr + k], math.cross_motion(cvel[i], d.cdof[dofadr + k]))
+          math.store(cdof_dot[dofadr + k], math.cross_motion(cvel[i], d.cdof[dofadr + k]))
         _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 3)
       else:
-        _store(cdof_dot[dofadr], math.cross_motion(cvel[i], d.cdof[dofadr]))
+        math.store(cdof_dot[dofadr], math.cross_motion(cvel[i], d.cdof[dofadr]))
         _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 1)
 
 
@@ -762,7 +746,7 @@ def _add_ext_force(m, d, body, point, f):
   """cfrc_ext[body] += the com-based wrench of force f acting at world ``point`` (the world takes none)."""
   if body == 0:
     return
-  r = _sub(point, d.subtree_com[m.body_rootid[body]])
+  r = math.sub3(point, d.subtree_com[m.body_rootid[body]])
   t = math.cross(r, f)
   for k in range(3):
     d.cfrc_ext[body, k] += t[k]
@@ -774,7 +758,7 @@ def _tendon_pull(m, d, p0, b0, p1, b1, force):
   """A straight tendon piece under ``force`` (positive pushes apart) acting on the bodies at its ends."""
   if b0 == b1:
     return
-  dif = _sub(p1, p0)
+  dif = math.sub3(p1, p0)
   n = pymath.sqrt(math.dot3(dif, dif))
   if n < MINVAL:
     return
@@ -840,7 +824,7 @@ def rne_postconstraint(m, d):
   for i in range(m.nbody):
     # the applied wrench acts at the body com; move its torque to the tree's reference point
     xf = d.xfrc_applied[i]
-    r = _sub(d.xipos[i], d.subtree_com[m.body_rootid[i]])
+    r = math.sub3(d.xipos[i], d.subtree_com[m.body_rootid[i]])
     t = math.cross(r, xf[:3])
     for k in range(3):
       d.cfrc_ext[i, k] = xf[3 + k] + t[k]

@@ -60,6 +60,11 @@ from mjgym.physics.constants import GEOM_MESH
 from mjgym.physics.constants import GEOM_PLANE
 from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.constants import WARN_CONTACTFULL
+from mjgym.physics.math import add3
+from mjgym.physics.math import dot3
+from mjgym.physics.math import frame_axis
+from mjgym.physics.math import mat_vec
+from mjgym.physics.math import vec3
 from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import MINVAL
 
@@ -233,16 +238,16 @@ def _boxes_overlap(m, d, g1, g2, margin):
   if (inf1[0] and inf1[1] and inf1[2]) or (inf2[0] and inf2[1] and inf2[2]):
     return True
   mat1, mat2 = d.geom_xmat[g1], d.geom_xmat[g2]
-  c1 = primitive.add(primitive.to_world(mat1, (a1[0], a1[1], a1[2])), primitive.vec(d.geom_xpos[g1]))
-  c2 = primitive.add(primitive.to_world(mat2, (a2[0], a2[1], a2[2])), primitive.vec(d.geom_xpos[g2]))
+  c1 = add3(mat_vec(mat1, (a1[0], a1[1], a1[2])), vec3(d.geom_xpos[g1]))
+  c2 = add3(mat_vec(mat2, (a2[0], a2[1], a2[2])), vec3(d.geom_xpos[g2]))
   for j in range(2):
     if (inf2[0] or inf2[1] or inf2[2]) if j == 0 else (inf1[0] or inf1[1] or inf1[2]):
       continue
     for k in range(3):
-      n = primitive.axis(mat1 if j == 0 else mat2, k)
+      n = frame_axis(mat1 if j == 0 else mat2, k)
       r1 = _box_radius(mat1, a1, n)
       r2 = _box_radius(mat2, a2, n)
-      if r1 + r2 + margin < abs(primitive.dot(c2, n) - primitive.dot(c1, n)):
+      if r1 + r2 + margin < abs(dot3(c2, n) - dot3(c1, n)):
         return False
   return True
 
@@ -250,8 +255,8 @@ def _boxes_overlap(m, d, g1, g2, margin):
 @njit(cache=True, error_model="numpy")
 def _box_radius(mat, a, n):
   """Half extent along unit n of the box with half sizes a[3:6] on the axes of mat."""
-  return (abs(a[3] * primitive.dot(primitive.axis(mat, 0), n)) + abs(a[4] * primitive.dot(primitive.axis(mat, 1), n))
-          + abs(a[5] * primitive.dot(primitive.axis(mat, 2), n)))
+  return (abs(a[3] * dot3(frame_axis(mat, 0), n)) + abs(a[4] * dot3(frame_axis(mat, 1), n))
+          + abs(a[5] * dot3(frame_axis(mat, 2), n)))
 
 
 @njit(cache=True, error_model="numpy")
