@@ -64,8 +64,8 @@ class L(event.Listener):
 event.register("numba:compile", L())
 from mjgym.physics import ray
 from mjgym.physics import linalg
-caller = ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0)   # ray.py -> math.dot3
-other = linalg.dot((1.0, 2.0, 3.0), (4.0, 5.0, 6.0), 3)         # linalg.py: no path to math.py
+caller = ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0, 0.0)  # ray.py -> math.dot3
+other = linalg.dot((1.0, 2.0, 3.0), (4.0, 5.0, 6.0), 3)             # linalg.py: no path to math.py
 print(json.dumps({"compiled": compiled, "caller": caller, "other": other}))
 """
 
@@ -135,7 +135,7 @@ if os.environ.get("NEED"):  # the entries claim to need a symbol that only a num
     name, kind, (code, bitcode, defined, needed) = state
     return load(cls, cg, (name, kind, (code, bitcode, defined, needed + (os.environ["NEED"],))))
   codegen.CPUCodeLibrary._unserialize = classmethod(needing)
-out = {"caller": ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0)}
+out = {"caller": ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0, 0.0)}
 lib = ray._sphere.overloads[ray._sphere.signatures[0]].library
 out["bitcode_parsed"] = lib._shared_module is not None
 out["registries_imported"] = "numba.np.arraymath" in sys.modules

@@ -1,4 +1,4 @@
-"""What the kernels draw: per-model geom, material, texture and mesh tables, per-frame cameras and lights.
+"""What the kernels draw: per-model geom, material, texture and mesh-normal tables, per-frame cameras and lights.
 
 Everything per model is built once (``Scene``); per frame only the camera row and the light rows are
 filled, in place, from a Data.
@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from mjgym.physics import ray
 from mjgym.physics.render import kernels
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import LightType
@@ -285,7 +286,6 @@ class Scene:
     for g in range(n):
       if gtype[g] == GeomType.HFIELD:
         rx, ry, top, bottom = m.hfield_size[m.geom_dataid[g]]
-        size0[g] = (rx, ry, bottom)
         box0[g] = (0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom))
       elif gtype[g] == GeomType.MESH:
         mid = m.geom_dataid[g]
@@ -317,30 +317,6 @@ class Scene:
         fa, fn = m.mesh_faceadr[mid], m.mesh_facenum[mid]
         parts.append(_mesh_normals(np.asarray(m.mesh_vert[va:va + vn]), np.asarray(m.mesh_face[fa:fa + fn])))
       normals = np.concatenate(parts)
-    mesh_vert = np.ascontiguousarray(m.mesh_vert, np.float64).reshape(-1, 3)
-    mesh_face = np.ascontiguousarray(m.mesh_face, np.int32).reshape(-1, 3)
-    vertadr = np.asarray(m.mesh_vertadr, np.int32)
-    faceadr = np.asarray(m.mesh_faceadr, np.int32)
-    facenum = np.asarray(m.mesh_facenum, np.int32)
-    if m.nhfield:
-      # height fields ride along as vertex grids after the meshes (see kernels._hit_hfield): a header row
-      # (nrow, ncol, top), then the nrow x ncol terrain vertices; their rows point at entries nmesh + h
-      grids, adrs = [], []
-      start = len(mesh_vert)
-      for h in range(m.nhfield):
-        nrow, ncol = int(m.hfield_nrow[h]), int(m.hfield_ncol[h])
-        rx, ry, top, _ = m.hfield_size[h]
-        z = np.asarray(m.hfield_data[m.hfield_adr[h]:m.hfield_adr[h] + nrow * ncol]).reshape(nrow, ncol) * top
-        x, y = np.meshgrid(np.linspace(-rx, rx, ncol), np.linspace(-ry, ry, nrow))
-        adrs.append(start)
-        grids.append(np.concatenate([[[nrow, ncol, top]], np.stack([x, y, z], axis=2).reshape(-1, 3)]))
-        start += 1 + nrow * ncol
-      mesh_vert = np.ascontiguousarray(np.concatenate([mesh_vert] + grids))
-      vertadr = np.concatenate([vertadr, adrs]).astype(np.int32)
-      faceadr = np.concatenate([faceadr, np.zeros(m.nhfield, np.int32)])
-      facenum = np.concatenate([facenum, np.zeros(m.nhfield, np.int32)])
-      hf = gtype[:ng] == GeomType.HFIELD
-      dataid[:ng][hf] = m.nmesh + np.asarray(m.geom_dataid)[hf]
     ntex = m.ntex
     self.sky = -1
     for t in range(ntex):
@@ -354,8 +330,8 @@ class Scene:
       if m.tex_builtin[t] == 0:
         tt[t, 2:5] = _mean_texture_color(m, t, tt[t, 2:5])
     self.gdataid = dataid
-    self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(vertadr), np.ascontiguousarray(faceadr),
-                 np.ascontiguousarray(facenum), np.ascontiguousarray(normals, np.float64))
+    self.tables = ray.shape_tables(m._struct)
+    self.mesh_normal = np.ascontiguousarray(normals, np.float64)
     self.gm = np.ascontiguousarray(gm)
     self.tt = tt
     # lights: the model's active ones, then the headlight
@@ -385,13 +361,15 @@ class Scene:
     self.light_static = static
 
   def kernel_args(self, gsize, gbox, gvis):
-    """The object and mesh tables in the kernels' argument order, with this frame's sizes, boxes, visibility.
+    """The object tables, the model's meshes and height fields (physics.ray's tables) and the mesh normals in the
+    kernels' argument order, with this frame's sizes, boxes, visibility.
 
     ``gtype`` is cut after the last row visible this frame (in any world when gvis has a world axis): the
     kernels loop over its length, so unused decor rows (contact capacity, tendon segments) cost nothing.
     """
     on = np.flatnonzero(np.asarray(gvis).reshape(-1, self.n).any(axis=0))
-    return (self.gtype[:on[-1] + 1 if len(on) else 0], gsize, gbox, gvis, self.gdataid, *self.mesh, self.gm, self.tt)
+    return (self.gtype[:on[-1] + 1 if len(on) else 0], gsize, gbox, gvis, self.gdataid, self.tables,
+            self.mesh_normal, self.gm, self.tt)
 
   def set_option(self, option):
     """What is drawn, from an ``MjvOption``-like object (geomgroup, sitegroup, tendongroup, flags)."""
