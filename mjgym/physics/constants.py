@@ -2,9 +2,10 @@
 
 Kernels use these names, Python code the enums of types.py they are taken from. numba cannot compile ``&`` or
 ``==`` on an IntFlag member (DisableBit, EnableBit) at all. An IntEnum member it types as a type of its own: it
-compares with ints, but it does not unify with them (``t = GEOM_BOX if swap else m.geom_type[g]``), cannot fill an
-array, and as a kernel argument compiles another copy of the callee. A module-level int has none of these
-problems: numba freezes it into the machine code as a constant, as it does a literal.
+compares with ints, but it does not unify with them (``GeomType.BOX if swap else m.geom_type[g]`` does not
+compile), cannot fill an array, and as a kernel argument compiles another copy of the callee. A module-level int
+has none of these problems: numba freezes it into the machine code as a constant, as it does a literal (the same
+``icmp`` as the enum member, at the same compile time).
 """
 
 from mjgym.physics.types import ConstraintState

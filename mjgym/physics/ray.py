@@ -409,18 +409,19 @@ def ray_local(tables, gtype, size, dataid, p, v, tmin, two_sided):
 
 
 @njit(cache=True, error_model="numpy", fastmath=False, _nrt=True)
-def ray_geom(m, d, g, pnt, vec):
-  """Ray parameter t of the first hit of pnt + t vec with geom g (-1 if none)."""
-  return ray_shape(m, m.geom_type[g], m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], m.geom_dataid[g], pnt, vec)
+def ray_geom(tables, m, d, g, pnt, vec):
+  """Ray parameter t of the first hit of pnt + t vec with geom g (-1 if none); ``tables``: shape_tables(m)."""
+  return ray_shape(tables, m.geom_type[g], m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], m.geom_dataid[g], pnt,
+                   vec)
 
 
-@njit(cache=True, error_model="numpy", fastmath=False, _nrt=True)
-def ray_shape(m, gtype, size, pos, mat, dataid, pnt, vec):
+@njit(cache=True, error_model="numpy", fastmath=False, _nrt=False)
+def ray_shape(tables, gtype, size, pos, mat, dataid, pnt, vec):
   """Ray parameter t of the first hit of pnt + t vec with a shape of type gtype at pose (pos, mat); dataid is the
-  mesh or height field of those types."""
+  mesh or height field (of ``tables``) of those types."""
   p = math.mat_t_vec(mat, (pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]))
   v = math.mat_t_vec(mat, vec)
-  return ray_local(shape_tables(m), gtype, size, dataid, p, v, 0.0, False)[0]
+  return ray_local(tables, gtype, size, dataid, p, v, 0.0, False)[0]
 
 
 @njit(cache=True, error_model="numpy", fastmath=False, _nrt=True)
@@ -430,8 +431,9 @@ def ray(m, d, pnt, vec, bodyexclude):
   Fully transparent geoms (alpha 0) are invisible to rays, as in MuJoCo's mj_ray.
   """
   best = _NONE
+  tables = shape_tables(m)
   for g in range(m.ngeom):
     if m.geom_bodyid[g] == bodyexclude or m.geom_rgba[g, 3] == 0.0:
       continue
-    best = _nearest(best, ray_geom(m, d, g, pnt, vec), 0.0)
+    best = _nearest(best, ray_geom(tables, m, d, g, pnt, vec), 0.0)
   return best

@@ -185,6 +185,7 @@ def _touch(m, d, site):
   through the site's volume (so a contact point inside the site always counts)."""
   body = m.site_bodyid[site]
   total = 0.0
+  tables = ray.shape_tables(m)
   for c in range(d.ncon[0]):
     b1 = m.geom_bodyid[d.contact_geom1[c]]
     b2 = m.geom_bodyid[d.contact_geom2[c]]
@@ -196,7 +197,7 @@ def _touch(m, d, site):
     n = d.contact_frame[c]
     sign = -1.0 if body == b2 else 1.0
     ray_dir = (sign * n[0], sign * n[1], sign * n[2])
-    if ray.ray_shape(m, m.site_type[site], m.site_size[site], d.site_xpos[site], d.site_xmat[site], -1,
+    if ray.ray_shape(tables, m.site_type[site], m.site_size[site], d.site_xpos[site], d.site_xmat[site], -1,
                      d.contact_pos[c], ray_dir) >= 0.0:
       total += f
   return total
