@@ -10,8 +10,10 @@ The intersections read meshes and height fields from ``shape_tables(m)``, not fr
 run without NRT, which reading a model's field needs. Every kernel here sets fastmath and NRT itself: numba
 compiles a callee that leaves them unset with its caller's (the renderer's kernels run with fastmath), and keeps
 one compiled version per signature, in the process and in the cache, so mj_ray would otherwise get the arithmetic
-of whichever caller came first. The kernels inlined into their callers (the renderer's pixel loops) only dispatch
-and index, so no arithmetic takes the caller's flags.
+of whichever caller came first. The kernels that pass the tables on (ray_local, ray_shape, ...) are inlined into
+their callers, each compiling its own copy, so that the tuple's arrays are not passed again on every call;
+ray_local, the one the renderer inlines, only dispatches and indexes, so its copy there computes what mj_ray's
+does.
 """
 
 import math as pymath
@@ -408,14 +410,14 @@ def ray_local(tables, gtype, size, dataid, p, v, tmin, two_sided):
   return _NONE, -1
 
 
-@njit(cache=True, error_model="numpy", fastmath=False, _nrt=True)
+@njit(cache=True, error_model="numpy", fastmath=False, _nrt=True, inline="always")
 def ray_geom(tables, m, d, g, pnt, vec):
   """Ray parameter t of the first hit of pnt + t vec with geom g (-1 if none); ``tables``: shape_tables(m)."""
   return ray_shape(tables, m.geom_type[g], m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], m.geom_dataid[g], pnt,
                    vec)
 
 
-@njit(cache=True, error_model="numpy", fastmath=False, _nrt=False)
+@njit(cache=True, error_model="numpy", fastmath=False, _nrt=False, inline="always")
 def ray_shape(tables, gtype, size, pos, mat, dataid, pnt, vec):
   """Ray parameter t of the first hit of pnt + t vec with a shape of type gtype at pose (pos, mat); dataid is the
   mesh or height field (of ``tables``) of those types."""
