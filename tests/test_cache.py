@@ -66,9 +66,9 @@ class L(event.Listener):
   def on_end(self, ev): compiled.append(ev.data["dispatcher"].py_func.__qualname__)
 event.register("numba:compile", L())
 from mjgym.physics import ray
-from mjgym.physics.collision import primitive
-caller = ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0)   # ray.py -> math.dot3
-other = primitive.dot((1.0, 2.0, 3.0), (4.0, 5.0, 6.0))        # primitive.py: no path to math.py
+from mjgym.physics import linalg
+caller = ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0, 0.0)  # ray.py -> math.dot3
+other = linalg.dot((1.0, 2.0, 3.0), (4.0, 5.0, 6.0), 3)             # linalg.py: no path to math.py
 print(json.dumps({"compiled": compiled, "caller": caller, "other": other}))
 """
 
@@ -82,7 +82,7 @@ def _probe(root, cache):
 
 def test_edit_recompiles_callers_and_only_them(tmp_path):
   """Edit math.dot3 in a copy of the package: ray._sphere (a caller in another module) recompiles and sees the
-  edit; primitive.dot (a kernel whose module cannot reach math.py) loads from the cache."""
+  edit; linalg.dot (a kernel whose module cannot reach math.py) loads from the cache."""
   root = tmp_path / "src"
   shutil.copytree(PACKAGE, root / "mjgym", ignore=shutil.ignore_patterns("__pycache__"))
   cache = tmp_path / "cache"
@@ -100,7 +100,7 @@ def test_edit_recompiles_callers_and_only_them(tmp_path):
   math_py.write_text(edited)
   after = _probe(root, cache)
   assert "_sphere" in after["compiled"] and "dot3" in after["compiled"]
-  assert "dot" not in after["compiled"]  # primitive.dot came from the cache
+  assert "dot" not in after["compiled"]  # linalg.dot came from the cache
   assert after["other"] == 32.0
   # scaled dot products: a t^2 + 2 b t + c with a = 4, b = -8, c = 16 - 1 gives t = (8 - sqrt(64 - 60)) / 4 = 1.5
   assert after["caller"] == 1.5
@@ -138,7 +138,7 @@ if os.environ.get("NEED"):  # the entries claim to need a symbol that only a num
     name, kind, (code, bitcode, defined, needed) = state
     return load(cls, cg, (name, kind, (code, bitcode, defined, needed + (os.environ["NEED"],))))
   codegen.CPUCodeLibrary._unserialize = classmethod(needing)
-out = {"caller": ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0)}
+out = {"caller": ray._sphere((0.0, 0.0, -2.0), (0.0, 0.0, 1.0), 1.0, 0.0)}
 lib = ray._sphere.overloads[ray._sphere.signatures[0]].library
 out["bitcode_parsed"] = lib._shared_module is not None
 out["registries_imported"] = "numba.np.arraymath" in sys.modules

@@ -6,18 +6,15 @@ from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import support
+from mjgym.physics.constants import DSBL_ACTUATION
+from mjgym.physics.constants import DSBL_CLAMPCTRL
+from mjgym.physics.constants import DSBL_GRAVITY
+from mjgym.physics.constants import WARN_BADCTRL
 from mjgym.physics.types import BiasType
-from mjgym.physics.types import DisableBit
 from mjgym.physics.types import DynType
 from mjgym.physics.types import GainType
 from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import MINVAL
-from mjgym.physics.types import Warning
-
-# numba cannot apply & to IntFlag members; plain ints are compile-time constants.
-_DSBL_CLAMPCTRL = int(DisableBit.CLAMPCTRL)
-_DSBL_ACTUATION = int(DisableBit.ACTUATION)
-_DSBL_GRAVITY = int(DisableBit.GRAVITY)
 
 
 @_link.separate
@@ -29,7 +26,7 @@ def fwd_velocity_quantities(m, d):
     for k in range(m.nv):
       s += d.ten_J[t, k] * d.qvel[k]
     d.ten_velocity[t] = s
-  if (m.opt_disableflags[0] & _DSBL_ACTUATION) != 0:
+  if (m.opt_disableflags[0] & DSBL_ACTUATION) != 0:
     d.actuator_velocity[:] = 0.0
     return
   for i in range(m.nu):
@@ -43,7 +40,7 @@ def fwd_velocity_quantities(m, d):
 def _ctrl(m, d, i):
   """Control of actuator i, clamped to its ctrlrange (d.ctrl itself is left alone)."""
   c = d.ctrl[i]
-  if m.actuator_ctrllimited[i] and (m.opt_disableflags[0] & _DSBL_CLAMPCTRL) == 0:
+  if m.actuator_ctrllimited[i] and (m.opt_disableflags[0] & DSBL_CLAMPCTRL) == 0:
     c = min(max(c, m.actuator_ctrlrange[i, 0]), m.actuator_ctrlrange[i, 1])
   return c
 
@@ -90,7 +87,7 @@ def fwd_actuation(m, d):
   """act_dot, actuator_force and qfrc_actuator from ctrl, act and the transmission."""
   d.qfrc_actuator[:] = 0.0
   d.act_dot[:] = 0.0
-  if (m.opt_disableflags[0] & _DSBL_ACTUATION) != 0:
+  if (m.opt_disableflags[0] & DSBL_ACTUATION) != 0:
     d.actuator_force[:] = 0.0
     return
 
@@ -98,8 +95,8 @@ def fwd_actuation(m, d):
   # evaluation; d.ctrl itself is left as the user set it.
   bad = _bad_ctrl(m, d)
   if bad >= 0:
-    d.warning_number[Warning.BADCTRL] += 1
-    d.warning_lastinfo[Warning.BADCTRL] = bad
+    d.warning_number[WARN_BADCTRL] += 1
+    d.warning_lastinfo[WARN_BADCTRL] = bad
   for i in range(m.nu):
     ctrl = 0.0 if bad >= 0 else _ctrl(m, d, i)
     dyntype = m.actuator_dyntype[i]
@@ -143,7 +140,7 @@ def fwd_actuation(m, d):
 @njit(cache=True, error_model="numpy")
 def _joint_actuator_forces(m, d):
   """Gravity compensation routed through the actuators (actuatorgravcomp), then each joint's actuatorfrcrange."""
-  if (m.opt_disableflags[0] & _DSBL_GRAVITY) == 0:
+  if (m.opt_disableflags[0] & DSBL_GRAVITY) == 0:
     for i in range(m.nv):
       if m.jnt_actgravcomp[m.dof_jntid[i]]:
         d.qfrc_actuator[i] += d.qfrc_gravcomp[i]

@@ -8,6 +8,7 @@ from mjgym.physics import derivative
 from mjgym.physics import forward
 from mjgym.physics import inverse
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import EnableBit
 
 
 def inverse_stages(m, d, position=True, velocity=True, sensors=True):
@@ -21,7 +22,7 @@ def inverse_stages(m, d, position=True, velocity=True, sensors=True):
     if passive is not None and not (flags & DisableBit.SPRING and flags & DisableBit.DAMPER):
       passive(m, d)
     part(m._struct, d._struct, forward.PART_VELOCITY_END)
-  if m.opt.enableflags & inverse.EnableBit.INVDISCRETE:
+  if m.opt.enableflags & EnableBit.INVDISCRETE:
     inverse.check_integrator(m, "discrete inverse dynamics")
   qfrc_inverse = inverse.qfrc_inverse_of(d)
   inverse.inverse_acceleration(m._struct, d._struct, qfrc_inverse, bool(sensors))

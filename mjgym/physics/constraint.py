@@ -25,14 +25,28 @@ from mjgym.physics import _link
 from mjgym.physics import island
 from mjgym.physics import math
 from mjgym.physics import support
+from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
+from mjgym.physics.constants import CNSTR_CONTACT_FRICTIONLESS
+from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
+from mjgym.physics.constants import CNSTR_EQUALITY
+from mjgym.physics.constants import CNSTR_FRICTION_DOF
+from mjgym.physics.constants import CNSTR_FRICTION_TENDON
+from mjgym.physics.constants import CNSTR_LIMIT_JOINT
+from mjgym.physics.constants import CNSTR_LIMIT_TENDON
+from mjgym.physics.constants import DSBL_CONSTRAINT
+from mjgym.physics.constants import DSBL_CONTACT
+from mjgym.physics.constants import DSBL_EQUALITY
+from mjgym.physics.constants import DSBL_FRICTIONLOSS
+from mjgym.physics.constants import DSBL_LIMIT
+from mjgym.physics.constants import DSBL_REFSAFE
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_HINGE
+from mjgym.physics.constants import JNT_SLIDE
+from mjgym.physics.constants import WARN_CNSTRFULL
 from mjgym.physics.types import ConeType
-from mjgym.physics.types import ConstraintType
-from mjgym.physics.types import DisableBit
 from mjgym.physics.types import EqType
-from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
-from mjgym.physics.types import Warning
 
 # Impedance is kept inside (MINIMP, MAXIMP) so that R = (1 - d) / d * A stays finite and positive.
 MINIMP = 0.0001
@@ -41,21 +55,6 @@ MAXIMP = 0.9999
 # MuJoCo's default solref, which replaces a mixed one (mj_defaultSolRefImp)
 _SOLREF_DEFAULT = (0.02, 1.0)
 
-_DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
-_DSBL_EQUALITY = int(DisableBit.EQUALITY)
-_DSBL_FRICTIONLOSS = int(DisableBit.FRICTIONLOSS)
-_DSBL_LIMIT = int(DisableBit.LIMIT)
-_DSBL_CONTACT = int(DisableBit.CONTACT)
-_DSBL_REFSAFE = int(DisableBit.REFSAFE)
-
-_EQUALITY = int(ConstraintType.EQUALITY)
-_FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
-_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
-_LIMIT_JOINT = int(ConstraintType.LIMIT_JOINT)
-_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
-_CONTACT_FRICTIONLESS = int(ConstraintType.CONTACT_FRICTIONLESS)
-_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
-_CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -108,7 +107,7 @@ def stiffness_damping(m, solref, solimp):
   ref0, ref1 = (_SOLREF_DEFAULT[0], _SOLREF_DEFAULT[1]) if mixed_solref(solref) else (solref[0], solref[1])
   if ref0 > 0.0:
     timeconst = ref0
-    if not _disabled(m, _DSBL_REFSAFE):
+    if not _disabled(m, DSBL_REFSAFE):
       # a time constant below two steps cannot be resolved by the integrator and only adds energy
       timeconst = max(timeconst, 2.0 * m.opt_timestep[0])
     # MINVAL floors: a vanishing time constant makes the row stiff, not a division by zero
@@ -125,8 +124,8 @@ def _reserve(m, d, n):
   """True when ``n`` more rows fit; otherwise raises CNSTRFULL and the rows are dropped."""
   if d.nefc[0] + n <= m.njmax:
     return True
-  d.warning_number[Warning.CNSTRFULL] += 1
-  d.warning_lastinfo[Warning.CNSTRFULL] = d.nefc[0] + n
+  d.warning_number[WARN_CNSTRFULL] += 1
+  d.warning_lastinfo[WARN_CNSTRFULL] = d.nefc[0] + n
   return False
 
 
@@ -206,7 +205,7 @@ def _equality(m, d):
         continue
       _jac_pair(m, d, p1, b1, p2, b2)
       for k in range(3):
-        i = _add_row(m, d, _EQUALITY, e, p1[k] - p2[k], 0.0, 0.0, tran, solref, solimp, True)
+        i = _add_row(m, d, CNSTR_EQUALITY, e, p1[k] - p2[k], 0.0, 0.0, tran, solref, solimp, True)
         d.efc_J[i, :] = d.constraint_jacp[k]
       if etype == EqType.WELD:
         _weld_rotation(m, d, e, data[10], rot, solref, solimp)
@@ -230,7 +229,7 @@ def _equality(m, d):
         p, dp = _polynomial(data, x2)
       if not _reserve(m, d, 1):
         continue
-      i = _add_row(m, d, _EQUALITY, e, x1 - p, 0.0, 0.0, diag, solref, solimp, True)
+      i = _add_row(m, d, CNSTR_EQUALITY, e, x1 - p, 0.0, 0.0, diag, solref, solimp, True)
       if is_joint:
         d.efc_J[i, m.jnt_dofadr[o1]] = 1.0
         if o2 >= 0:
@@ -305,7 +304,7 @@ def _weld_rotation(m, d, e, scale, rot, solref, solimp):
   err = math.quat_mul(inv2, target)
   first = d.nefc[0]
   for k in range(3):
-    _add_row(m, d, _EQUALITY, e, scale * err[1 + k], 0.0, 0.0, rot, solref, solimp, True)
+    _add_row(m, d, CNSTR_EQUALITY, e, scale * err[1 + k], 0.0, 0.0, rot, solref, solimp, True)
   # d/dt of the error quaternion is ½ q2⁻¹ ⊗ (0, ω₁ - ω₂) ⊗ (q1 q_rel), ω the world angular velocities
   for j in range(m.nv):
     w = (0.0, d.constraint_jacr[0, j], d.constraint_jacr[1, j], d.constraint_jacr[2, j])
@@ -322,13 +321,13 @@ def _friction(m, d):
   for i in range(m.nv):
     fl = m.dof_frictionloss[i]
     if fl > 0.0 and _reserve(m, d, 1):
-      r = _add_row(m, d, _FRICTION_DOF, i, 0.0, 0.0, fl, m.dof_invweight0[i], m.dof_solref[i],
+      r = _add_row(m, d, CNSTR_FRICTION_DOF, i, 0.0, 0.0, fl, m.dof_invweight0[i], m.dof_solref[i],
                    m.dof_solimp[i], False)
       d.efc_J[r, i] = 1.0
   for t in range(m.ntendon):
     fl = m.tendon_frictionloss[t]
     if fl > 0.0 and _reserve(m, d, 1):
-      r = _add_row(m, d, _FRICTION_TENDON, t, 0.0, 0.0, fl, m.tendon_invweight0[t], m.tendon_solref_fri[t],
+      r = _add_row(m, d, CNSTR_FRICTION_TENDON, t, 0.0, 0.0, fl, m.tendon_invweight0[t], m.tendon_solref_fri[t],
                    m.tendon_solimp_fri[t], False)
       d.efc_J[r, :] = d.ten_J[t]
 
@@ -343,20 +342,20 @@ def _limits(m, d):
     qadr = m.jnt_qposadr[j]
     dadr = m.jnt_dofadr[j]
     margin = m.jnt_margin[j]
-    if jtype == JointType.SLIDE or jtype == JointType.HINGE:
+    if jtype == JNT_SLIDE or jtype == JNT_HINGE:
       q = d.qpos[qadr]
       for side in range(2):
         dist = q - m.jnt_range[j, 0] if side == 0 else m.jnt_range[j, 1] - q
         if dist < margin and _reserve(m, d, 1):
-          i = _add_row(m, d, _LIMIT_JOINT, j, dist, margin, 0.0, m.dof_invweight0[dadr], m.jnt_solref[j],
+          i = _add_row(m, d, CNSTR_LIMIT_JOINT, j, dist, margin, 0.0, m.dof_invweight0[dadr], m.jnt_solref[j],
                        m.jnt_solimp[j], True)
           d.efc_J[i, dadr] = 1.0 if side == 0 else -1.0
-    elif jtype == JointType.BALL:
+    elif jtype == JNT_BALL:
       v = math.quat_to_vel(d.qpos[qadr:qadr + 4], 1.0)
       angle = pymath.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
       dist = max(m.jnt_range[j, 0], m.jnt_range[j, 1]) - angle
       if dist < margin and _reserve(m, d, 1):
-        i = _add_row(m, d, _LIMIT_JOINT, j, dist, margin, 0.0, m.dof_invweight0[dadr], m.jnt_solref[j],
+        i = _add_row(m, d, CNSTR_LIMIT_JOINT, j, dist, margin, 0.0, m.dof_invweight0[dadr], m.jnt_solref[j],
                      m.jnt_solimp[j], True)
         if angle > MINVAL:
           for k in range(3):
@@ -369,7 +368,7 @@ def _limits(m, d):
     for side in range(2):
       dist = length - m.tendon_range[t, 0] if side == 0 else m.tendon_range[t, 1] - length
       if dist < margin and _reserve(m, d, 1):
-        i = _add_row(m, d, _LIMIT_TENDON, t, dist, margin, 0.0, m.tendon_invweight0[t], m.tendon_solref_lim[t],
+        i = _add_row(m, d, CNSTR_LIMIT_TENDON, t, dist, margin, 0.0, m.tendon_invweight0[t], m.tendon_solref_lim[t],
                      m.tendon_solimp_lim[t], True)
         sign = 1.0 if side == 0 else -1.0
         for k in range(m.nv):
@@ -403,11 +402,11 @@ def _contacts(m, d):
     friction = d.contact_friction[c]
     d.contact_mu[c] = friction[0] / pymath.sqrt(impratio)
     if dim == 1:
-      ctype, nrow = _CONTACT_FRICTIONLESS, 1
+      ctype, nrow = CNSTR_CONTACT_FRICTIONLESS, 1
     elif elliptic:
-      ctype, nrow = _CONTACT_ELLIPTIC, dim
+      ctype, nrow = CNSTR_CONTACT_ELLIPTIC, dim
     else:
-      ctype, nrow = _CONTACT_PYRAMIDAL, 2 * (dim - 1)
+      ctype, nrow = CNSTR_CONTACT_PYRAMIDAL, 2 * (dim - 1)
     if not _reserve(m, d, nrow):
       continue
     b1 = m.geom_bodyid[d.contact_geom1[c]]
@@ -423,10 +422,10 @@ def _contacts(m, d):
     frame = d.contact_frame[c]
     first = d.nefc[0]
     d.contact_efc_address[c] = first
-    if ctype == _CONTACT_FRICTIONLESS:
+    if ctype == CNSTR_CONTACT_FRICTIONLESS:
       i = _add_row(m, d, ctype, c, pos, margin, 0.0, tran, solref, solimp, True)
       _contact_direction_row(d, frame, 0, d.efc_J[i])
-    elif ctype == _CONTACT_ELLIPTIC:
+    elif ctype == CNSTR_CONTACT_ELLIPTIC:
       solref_f = d.contact_solreffriction[c]
       if (solref_f[0] == 0.0 and solref_f[1] == 0.0) or mixed_solref(solref_f):
         solref_f = solref  # MuJoCo zeroes a mixed solreffriction, which then defers to solref
@@ -473,18 +472,18 @@ def make_constraint(m, d):
   d.nl[0] = 0
   for c in range(d.ncon[0]):
     d.contact_efc_address[c] = -1
-  if _disabled(m, _DSBL_CONSTRAINT):
+  if _disabled(m, DSBL_CONSTRAINT):
     return
-  if m.neq > 0 and not _disabled(m, _DSBL_EQUALITY):
+  if m.neq > 0 and not _disabled(m, DSBL_EQUALITY):
     _equality(m, d)
   d.ne[0] = d.nefc[0]
-  if not _disabled(m, _DSBL_FRICTIONLOSS):
+  if not _disabled(m, DSBL_FRICTIONLOSS):
     _friction(m, d)
   d.nf[0] = d.nefc[0] - d.ne[0]
-  if not _disabled(m, _DSBL_LIMIT):
+  if not _disabled(m, DSBL_LIMIT):
     _limits(m, d)
   d.nl[0] = d.nefc[0] - d.ne[0] - d.nf[0]
-  if not _disabled(m, _DSBL_CONTACT):
+  if not _disabled(m, DSBL_CONTACT):
     _contacts(m, d)
   for i in range(d.nefc[0]):
     d.efc_D[i] = 1.0 / d.efc_R[i]

@@ -22,6 +22,8 @@ from mjgym.physics import inverse
 from mjgym.physics import math
 from mjgym.physics import state
 from mjgym.physics.batch import MjDataBatch
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
 from mjgym.physics.state import State
 from mjgym.physics.types import JointType
 
@@ -35,12 +37,12 @@ def differentiate_pos(m, qvel, dt, qpos1, qpos2):
     qadr = m.jnt_qposadr[j]
     dadr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    if jtype == JointType.FREE:
+    if jtype == JNT_FREE:
       for k in range(3):
         qvel[dadr + k] = (qpos2[qadr + k] - qpos1[qadr + k]) / dt
       qadr += 3
       dadr += 3
-    if jtype == JointType.FREE or jtype == JointType.BALL:
+    if jtype == JNT_FREE or jtype == JNT_BALL:
       r = math.quat_sub(qpos2[qadr:qadr + 4], qpos1[qadr:qadr + 4])
       for k in range(3):
         qvel[dadr + k] = r[k] / dt

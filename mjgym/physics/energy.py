@@ -4,11 +4,10 @@ from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import math
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import JointType
-
-_DSBL_GRAVITY = int(DisableBit.GRAVITY)
-_DSBL_SPRING = int(DisableBit.SPRING)
+from mjgym.physics.constants import DSBL_GRAVITY
+from mjgym.physics.constants import DSBL_SPRING
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
 
 
 @_link.lazy
@@ -21,20 +20,20 @@ def energy_pos(m, d):
   """
   e = 0.0
   disabled = m.opt_disableflags[0]
-  if not disabled & _DSBL_GRAVITY:
+  if not disabled & DSBL_GRAVITY:
     g = m.opt_gravity
     for i in range(1, m.nbody):
       x = d.xipos[i]
       e -= m.body_mass[i] * (g[0] * x[0] + g[1] * x[1] + g[2] * x[2])
-  if not disabled & _DSBL_SPRING:
+  if not disabled & DSBL_SPRING:
     for j in range(m.njnt):
       k = m.jnt_stiffness[j]
       if k == 0.0:
         continue
       adr = m.jnt_qposadr[j]
       jtype = m.jnt_type[j]
-      if jtype == JointType.FREE or jtype == JointType.BALL:
-        if jtype == JointType.FREE:
+      if jtype == JNT_FREE or jtype == JNT_BALL:
+        if jtype == JNT_FREE:
           s = 0.0
           for c in range(3):
             dx = d.qpos[adr + c] - m.qpos_spring[adr + c]

@@ -36,33 +36,35 @@ from mjgym.physics import actuation
 from mjgym.physics.collision import driver
 from mjgym.physics import constraint
 from mjgym.physics import energy
+from mjgym.physics import linalg
 from mjgym.physics import math
 from mjgym.physics import passive
 from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import solver
 from mjgym.physics import support
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import EnableBit
-from mjgym.physics.types import IntegratorType
-from mjgym.physics.types import JointType
+from mjgym.physics.constants import DSBL_ACTUATION
+from mjgym.physics.constants import DSBL_AUTORESET
+from mjgym.physics.constants import DSBL_DAMPER
+from mjgym.physics.constants import DSBL_EULERDAMP
+from mjgym.physics.constants import ENBL_ENERGY
+from mjgym.physics.constants import INT_IMPLICIT
+from mjgym.physics.constants import INT_IMPLICITFAST
+from mjgym.physics.constants import INT_RK4
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
+from mjgym.physics.constants import WARN_BADQACC
+from mjgym.physics.constants import WARN_BADQPOS
+from mjgym.physics.constants import WARN_BADQVEL
 from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import SensorType
 from mjgym.physics.types import SolverType
 from mjgym.physics.types import Stage
-from mjgym.physics.types import Warning
 
 # Butcher tableau of the classic 4th-order Runge-Kutta method.
 _RK4_A = np.array([[0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
 _RK4_B = np.array([1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0])
 _RK4_C = np.array([0.5, 0.5, 1.0])
-
-# numba reads IntFlag members poorly; plain ints it folds into constants.
-_DSBL_AUTORESET = int(DisableBit.AUTORESET)
-_DSBL_EULERDAMP = int(DisableBit.EULERDAMP)
-_DSBL_DAMPER = int(DisableBit.DAMPER)
-_DSBL_ACTUATION = int(DisableBit.ACTUATION)
-_ENBL_ENERGY = int(EnableBit.ENERGY)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -124,7 +126,7 @@ def _warn_and_reset(m, d, warning, index):
   count 1 and every other count is 0 (the env layer consumes divergence counts each step, so it sees every
   reset). Without autoreset the count goes up by one.
   """
-  if not _disabled(m, _DSBL_AUTORESET):
+  if not _disabled(m, DSBL_AUTORESET):
     reset_data(m, d)
   d.warning_number[warning] += 1
   d.warning_lastinfo[warning] = index
@@ -199,7 +201,7 @@ def _forward_position(m, d, sensors, narrow):
   fwd_position(m, d, narrow)
   if sensors:
     sensor.sensor_pos(m, d)
-  if m.opt_enableflags[0] & _ENBL_ENERGY:
+  if m.opt_enableflags[0] & ENBL_ENERGY:
     energy.energy_pos(m, d)
   else:
     d.energy[0] = 0.0
@@ -212,7 +214,7 @@ def _forward_velocity_end(m, d, sensors):
   smooth.rne(m, d)
   if sensors:
     sensor.sensor_vel(m, d)
-  if m.opt_enableflags[0] & _ENBL_ENERGY:
+  if m.opt_enableflags[0] & ENBL_ENERGY:
     energy.energy_vel(m, d)
 
 
@@ -250,11 +252,11 @@ def integrate_pos(m, qpos, qvel, h):
     qadr = m.jnt_qposadr[j]
     dadr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    if jtype == JointType.FREE:
+    if jtype == JNT_FREE:
       for k in range(3):
         qpos[qadr + k] += h * qvel[dadr + k]
       math.quat_integrate(qpos[qadr + 3:qadr + 7], qvel[dadr + 3:dadr + 6], h)
-    elif jtype == JointType.BALL:
+    elif jtype == JNT_BALL:
       math.quat_integrate(qpos[qadr:qadr + 4], qvel[dadr:dadr + 3], h)
     else:
       qpos[qadr] += h * qvel[dadr]
@@ -280,7 +282,7 @@ def _advance(m, d, act_dot, qacc, qvel):
 def euler(m, d):
   """Semi-implicit Euler; joint damping is integrated implicitly, as in MuJoCo, unless eulerdamp is off."""
   damped = False
-  if not _disabled(m, _DSBL_EULERDAMP) and not _disabled(m, _DSBL_DAMPER):
+  if not _disabled(m, DSBL_EULERDAMP) and not _disabled(m, DSBL_DAMPER):
     for i in range(m.nv):
       if m.dof_damping[i] > 0:
         damped = True
@@ -357,9 +359,9 @@ def _rotation_stage_velocity(m, f, dX, h):
   """
   for j in range(m.njnt):
     jtype = m.jnt_type[j]
-    if jtype == JointType.BALL:
+    if jtype == JNT_BALL:
       adr = m.jnt_dofadr[j]
-    elif jtype == JointType.FREE:
+    elif jtype == JNT_FREE:
       adr = m.jnt_dofadr[j] + 3
     else:
       continue
@@ -391,7 +393,7 @@ def _smooth_vel_derivative(m, d, full):
   nv = m.nv
   qDeriv = d.qDeriv
   qDeriv[:, :] = 0.0
-  if not _disabled(m, _DSBL_DAMPER):
+  if not _disabled(m, DSBL_DAMPER):
     for i in range(nv):
       qDeriv[i, i] -= m.dof_damping[i]
     for t in range(m.ntendon):
@@ -403,7 +405,7 @@ def _smooth_vel_derivative(m, d, full):
             for j in range(nv):
               qDeriv[i, j] -= b * ji * d.ten_J[t, j]
     passive.fluid_vel_derivative(m, d, qDeriv)
-  if not _disabled(m, _DSBL_ACTUATION):
+  if not _disabled(m, DSBL_ACTUATION):
     actuation.force_vel_derivative(m, d, qDeriv)
   # MuJoCo keeps qDeriv on the pairs of dofs of one kinematic tree: couplings across trees (a damped
   # tendon spanning two trees) are left explicit.
@@ -415,7 +417,7 @@ def _smooth_vel_derivative(m, d, full):
     _bias_vel_derivative(m, d, qDeriv, 0, nv, False)
     return
   for j in range(m.njnt):
-    if m.jnt_type[j] == JointType.FREE and _is_leaf(m, m.jnt_bodyid[j]):
+    if m.jnt_type[j] == JNT_FREE and _is_leaf(m, m.jnt_bodyid[j]):
       adr = m.jnt_dofadr[j]
       _bias_vel_derivative(m, d, qDeriv, adr, adr + 6, True)
 
@@ -454,33 +456,6 @@ def _bias_vel_derivative(m, d, qDeriv, lo, hi, block_only):
       qDeriv[i, k] -= (plus[i] - minus[i]) / (2.0 * scale)
 
 
-@njit(cache=True, error_model="numpy")
-def _lu_solve_inplace(a, piv, x):
-  """Factors a (n, n) in place by LU with partial pivoting, then overwrites x with a⁻¹ x."""
-  n = a.shape[0]
-  for k in range(n):
-    p = k
-    for i in range(k + 1, n):
-      if abs(a[i, k]) > abs(a[p, k]):
-        p = i
-    piv[k] = p
-    if p != k:
-      for j in range(n):
-        a[k, j], a[p, j] = a[p, j], a[k, j]
-      x[k], x[p] = x[p], x[k]
-    for i in range(k + 1, n):
-      f = a[i, k] / a[k, k]
-      a[i, k] = f
-      for j in range(k + 1, n):
-        a[i, j] -= f * a[k, j]
-      x[i] -= f * x[k]
-  for i in range(n - 1, -1, -1):
-    s = x[i]
-    for j in range(i + 1, n):
-      s -= a[i, j] * x[j]
-    x[i] = s / a[i, i]
-
-
 @_link.lazy
 @njit(cache=True, error_model="numpy")
 def implicit(m, d):
@@ -492,7 +467,7 @@ def implicit(m, d):
   """
   nv = m.nv
   h = m.opt_timestep[0]
-  _smooth_vel_derivative(m, d, m.opt_integrator[0] == IntegratorType.IMPLICIT)
+  _smooth_vel_derivative(m, d, m.opt_integrator[0] == INT_IMPLICIT)
   qacc = d.integ_qacc
   for i in range(nv):
     qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
@@ -500,7 +475,7 @@ def implicit(m, d):
   for i in range(nv):
     for j in range(nv):
       d.qLU[i, j] -= h * d.qDeriv[i, j]
-  _lu_solve_inplace(d.qLU, d.qLU_piv, qacc)
+  linalg.lu_solve(d.qLU, d.qLU_piv, qacc)
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
@@ -516,8 +491,8 @@ def step(m, d, nstep, narrow):
 def step1(m, d, narrow):
   """MuJoCo's mj_step1: the qpos / qvel checks, then the position and velocity stages with their sensors and
   energy. Controls set after it act in the step that ``step2`` / ``finish_step`` completes."""
-  _check(m, d, d.qpos, Warning.BADQPOS)
-  _check(m, d, d.qvel, Warning.BADQVEL)
+  _check(m, d, d.qpos, WARN_BADQPOS)
+  _check(m, d, d.qvel, WARN_BADQVEL)
   _forward_position(m, d, True, narrow)
   _velocity_to_passive(m, d)
   _forward_velocity_end(m, d, True)
@@ -531,7 +506,7 @@ def step2(m, d, narrow):
   cannot)."""
   _acceleration_checked(m, d, narrow)
   integrator = m.opt_integrator[0]
-  if integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+  if integrator == INT_IMPLICIT or integrator == INT_IMPLICITFAST:
     implicit(m, d)
   else:
     euler(m, d)
@@ -552,7 +527,7 @@ def _acceleration_checked(m, d, narrow):
   check: a bad qacc resets the world, which is then forwarded once more and not checked again (mj_checkAcc);
   without autoreset the bad qacc stays."""
   _forward_acceleration(m, d, True)
-  if _check(m, d, d.qacc, Warning.BADQACC) and not _disabled(m, _DSBL_AUTORESET):
+  if _check(m, d, d.qacc, WARN_BADQACC) and not _disabled(m, DSBL_AUTORESET):
     forward(m, d, narrow)
 
 
@@ -560,9 +535,9 @@ def _acceleration_checked(m, d, narrow):
 def integrate(m, d, narrow):
   """The model's integrator over one time step, from the forward dynamics of the current state."""
   integrator = m.opt_integrator[0]
-  if integrator == IntegratorType.RK4:
+  if integrator == INT_RK4:
     rungekutta4(m, d, narrow)
-  elif integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+  elif integrator == INT_IMPLICIT or integrator == INT_IMPLICITFAST:
     implicit(m, d)
   else:
     euler(m, d)
@@ -674,8 +649,8 @@ PART_INTEGRATE = 5     # mj_step2's integrator: implicit / implicitfast, else Eu
 @njit(cache=True, error_model="numpy", inline="always")
 def _apply_part(m, d, part, narrow):
   if part == PART_CHECK_STATE:
-    _check(m, d, d.qpos, Warning.BADQPOS)
-    _check(m, d, d.qvel, Warning.BADQVEL)
+    _check(m, d, d.qpos, WARN_BADQPOS)
+    _check(m, d, d.qvel, WARN_BADQVEL)
   elif part == PART_POSITION:
     _forward_position(m, d, True, narrow)
     _velocity_to_passive(m, d)
@@ -684,11 +659,11 @@ def _apply_part(m, d, part, narrow):
   elif part == PART_ACCELERATION:
     _forward_acceleration(m, d, True)
   elif part == PART_CHECK_ACC:
-    if _check(m, d, d.qacc, Warning.BADQACC):
+    if _check(m, d, d.qacc, WARN_BADQACC):
       return 1
   elif part == PART_INTEGRATE:
     integrator = m.opt_integrator[0]
-    if integrator == IntegratorType.IMPLICIT or integrator == IntegratorType.IMPLICITFAST:
+    if integrator == INT_IMPLICIT or integrator == INT_IMPLICITFAST:
       implicit(m, d)
     else:
       euler(m, d)
@@ -727,13 +702,13 @@ def entry(model):
 # which the pipeline calls it (a call through an unprepared kernel raises instead). Options are read each time,
 # since a user may change them between steps; the rest of a model's structure is fixed once compiled.
 _LAZY = (
-    (implicit, (), lambda f, o: o[0] == IntegratorType.IMPLICIT or o[0] == IntegratorType.IMPLICITFAST),
-    (rungekutta4, ("narrow",), lambda f, o: o[0] == IntegratorType.RK4),
+    (implicit, (), lambda f, o: o[0] == INT_IMPLICIT or o[0] == INT_IMPLICITFAST),
+    (rungekutta4, ("narrow",), lambda f, o: o[0] == INT_RK4),
     (solver._solve_pgs, (), lambda f, o: o[1] == SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_primal, (), lambda f, o: o[1] != SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_noslip, (), lambda f, o: o[2] > 0),  # pylint: disable=protected-access
-    (energy.energy_pos, (), lambda f, o: o[3] & _ENBL_ENERGY),
-    (energy.energy_vel, (), lambda f, o: o[3] & _ENBL_ENERGY),
+    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY),
+    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY),
     (smooth.tendon, (), lambda f, o: f["ntendon"] > 0),
     (constraint._equality, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
     (constraint._equality_velocity, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access

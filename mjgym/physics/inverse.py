@@ -27,16 +27,12 @@ from mjgym.physics import forward
 from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import solver
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import EnableBit
+from mjgym.physics.constants import DSBL_DAMPER
+from mjgym.physics.constants import DSBL_EULERDAMP
+from mjgym.physics.constants import ENBL_INVDISCRETE
+from mjgym.physics.constants import INT_EULER
+from mjgym.physics.constants import INT_IMPLICIT
 from mjgym.physics.types import IntegratorType
-
-_ENBL_INVDISCRETE = int(EnableBit.INVDISCRETE)
-_DSBL_EULERDAMP = int(DisableBit.EULERDAMP)
-_DSBL_DAMPER = int(DisableBit.DAMPER)
-_EULER = int(IntegratorType.EULER)
-_IMPLICIT = int(IntegratorType.IMPLICIT)
-_IMPLICITFAST = int(IntegratorType.IMPLICITFAST)
 
 
 @njit(cache=True, error_model="numpy")
@@ -48,9 +44,9 @@ def _discrete_to_continuous(m, d, qfrc):
   nv = m.nv
   h = m.opt_timestep[0]
   integrator = m.opt_integrator[0]
-  if integrator == _EULER:
+  if integrator == INT_EULER:
     flags = m.opt_disableflags[0]
-    if flags & _DSBL_EULERDAMP or flags & _DSBL_DAMPER:
+    if flags & DSBL_EULERDAMP or flags & DSBL_DAMPER:
       return
     damped = False
     for i in range(nv):
@@ -62,7 +58,7 @@ def _discrete_to_continuous(m, d, qfrc):
     for i in range(nv):
       qfrc[i] += h * m.dof_damping[i] * d.qacc[i]
   else:
-    forward._smooth_vel_derivative(m, d, integrator == _IMPLICIT)  # pylint: disable=protected-access
+    forward._smooth_vel_derivative(m, d, integrator == INT_IMPLICIT)  # pylint: disable=protected-access
     solver.mul_m(m, d, qfrc, d.qacc)
     for i in range(nv):
       s = 0.0
@@ -78,7 +74,7 @@ def inverse_acceleration(m, d, qfrc_inverse, sensors):
   (efc_jar, efc_force, efc_state, qfrc_constraint), the acceleration sensors if ``sensors``, and
   qfrc_inverse (nv,) N or N·m."""
   nv = m.nv
-  discrete = (m.opt_enableflags[0] & _ENBL_INVDISCRETE) != 0
+  discrete = (m.opt_enableflags[0] & ENBL_INVDISCRETE) != 0
   qacc_given = np.empty(nv)
   work = np.empty(nv)
   if discrete:

@@ -9,18 +9,15 @@ disable flag is set. Islands are numbered by their smallest tree, their dofs and
 
 from numba import njit
 
-from mjgym.physics.types import ConstraintType
-from mjgym.physics.types import DisableBit
+from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
+from mjgym.physics.constants import CNSTR_CONTACT_FRICTIONLESS
+from mjgym.physics.constants import CNSTR_EQUALITY
+from mjgym.physics.constants import CNSTR_FRICTION_DOF
+from mjgym.physics.constants import CNSTR_FRICTION_TENDON
+from mjgym.physics.constants import CNSTR_LIMIT_JOINT
+from mjgym.physics.constants import DSBL_ISLAND
 from mjgym.physics.types import EqType
 from mjgym.physics.types import ObjType
-
-_DSBL_ISLAND = int(DisableBit.ISLAND)
-_EQUALITY = int(ConstraintType.EQUALITY)
-_FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
-_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
-_LIMIT_JOINT = int(ConstraintType.LIMIT_JOINT)
-_CONTACT_FRICTIONLESS = int(ConstraintType.CONTACT_FRICTIONLESS)
-_CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
 @njit(cache=True, error_model="numpy")
@@ -68,14 +65,14 @@ def _row_trees(m, d, i, parent):
   ctype = d.efc_type[i]
   oid = d.efc_id[i]
   t1 = t2 = -2
-  if ctype == _FRICTION_DOF:
+  if ctype == CNSTR_FRICTION_DOF:
     t1 = m.dof_treeid[oid]
-  elif ctype == _LIMIT_JOINT:
+  elif ctype == CNSTR_LIMIT_JOINT:
     t1 = m.dof_treeid[m.jnt_dofadr[oid]]
-  elif _CONTACT_FRICTIONLESS <= ctype <= _CONTACT_ELLIPTIC:
+  elif CNSTR_CONTACT_FRICTIONLESS <= ctype <= CNSTR_CONTACT_ELLIPTIC:
     t1 = m.body_treeid[m.geom_bodyid[d.contact_geom1[oid]]]
     t2 = m.body_treeid[m.geom_bodyid[d.contact_geom2[oid]]]
-  elif ctype == _EQUALITY and (m.eq_type[oid] == EqType.CONNECT or m.eq_type[oid] == EqType.WELD):
+  elif ctype == CNSTR_EQUALITY and (m.eq_type[oid] == EqType.CONNECT or m.eq_type[oid] == EqType.WELD):
     t1 = m.body_treeid[_body_of(m, m.eq_objtype[oid], m.eq_obj1id[oid])]
     t2 = m.body_treeid[_body_of(m, m.eq_objtype[oid], m.eq_obj2id[oid])]
   if t1 != -2:
@@ -108,7 +105,7 @@ def island(m, d):
   nefc = d.nefc[0]
   d.nisland[0] = 0
   d.nidof[0] = 0
-  if nefc == 0 or m.opt_disableflags[0] & _DSBL_ISLAND:
+  if nefc == 0 or m.opt_disableflags[0] & DSBL_ISLAND:
     return
   parent = d.tree_island  # union-find links first, island ids after
   parent[:] = -1
@@ -177,9 +174,9 @@ def _rows(d, nefc, nisland, efc_tree):
     d.efc_island[i] = isl
     d.island_nefc[isl] += 1
     ctype = d.efc_type[i]
-    if ctype == _EQUALITY:
+    if ctype == CNSTR_EQUALITY:
       d.island_ne[isl] += 1
-    elif ctype == _FRICTION_DOF or ctype == _FRICTION_TENDON:
+    elif ctype == CNSTR_FRICTION_DOF or ctype == CNSTR_FRICTION_TENDON:
       d.island_nf[isl] += 1
   adr = 0
   for isl in range(nisland):

@@ -14,9 +14,52 @@ from mjgym.physics.types import MINVAL
 
 
 @njit(cache=True, error_model="numpy")
+def vec3(arr):
+  """The first three entries of arr (a row of an (n, 3) array) as a tuple."""
+  return (arr[0], arr[1], arr[2])
+
+
+@njit(cache=True, error_model="numpy")
+def store(dst, v):
+  """dst[:len(v)] = v, entry by entry (numba's slice assignment takes its slow general path on a few numbers)."""
+  for k in range(len(v)):
+    dst[k] = v[k]
+
+
+@njit(cache=True, error_model="numpy")
+def add3(a, b):
+  """a + b."""
+  return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+@njit(cache=True, error_model="numpy")
+def sub3(a, b):
+  """a - b."""
+  return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@njit(cache=True, error_model="numpy")
+def scl3(a, s):
+  """s a."""
+  return (a[0] * s, a[1] * s, a[2] * s)
+
+
+@njit(cache=True, error_model="numpy")
+def add_scl3(a, b, s):
+  """a + s b."""
+  return (a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s)
+
+
+@njit(cache=True, error_model="numpy")
 def dot3(a, b):
   """a . b for 3-vectors."""
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, error_model="numpy")
+def norm3(a):
+  """|a|."""
+  return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
 
 
 @njit(cache=True, error_model="numpy")
@@ -106,6 +149,12 @@ def mat_t_vec(mat, v):
   return (mat[0] * v[0] + mat[3] * v[1] + mat[6] * v[2],
           mat[1] * v[0] + mat[4] * v[1] + mat[7] * v[2],
           mat[2] * v[0] + mat[5] * v[1] + mat[8] * v[2])
+
+
+@njit(cache=True, error_model="numpy")
+def frame_axis(mat, k):
+  """Column k of the rotation mat (9,): axis k of the frame in world coordinates."""
+  return (mat[k], mat[3 + k], mat[6 + k])
 
 
 @njit(cache=True, error_model="numpy")

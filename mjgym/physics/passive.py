@@ -7,14 +7,12 @@ from numba import njit
 from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics import support
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import JointType
+from mjgym.physics.constants import DSBL_DAMPER
+from mjgym.physics.constants import DSBL_GRAVITY
+from mjgym.physics.constants import DSBL_SPRING
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
 from mjgym.physics.types import MINVAL
-
-# numba cannot apply & to IntFlag members; plain ints are compile-time constants.
-_DSBL_SPRING = int(DisableBit.SPRING)
-_DSBL_DAMPER = int(DisableBit.DAMPER)
-_DSBL_GRAVITY = int(DisableBit.GRAVITY)
 
 
 @njit(cache=True, error_model="numpy")
@@ -27,8 +25,8 @@ def _joint_springs(m, d):
     qadr = m.jnt_qposadr[j]
     dofadr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    if jtype == JointType.FREE or jtype == JointType.BALL:
-      if jtype == JointType.FREE:
+    if jtype == JNT_FREE or jtype == JNT_BALL:
+      if jtype == JNT_FREE:
         for c in range(3):
           d.qfrc_spring[dofadr + c] = -k * (d.qpos[qadr + c] - m.qpos_spring[qadr + c])
         qadr += 3
@@ -182,8 +180,8 @@ def passive(m, d):
   d.qfrc_gravcomp[:] = 0.0
   d.qfrc_passive[:] = 0.0
   flags = m.opt_disableflags[0]
-  spring = (flags & _DSBL_SPRING) == 0
-  damper = (flags & _DSBL_DAMPER) == 0
+  spring = (flags & DSBL_SPRING) == 0
+  damper = (flags & DSBL_DAMPER) == 0
   # MuJoCo skips all passive forces, fluid and gravity compensation included, when both are disabled
   if not spring and not damper:
     return
@@ -197,7 +195,7 @@ def passive(m, d):
     _fluid(m, d)
   for i in range(m.nv):
     d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_fluid[i]
-  if (flags & _DSBL_GRAVITY) == 0:
+  if (flags & DSBL_GRAVITY) == 0:
     _gravcomp(m, d, d.qfrc_gravcomp)
     # joints with actuatorgravcomp take their share through qfrc_actuator instead (fwd_actuation)
     for i in range(m.nv):

@@ -29,10 +29,11 @@ def _excluded(m, g, geomgroup, use_group, flg_static, bodyexclude):
 def ray_select(m, d, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
   """(t, geom) of the nearest hit of pnt + t vec among the geoms mj_ray considers; (-1, -1) if none."""
   best, hit = -1.0, -1
+  tables = ray.shape_tables(m)
   for g in range(m.ngeom):
     if _excluded(m, g, geomgroup, use_group, flg_static, bodyexclude):
       continue
-    t = ray.ray_geom(m, d, g, pnt, vec)
+    t = ray.ray_geom(tables, m, d, g, pnt, vec)
     if t >= 0.0 and (best < 0.0 or t < best):
       best, hit = t, g
   return best, hit

@@ -19,21 +19,18 @@ from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
-from mjgym.physics.types import ConstraintType
+from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
+from mjgym.physics.constants import CNSTR_LIMIT_JOINT
+from mjgym.physics.constants import CNSTR_LIMIT_TENDON
+from mjgym.physics.constants import DSBL_CONSTRAINT
+from mjgym.physics.constants import DSBL_LIMIT
+from mjgym.physics.constants import DSBL_SENSOR
+from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.types import DataType
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType as S
 from mjgym.physics.types import Stage
-
-_DSBL_SENSOR = int(DisableBit.SENSOR)
-_DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
-_DSBL_LIMIT = int(DisableBit.LIMIT)
-_LIMIT_JOINT = int(ConstraintType.LIMIT_JOINT)
-_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
-_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
 
 
 # ------------------------------------------------------------------------------------- object frames ----
@@ -95,13 +92,6 @@ def _point_acceleration(m, d, body, pos):
   return alpha, (a[3] - ra[0] + wv[0], a[4] - ra[1] + wv[1], a[5] - ra[2] + wv[2])
 
 
-@njit(cache=True, error_model="numpy")
-def _write3(out, v):
-  out[0] = v[0]
-  out[1] = v[1]
-  out[2] = v[2]
-
-
 # ---------------------------------------------------------------------------------------- helpers ----
 
 
@@ -122,7 +112,7 @@ def _cutoff(m, d, i):
 
 @njit(cache=True, error_model="numpy")
 def _limits_active(m):
-  return (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_LIMIT)) == 0
+  return (m.opt_disableflags[0] & (DSBL_CONSTRAINT | DSBL_LIMIT)) == 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -147,7 +137,7 @@ def _joint_limit(m, d, j):
   if not _limits_active(m) or not m.jnt_limited[j]:
     return 0, 0.0
   qadr = m.jnt_qposadr[j]
-  if m.jnt_type[j] == JointType.BALL:
+  if m.jnt_type[j] == JNT_BALL:
     q = math.normalize4(d.qpos[qadr:qadr + 4])
     v = math.quat_to_vel(q, 1.0)
     angle = pymath.sqrt(math.dot3(v, v))
@@ -181,7 +171,7 @@ def _contact_normal_force(d, c):
   first = d.contact_efc_address[c]
   if first < 0:
     return 0.0
-  if d.efc_type[first] != _CONTACT_PYRAMIDAL:
+  if d.efc_type[first] != CNSTR_CONTACT_PYRAMIDAL:
     return d.efc_force[first]
   f = 0.0
   for k in range(2 * (d.contact_dim[c] - 1)):
@@ -195,6 +185,7 @@ def _touch(m, d, site):
   through the site's volume (so a contact point inside the site always counts)."""
   body = m.site_bodyid[site]
   total = 0.0
+  tables = ray.shape_tables(m)
   for c in range(d.ncon[0]):
     b1 = m.geom_bodyid[d.contact_geom1[c]]
     b2 = m.geom_bodyid[d.contact_geom2[c]]
@@ -206,7 +197,7 @@ def _touch(m, d, site):
     n = d.contact_frame[c]
     sign = -1.0 if body == b2 else 1.0
     ray_dir = (sign * n[0], sign * n[1], sign * n[2])
-    if ray.ray_shape(m, m.site_type[site], m.site_size[site], d.site_xpos[site], d.site_xmat[site], -1,
+    if ray.ray_shape(tables, m.site_type[site], m.site_size[site], d.site_xpos[site], d.site_xmat[site], -1,
                      d.contact_pos[c], ray_dir) >= 0.0:
       total += f
   return total
@@ -226,7 +217,7 @@ def _limit_force(d, efc_type, objid):
 
 @njit(cache=True, error_model="numpy")
 def _enabled(m):
-  return m.nsensor > 0 and (m.opt_disableflags[0] & _DSBL_SENSOR) == 0
+  return m.nsensor > 0 and (m.opt_disableflags[0] & DSBL_SENSOR) == 0
 
 
 @_link.lazy
@@ -250,7 +241,7 @@ def sensor_pos(m, d):
     adr = m.sensor_adr[i]
     out = d.sensordata[adr:adr + m.sensor_dim[i]]
     if stype == S.MAGNETOMETER:
-      _write3(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
+      math.store(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
     elif stype == S.RANGEFINDER:
       _rangefinder_sensor(m, d, i)
     elif stype == S.JOINTPOS:
@@ -281,7 +272,7 @@ def sensor_pos(m, d):
         if stype == S.FRAMEPOS:
           v = (v[0] - rpos[0], v[1] - rpos[1], v[2] - rpos[2])
         v = math.mat_t_vec(rmat, v)
-      _write3(out, v)
+      math.store(out, v)
     elif stype == S.FRAMEQUAT:
       q = _object_quat(m, d, m.sensor_objtype[i], objid)
       refid = m.sensor_refid[i]
@@ -291,7 +282,7 @@ def sensor_pos(m, d):
       for k in range(4):
         out[k] = q[k]
     elif stype == S.SUBTREECOM:
-      _write3(out, d.subtree_com[objid])
+      math.store(out, d.subtree_com[objid])
     elif stype == S.CLOCK:
       out[0] = d.time[0]
     _cutoff(m, d, i)
@@ -313,7 +304,7 @@ def sensor_vel(m, d):
     out = d.sensordata[adr:adr + m.sensor_dim[i]]
     if stype == S.VELOCIMETER or stype == S.GYRO:
       w, v = _point_velocity(m, d, m.site_bodyid[objid], d.site_xpos[objid])
-      _write3(out, math.mat_t_vec(d.site_xmat[objid], v if stype == S.VELOCIMETER else w))
+      math.store(out, math.mat_t_vec(d.site_xmat[objid], v if stype == S.VELOCIMETER else w))
     elif stype == S.JOINTVEL:
       out[0] = d.qvel[m.jnt_dofadr[objid]]
     elif stype == S.TENDONVEL:
@@ -322,12 +313,12 @@ def sensor_vel(m, d):
       out[0] = d.actuator_velocity[objid]
     elif stype == S.BALLANGVEL:
       dadr = m.jnt_dofadr[objid]
-      _write3(out, d.qvel[dadr:dadr + 3])
+      math.store(out, d.qvel[dadr:dadr + 3])
     elif stype == S.JOINTLIMITVEL:
       side, _ = _joint_limit(m, d, objid)
       if side == 0:
         out[0] = 0.0
-      elif m.jnt_type[objid] == JointType.BALL:
+      elif m.jnt_type[objid] == JNT_BALL:
         out[0] = _ball_limit_velocity(m, d, objid)
       else:
         out[0] = side * d.qvel[m.jnt_dofadr[objid]]
@@ -343,20 +334,20 @@ def sensor_vel(m, d):
         rw, rv = _point_velocity(m, d, rbody, rpos)
         if stype == S.FRAMEANGVEL:
           w = (w[0] - rw[0], w[1] - rw[1], w[2] - rw[2])
-          _write3(out, math.mat_t_vec(rmat, w))
+          math.store(out, math.mat_t_vec(rmat, w))
         else:
           # velocity seen by an observer riding the reference frame, rotation included
           dp = (pos[0] - rpos[0], pos[1] - rpos[1], pos[2] - rpos[2])
           c = math.cross(rw, dp)
           v = (v[0] - rv[0] - c[0], v[1] - rv[1] - c[1], v[2] - rv[2] - c[2])
-          _write3(out, math.mat_t_vec(rmat, v))
+          math.store(out, math.mat_t_vec(rmat, v))
       else:
-        _write3(out, v if stype == S.FRAMELINVEL else w)
+        math.store(out, v if stype == S.FRAMELINVEL else w)
     elif stype == S.SUBTREELINVEL or stype == S.SUBTREEANGMOM:
       if not subtree_done:
         subtree_vel(m, d)
         subtree_done = True
-      _write3(out, d.subtree_linvel[objid] if stype == S.SUBTREELINVEL else d.subtree_angmom[objid])
+      math.store(out, d.subtree_linvel[objid] if stype == S.SUBTREELINVEL else d.subtree_angmom[objid])
     _cutoff(m, d, i)
 
 
@@ -399,19 +390,19 @@ def _sensor_acc(m, d):
       out[0] = _touch(m, d, objid)
     elif stype == S.ACCELEROMETER:
       _, a = _point_acceleration(m, d, m.site_bodyid[objid], d.site_xpos[objid])
-      _write3(out, math.mat_t_vec(d.site_xmat[objid], a))
+      math.store(out, math.mat_t_vec(d.site_xmat[objid], a))
     elif stype == S.FORCE or stype == S.TORQUE:
       body = m.site_bodyid[objid]
       f = d.cfrc_int[body]
       if stype == S.FORCE:
-        _write3(out, math.mat_t_vec(d.site_xmat[objid], f[3:]))
+        math.store(out, math.mat_t_vec(d.site_xmat[objid], f[3:]))
       else:
         # the interaction torque about the site, moved from the tree's com
         c = d.subtree_com[m.body_rootid[body]]
         p = d.site_xpos[objid]
         r = (p[0] - c[0], p[1] - c[1], p[2] - c[2])
         rf = math.cross(r, f[3:])
-        _write3(out, math.mat_t_vec(d.site_xmat[objid], (f[0] - rf[0], f[1] - rf[1], f[2] - rf[2])))
+        math.store(out, math.mat_t_vec(d.site_xmat[objid], (f[0] - rf[0], f[1] - rf[1], f[2] - rf[2])))
     elif stype == S.ACTUATORFRC:
       out[0] = d.actuator_force[objid]
     elif stype == S.JOINTACTFRC:
@@ -423,13 +414,13 @@ def _sensor_acc(m, d):
           s += d.actuator_force[a]
       out[0] = s
     elif stype == S.JOINTLIMITFRC:
-      out[0] = _limit_force(d, _LIMIT_JOINT, objid)
+      out[0] = _limit_force(d, CNSTR_LIMIT_JOINT, objid)
     elif stype == S.TENDONLIMITFRC:
-      out[0] = _limit_force(d, _LIMIT_TENDON, objid)
+      out[0] = _limit_force(d, CNSTR_LIMIT_TENDON, objid)
     elif stype == S.FRAMELINACC or stype == S.FRAMEANGACC:
       pos, _, body = _object_pose(m, d, m.sensor_objtype[i], objid)
       alpha, a = _point_acceleration(m, d, body, pos)
-      _write3(out, a if stype == S.FRAMELINACC else alpha)
+      math.store(out, a if stype == S.FRAMELINACC else alpha)
     _cutoff(m, d, i)
 
 

@@ -13,40 +13,24 @@ from numba import njit
 from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics import support
+from mjgym.physics.constants import CNSTR_FRICTION_TENDON
+from mjgym.physics.constants import CNSTR_LIMIT_TENDON
+from mjgym.physics.constants import DSBL_DAMPER
+from mjgym.physics.constants import DSBL_GRAVITY
+from mjgym.physics.constants import DSBL_SPRING
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
+from mjgym.physics.constants import JNT_HINGE
+from mjgym.physics.constants import JNT_SLIDE
+from mjgym.physics.constants import SAMEFRAME_BODY
+from mjgym.physics.constants import SAMEFRAME_BODYROT
+from mjgym.physics.constants import SAMEFRAME_INERTIA
+from mjgym.physics.constants import SAMEFRAME_NONE
+from mjgym.physics.constants import WARN_INERTIA
 from mjgym.physics.types import CamLightType
-from mjgym.physics.types import ConstraintType
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import JointType
 from mjgym.physics.types import MINVAL
-from mjgym.physics.types import SameFrame
 from mjgym.physics.types import TrnType
-from mjgym.physics.types import Warning
 from mjgym.physics.types import WrapType
-
-# numba cannot apply & to IntFlag members; plain ints are compile-time constants.
-_DSBL_GRAVITY = int(DisableBit.GRAVITY)
-_DSBL_SPRING = int(DisableBit.SPRING)
-_DSBL_DAMPER = int(DisableBit.DAMPER)
-_LIMIT_TENDON = int(ConstraintType.LIMIT_TENDON)
-_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
-_SAMEFRAME_NONE = int(SameFrame.NONE)
-_WARN_INERTIA = int(Warning.INERTIA)
-
-
-@njit(cache=True, error_model="numpy")
-def _store(dst, v):
-  for k in range(len(v)):
-    dst[k] = v[k]
-
-
-@njit(cache=True, error_model="numpy")
-def _add(a, b):
-  return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-
-
-@njit(cache=True, error_model="numpy")
-def _sub(a, b):
-  return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
 # ------------------------------------------------------------------------------------------- position ----
@@ -59,17 +43,17 @@ def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
   A frame the compiler found on the body or inertial frame (``sameframe``) copies that frame, as MuJoCo does,
   so geoms and sites there get bitwise its numbers.
   """
-  if sameframe == SameFrame.BODY:
-    _store(out_pos, (d.xpos[b, 0], d.xpos[b, 1], d.xpos[b, 2]))
-  elif sameframe == SameFrame.INERTIA:
-    _store(out_pos, (d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2]))
+  if sameframe == SAMEFRAME_BODY:
+    math.store(out_pos, (d.xpos[b, 0], d.xpos[b, 1], d.xpos[b, 2]))
+  elif sameframe == SAMEFRAME_INERTIA:
+    math.store(out_pos, (d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2]))
   else:
-    _store(out_pos, _add(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
-  if sameframe == SameFrame.NONE:
+    math.store(out_pos, math.add3(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
+  if sameframe == SAMEFRAME_NONE:
     math.quat_to_mat(out_mat, math.quat_mul(d.xquat[b], quat))
   else:
     # element by element: numba's slice assignment takes its general broadcasting path, slow on 9 numbers
-    src = d.xmat if sameframe == SameFrame.BODY or sameframe == SameFrame.BODYROT else d.ximat
+    src = d.xmat if sameframe == SAMEFRAME_BODY or sameframe == SAMEFRAME_BODYROT else d.ximat
     for k in range(9):
       out_mat[k] = src[b, k]
 
@@ -91,12 +75,12 @@ def kinematics(m, d):
   for i in range(1, m.nbody):
     jntadr = m.body_jntadr[i]
     jntnum = m.body_jntnum[i]
-    if jntnum > 0 and m.jnt_type[jntadr] == JointType.FREE:
+    if jntnum > 0 and m.jnt_type[jntadr] == JNT_FREE:
       qadr = m.jnt_qposadr[jntadr]
       xp = (d.qpos[qadr], d.qpos[qadr + 1], d.qpos[qadr + 2])
       xq = math.normalize4(d.qpos[qadr + 3:qadr + 7])
-      _store(d.xanchor[jntadr], xp)
-      _store(d.xaxis[jntadr], m.jnt_axis[jntadr])
+      math.store(d.xanchor[jntadr], xp)
+      math.store(d.xaxis[jntadr], m.jnt_axis[jntadr])
     else:
       p = m.body_parentid[i]
       mocapid = m.body_mocapid[i]
@@ -106,29 +90,29 @@ def kinematics(m, d):
       else:
         pos = (m.body_pos[i, 0], m.body_pos[i, 1], m.body_pos[i, 2])
         quat = (m.body_quat[i, 0], m.body_quat[i, 1], m.body_quat[i, 2], m.body_quat[i, 3])
-      xp = _add(d.xpos[p], math.mat_vec(d.xmat[p], pos))
+      xp = math.add3(d.xpos[p], math.mat_vec(d.xmat[p], pos))
       xq = math.quat_mul(d.xquat[p], quat)
       for j in range(jntadr, jntadr + jntnum):
         qadr = m.jnt_qposadr[j]
         jtype = m.jnt_type[j]
         axis = math.rot_vec_quat(m.jnt_axis[j], xq)
-        anchor = _add(xp, math.rot_vec_quat(m.jnt_pos[j], xq))
-        _store(d.xaxis[j], axis)
-        _store(d.xanchor[j], anchor)
-        if jtype == JointType.SLIDE:
+        anchor = math.add3(xp, math.rot_vec_quat(m.jnt_pos[j], xq))
+        math.store(d.xaxis[j], axis)
+        math.store(d.xanchor[j], anchor)
+        if jtype == JNT_SLIDE:
           s = d.qpos[qadr] - m.qpos0[qadr]
           xp = (xp[0] + s * axis[0], xp[1] + s * axis[1], xp[2] + s * axis[2])
         else:
-          if jtype == JointType.BALL:
+          if jtype == JNT_BALL:
             qloc = math.normalize4(d.qpos[qadr:qadr + 4])
           else:
             qloc = math.axis_angle_to_quat(m.jnt_axis[j], d.qpos[qadr] - m.qpos0[qadr])
           xq = math.quat_mul(xq, qloc)
           # the rotation is about the anchor, not the body origin
-          xp = _sub(anchor, math.rot_vec_quat(m.jnt_pos[j], xq))
+          xp = math.sub3(anchor, math.rot_vec_quat(m.jnt_pos[j], xq))
     xq = math.normalize4(xq)
-    _store(d.xpos[i], xp)
-    _store(d.xquat[i], xq)
+    math.store(d.xpos[i], xp)
+    math.store(d.xquat[i], xq)
     math.quat_to_mat(d.xmat[i], xq)
     _local_to_global(d, i, m.body_ipos[i], m.body_iquat[i], m.body_sameframe[i], d.xipos[i], d.ximat[i])
 
@@ -177,21 +161,21 @@ def com_pos(m, d):
         d.subtree_com[i, k] /= m.body_subtreemass[i]
 
   for i in range(m.nbody):
-    offset = _sub(d.xipos[i], d.subtree_com[m.body_rootid[i]])
+    offset = math.sub3(d.xipos[i], d.subtree_com[m.body_rootid[i]])
     _inert_com(d.cinert[i], m.body_inertia[i], d.ximat[i], offset, m.body_mass[i])
 
   for j in range(m.njnt):
     b = m.jnt_bodyid[j]
     dofadr = m.jnt_dofadr[j]
     jtype = m.jnt_type[j]
-    offset = _sub(d.subtree_com[m.body_rootid[b]], d.xanchor[j])
-    if jtype == JointType.SLIDE:
+    offset = math.sub3(d.subtree_com[m.body_rootid[b]], d.xanchor[j])
+    if jtype == JNT_SLIDE:
       d.cdof[dofadr, :3] = 0.0
       d.cdof[dofadr, 3:] = d.xaxis[j]
-    elif jtype == JointType.HINGE:
+    elif jtype == JNT_HINGE:
       _dof_com(d.cdof[dofadr], d.xaxis[j], offset)
     else:
-      if jtype == JointType.FREE:
+      if jtype == JNT_FREE:
         # translations along the world axes, rotations about the body axes
         for k in range(3):
           d.cdof[dofadr + k] = 0.0
@@ -205,8 +189,8 @@ def com_pos(m, d):
 @njit(cache=True, error_model="numpy")
 def _dof_com(res, axis, offset):
   """Motion of the com-based frame for a unit rotation about ``axis`` through a point ``offset`` away."""
-  _store(res[:3], axis)
-  _store(res[3:], math.cross(axis, offset))
+  math.store(res[:3], axis)
+  math.store(res[3:], math.cross(axis, offset))
 
 
 @_link.separate
@@ -222,37 +206,37 @@ def camlight(m, d):
     mode = m.light_mode[li]
     pos = m.light_pos[li]
     if mode == CamLightType.TRACK:
-      _store(d.light_xpos[li], _add(d.xpos[b], m.light_pos0[li]))
+      math.store(d.light_xpos[li], math.add3(d.xpos[b], m.light_pos0[li]))
     elif mode == CamLightType.TRACKCOM:
-      _store(d.light_xpos[li], _add(d.subtree_com[b], m.light_poscom0[li]))
+      math.store(d.light_xpos[li], math.add3(d.subtree_com[b], m.light_poscom0[li]))
     else:
-      _store(d.light_xpos[li], _add(d.xpos[b], math.mat_vec(d.xmat[b], pos)))
+      math.store(d.light_xpos[li], math.add3(d.xpos[b], math.mat_vec(d.xmat[b], pos)))
     if mode == CamLightType.TRACK or mode == CamLightType.TRACKCOM:
-      _store(d.light_xdir[li], m.light_dir0[li])
+      math.store(d.light_xdir[li], m.light_dir0[li])
     elif mode == CamLightType.TARGETBODY or mode == CamLightType.TARGETBODYCOM:
       t = m.light_targetbodyid[li]
       target = d.xpos[t] if mode == CamLightType.TARGETBODY else d.subtree_com[t]
-      _store(d.light_xdir[li], math.normalize3(_sub(target, d.light_xpos[li])))
+      math.store(d.light_xdir[li], math.normalize3(math.sub3(target, d.light_xpos[li])))
     else:
-      _store(d.light_xdir[li], math.normalize3(math.mat_vec(d.xmat[b], m.light_dir[li])))
+      math.store(d.light_xdir[li], math.normalize3(math.mat_vec(d.xmat[b], m.light_dir[li])))
 
 
 @njit(cache=True, error_model="numpy")
 def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_mat):
   """Camera pose: fixed to its body, translating with it (track, trackcom) or aiming at a target body."""
   if mode == CamLightType.TRACK:
-    _store(out_pos, _add(d.xpos[b], pos0))
+    math.store(out_pos, math.add3(d.xpos[b], pos0))
     out_mat[:] = mat0
     return
   if mode == CamLightType.TRACKCOM:
-    _store(out_pos, _add(d.subtree_com[b], poscom0))
+    math.store(out_pos, math.add3(d.subtree_com[b], poscom0))
     out_mat[:] = mat0
     return
-  _local_to_global(d, b, pos, quat, _SAMEFRAME_NONE, out_pos, out_mat)
+  _local_to_global(d, b, pos, quat, SAMEFRAME_NONE, out_pos, out_mat)
   if (mode == CamLightType.TARGETBODY or mode == CamLightType.TARGETBODYCOM) and target >= 0:
     tpos = d.xpos[target] if mode == CamLightType.TARGETBODY else d.subtree_com[target]
     # cameras look along -z; keep x horizontal (orthogonal to world z), y completes the frame
-    z = math.normalize3(_sub(out_pos, tpos))
+    z = math.normalize3(math.sub3(out_pos, tpos))
     x = math.normalize3(math.cross((0.0, 0.0, 1.0), z))
     y = math.normalize3(math.cross(z, x))
     for k in range(3):
@@ -297,7 +281,7 @@ def _wrap_point(d, k, obj, pos):
 @njit(cache=True, error_model="numpy")
 def _segment(m, d, t, p0, b0, p1, b1, divisor):
   """Length of the straight piece p0 -> p1 (points on bodies b0, b1), its Jacobian added to ten_J[t]."""
-  dif = _sub(p1, p0)
+  dif = math.sub3(p1, p0)
   length = pymath.sqrt(math.dot3(dif, dif))
   if b0 != b1 and length > MINVAL:
     u = (dif[0] / (length * divisor), dif[1] / (length * divisor), dif[2] / (length * divisor))
@@ -367,20 +351,20 @@ def transmission(m, d):
       jtype = m.jnt_type[idx]
       qadr = m.jnt_qposadr[idx]
       dofadr = m.jnt_dofadr[idx]
-      if jtype == JointType.HINGE or jtype == JointType.SLIDE:
+      if jtype == JNT_HINGE or jtype == JNT_SLIDE:
         d.actuator_length[i] = gear[0] * d.qpos[qadr]
         d.actuator_moment[i, dofadr] = gear[0]
-      elif jtype == JointType.BALL:
+      elif jtype == JNT_BALL:
         quat = math.normalize4(d.qpos[qadr:qadr + 4])
         axis = _gear_axis(trntype, gear[:3], quat)
         d.actuator_length[i] = math.dot3(math.quat_to_vel(quat, 1.0), axis)
-        _store(d.actuator_moment[i, dofadr:dofadr + 3], axis)
+        math.store(d.actuator_moment[i, dofadr:dofadr + 3], axis)
       else:
         # a free joint has no meaningful scalar length
         quat = math.normalize4(d.qpos[qadr + 3:qadr + 7])
         d.actuator_length[i] = 0.0
-        _store(d.actuator_moment[i, dofadr:dofadr + 3], gear[:3])
-        _store(d.actuator_moment[i, dofadr + 3:dofadr + 6], _gear_axis(trntype, gear[3:6], quat))
+        math.store(d.actuator_moment[i, dofadr:dofadr + 3], gear[:3])
+        math.store(d.actuator_moment[i, dofadr + 3:dofadr + 6], _gear_axis(trntype, gear[3:6], quat))
     elif trntype == TrnType.TENDON:
       d.actuator_length[i] = gear[0] * d.ten_length[idx]
       for k in range(m.nv):
@@ -408,7 +392,7 @@ def _site_transmission(m, d, i, site, ref, gear):
   rbody = m.site_bodyid[ref]
   rpos = d.site_xpos[ref]
   rmat = d.site_xmat[ref]
-  rel = math.mat_t_vec(rmat, _sub(pos, rpos))
+  rel = math.mat_t_vec(rmat, math.sub3(pos, rpos))
   q = math.quat_mul(d.xquat[body], m.site_quat[site])
   rq = math.quat_mul(d.xquat[rbody], m.site_quat[ref])
   rot = math.quat_to_vel(math.quat_mul((rq[0], -rq[1], -rq[2], -rq[3]), q), 1.0)
@@ -420,7 +404,7 @@ def _site_transmission(m, d, i, site, ref, gear):
   support.apply_ft(m, d, (-force[0], -force[1], -force[2]), (-torque[0], -torque[1], -torque[2]), rpos, rbody,
                    moment)
   # the reference frame turns the offset with it: d(R_refᵀ r)/dt picks up -w_ref × r
-  r = _sub(pos, rpos)
+  r = math.sub3(pos, rpos)
   support.apply_ft(m, d, zero, math.cross(force, r), rpos, rbody, moment)
 
 
@@ -434,7 +418,7 @@ def _slider_crank(m, d, i, crank, slider, gear):
   moment = d.actuator_moment[i]
   smat = d.site_xmat[slider]
   axis = (smat[2], smat[5], smat[8])
-  v = _sub(d.site_xpos[crank], d.site_xpos[slider])
+  v = math.sub3(d.site_xpos[crank], d.site_xpos[slider])
   av = math.dot3(v, axis)
   r = m.actuator_cranklength[i]
   det = av * av + r * r - math.dot3(v, v)
@@ -629,8 +613,8 @@ def factor_m(m, d):
 def warn_inertia(d, nsmall, last):
   """Counts ``nsmall`` INERTIA warnings (pivots of a mass-like matrix raised to MINVAL), the last at dof ``last``."""
   if nsmall > 0:
-    d.warning_number[_WARN_INERTIA] += nsmall
-    d.warning_lastinfo[_WARN_INERTIA] = last
+    d.warning_number[WARN_INERTIA] += nsmall
+    d.warning_lastinfo[WARN_INERTIA] = last
 
 
 @_link.separate
@@ -652,8 +636,8 @@ def _com_vel(m, d, qvel, cvel, cdof_dot):
     for j in range(m.body_jntadr[i], m.body_jntadr[i] + m.body_jntnum[i]):
       dofadr = m.jnt_dofadr[j]
       jtype = m.jnt_type[j]
-      if jtype == JointType.FREE or jtype == JointType.BALL:
-        if jtype == JointType.FREE:
+      if jtype == JNT_FREE or jtype == JNT_BALL:
+        if jtype == JNT_FREE:
           # world-aligned translations do not rotate with the body
           for k in range(3):
             cdof_dot[dofadr + k] = 0.0
@@ -661,10 +645,10 @@ def _com_vel(m, d, qvel, cvel, cdof_dot):
           dofadr += 3
         # all three rotational axes move with the velocity before the ball's own rotation
         for k in range(3):
-          _store(cdof_dot[dofadr + k], math.cross_motion(cvel[i], d.cdof[dofadr + k]))
+          math.store(cdof_dot[dofadr + k], math.cross_motion(cvel[i], d.cdof[dofadr + k]))
         _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 3)
       else:
-        _store(cdof_dot[dofadr], math.cross_motion(cvel[i], d.cdof[dofadr]))
+        math.store(cdof_dot[dofadr], math.cross_motion(cvel[i], d.cdof[dofadr]))
         _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 1)
 
 
@@ -687,7 +671,7 @@ def _body_forces(m, d, qvel, qacc, use_qacc, cvel, cdof_dot, cacc, cfrc):
   """Forward RNE pass: cacc of every body, then cfrc = cinert cacc + cvel ×f (cinert cvel)."""
   # gravity enters as an upward acceleration of the world
   cacc[0, :] = 0.0
-  if (m.opt_disableflags[0] & _DSBL_GRAVITY) == 0:
+  if (m.opt_disableflags[0] & DSBL_GRAVITY) == 0:
     for k in range(3):
       cacc[0, 3 + k] = -m.opt_gravity[k]
   for i in range(1, m.nbody):
@@ -739,19 +723,19 @@ def _tendon_force(m, d, t):
   """Scalar force along tendon t (positive lengthens): spring, damper, actuators and constraint rows."""
   f = 0.0
   flags = m.opt_disableflags[0]
-  if (flags & _DSBL_SPRING) == 0:
+  if (flags & DSBL_SPRING) == 0:
     length = d.ten_length[t]
     if length > m.tendon_lengthspring[t, 1]:
       f += m.tendon_stiffness[t] * (m.tendon_lengthspring[t, 1] - length)
     elif length < m.tendon_lengthspring[t, 0]:
       f += m.tendon_stiffness[t] * (m.tendon_lengthspring[t, 0] - length)
-  if (flags & _DSBL_DAMPER) == 0:
+  if (flags & DSBL_DAMPER) == 0:
     f -= m.tendon_damping[t] * d.ten_velocity[t]
   for i in range(m.nu):
     if m.actuator_trntype[i] == TrnType.TENDON and m.actuator_trnid[i, 0] == t:
       f += m.actuator_gear[i, 0] * d.actuator_force[i]
   for r in range(d.nefc[0]):
-    if (d.efc_type[r] == _LIMIT_TENDON or d.efc_type[r] == _FRICTION_TENDON) and d.efc_id[r] == t:
+    if (d.efc_type[r] == CNSTR_LIMIT_TENDON or d.efc_type[r] == CNSTR_FRICTION_TENDON) and d.efc_id[r] == t:
       f += d.efc_force[r]
   return f
 
@@ -761,7 +745,7 @@ def _add_ext_force(m, d, body, point, f):
   """cfrc_ext[body] += the com-based wrench of force f acting at world ``point`` (the world takes none)."""
   if body == 0:
     return
-  r = _sub(point, d.subtree_com[m.body_rootid[body]])
+  r = math.sub3(point, d.subtree_com[m.body_rootid[body]])
   t = math.cross(r, f)
   for k in range(3):
     d.cfrc_ext[body, k] += t[k]
@@ -773,7 +757,7 @@ def _tendon_pull(m, d, p0, b0, p1, b1, force):
   """A straight tendon piece under ``force`` (positive pushes apart) acting on the bodies at its ends."""
   if b0 == b1:
     return
-  dif = _sub(p1, p0)
+  dif = math.sub3(p1, p0)
   n = pymath.sqrt(math.dot3(dif, dif))
   if n < MINVAL:
     return
@@ -839,7 +823,7 @@ def rne_postconstraint(m, d):
   for i in range(m.nbody):
     # the applied wrench acts at the body com; move its torque to the tree's reference point
     xf = d.xfrc_applied[i]
-    r = _sub(d.xipos[i], d.subtree_com[m.body_rootid[i]])
+    r = math.sub3(d.xipos[i], d.subtree_com[m.body_rootid[i]])
     t = math.cross(r, xf[:3])
     for k in range(3):
       d.cfrc_ext[i, k] = xf[3 + k] + t[k]

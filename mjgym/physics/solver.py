@@ -25,28 +25,24 @@ import numpy as np
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import linalg
 from mjgym.physics import smooth
-from mjgym.physics.types import ConstraintState
-from mjgym.physics.types import ConstraintType
-from mjgym.physics.types import DisableBit
+from mjgym.physics.constants import CNSTRSTATE_CONE
+from mjgym.physics.constants import CNSTRSTATE_LINEARNEG
+from mjgym.physics.constants import CNSTRSTATE_LINEARPOS
+from mjgym.physics.constants import CNSTRSTATE_QUADRATIC
+from mjgym.physics.constants import CNSTRSTATE_SATISFIED
+from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
+from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
+from mjgym.physics.constants import CNSTR_EQUALITY
+from mjgym.physics.constants import CNSTR_FRICTION_DOF
+from mjgym.physics.constants import CNSTR_FRICTION_TENDON
+from mjgym.physics.constants import DSBL_WARMSTART
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import NISLAND
 from mjgym.physics.types import NSOLVER
 from mjgym.physics.types import SolverType
 
-_SATISFIED = int(ConstraintState.SATISFIED)
-_QUADRATIC = int(ConstraintState.QUADRATIC)
-_LINEARNEG = int(ConstraintState.LINEARNEG)
-_LINEARPOS = int(ConstraintState.LINEARPOS)
-_CONE = int(ConstraintState.CONE)
-
-_EQUALITY = int(ConstraintType.EQUALITY)
-_FRICTION_DOF = int(ConstraintType.FRICTION_DOF)
-_FRICTION_TENDON = int(ConstraintType.FRICTION_TENDON)
-_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
-_CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
-
-_DSBL_WARMSTART = int(DisableBit.WARMSTART)
 
 
 # ------------------------------------------------------------ linear algebra ----
@@ -71,7 +67,7 @@ def mul_m(m, d, res, vec):
 @njit(cache=True, error_model="numpy")
 def _mul_j(d, res, vec, nv):
   for i in range(d.nefc[0]):
-    res[i] = _dot(d.efc_J[i], vec, nv)
+    res[i] = linalg.dot(d.efc_J[i], vec, nv)
 
 
 @njit(cache=True, error_model="numpy")
@@ -82,36 +78,6 @@ def _mul_jt(d, res, vec, nv):
     if f != 0.0:
       for k in range(nv):
         res[k] += d.efc_J[i, k] * f
-
-
-@njit(cache=True, error_model="numpy")
-def _cholesky(h, n):
-  """In-place lower Cholesky factor of the SPD matrix h (n, n)."""
-  for j in range(n):
-    s = h[j, j]
-    for k in range(j):
-      s -= h[j, k] * h[j, k]
-    h[j, j] = pymath.sqrt(max(s, MINVAL))
-    for i in range(j + 1, n):
-      s = h[i, j]
-      for k in range(j):
-        s -= h[i, k] * h[j, k]
-      h[i, j] = s / h[j, j]
-
-
-@njit(cache=True, error_model="numpy")
-def _cholesky_solve(h, n, x):
-  """x <- (L Lᵀ)⁻¹ x with L the factor in h's lower triangle."""
-  for i in range(n):
-    s = x[i]
-    for k in range(i):
-      s -= h[i, k] * x[k]
-    x[i] = s / h[i, i]
-  for i in range(n - 1, -1, -1):
-    s = x[i]
-    for k in range(i + 1, n):
-      s -= h[k, i] * x[k]
-    x[i] = s / h[i, i]
 
 
 # ------------------------------------------------------------- row costs ----
@@ -149,26 +115,26 @@ def update_constraint(m, d):
     jar = d.efc_jar[i]
     dd = d.efc_D[i]
     ctype = d.efc_type[i]
-    if ctype == _EQUALITY:
+    if ctype == CNSTR_EQUALITY:
       d.efc_force[i] = -dd * jar
-      d.efc_state[i] = _QUADRATIC
+      d.efc_state[i] = CNSTRSTATE_QUADRATIC
       cost += 0.5 * dd * jar * jar
-    elif ctype == _FRICTION_DOF or ctype == _FRICTION_TENDON:
+    elif ctype == CNSTR_FRICTION_DOF or ctype == CNSTR_FRICTION_TENDON:
       fl = d.efc_frictionloss[i]
       r = d.efc_R[i]
       if jar <= -r * fl:
         d.efc_force[i] = fl
-        d.efc_state[i] = _LINEARNEG
+        d.efc_state[i] = CNSTRSTATE_LINEARNEG
         cost += -fl * jar - 0.5 * r * fl * fl
       elif jar >= r * fl:
         d.efc_force[i] = -fl
-        d.efc_state[i] = _LINEARPOS
+        d.efc_state[i] = CNSTRSTATE_LINEARPOS
         cost += fl * jar - 0.5 * r * fl * fl
       else:
         d.efc_force[i] = -dd * jar
-        d.efc_state[i] = _QUADRATIC
+        d.efc_state[i] = CNSTRSTATE_QUADRATIC
         cost += 0.5 * dd * jar * jar
-    elif ctype == _CONTACT_ELLIPTIC:
+    elif ctype == CNSTR_CONTACT_ELLIPTIC:
       c = d.efc_id[i]
       dim = _block_rows(d, i)
       mu = d.contact_mu[c]
@@ -176,33 +142,33 @@ def update_constraint(m, d):
       if u0 >= tn:
         for k in range(dim):
           d.efc_force[i + k] = 0.0
-          d.efc_state[i + k] = _SATISFIED
+          d.efc_state[i + k] = CNSTRSTATE_SATISFIED
       elif mu * mu * u0 + tn <= 0.0:
         for k in range(dim):
           jk = d.efc_jar[i + k]
           d.efc_force[i + k] = -d.efc_D[i + k] * jk
-          d.efc_state[i + k] = _QUADRATIC
+          d.efc_state[i + k] = CNSTRSTATE_QUADRATIC
           cost += 0.5 * d.efc_D[i + k] * jk * jk
       else:
         cc = dd / (1.0 + mu * mu)
         delta = u0 - tn
         cost += 0.5 * cc * delta * delta
         d.efc_force[i] = -cc * delta
-        d.efc_state[i] = _CONE
+        d.efc_state[i] = CNSTRSTATE_CONE
         for k in range(1, dim):
           fr = d.contact_friction[c, k - 1]
           d.efc_force[i + k] = cc * delta * fr * fr * d.efc_jar[i + k] / tn
-          d.efc_state[i + k] = _CONE
+          d.efc_state[i + k] = CNSTRSTATE_CONE
       i += dim
       continue
     else:
       if jar < 0.0:
         d.efc_force[i] = -dd * jar
-        d.efc_state[i] = _QUADRATIC
+        d.efc_state[i] = CNSTRSTATE_QUADRATIC
         cost += 0.5 * dd * jar * jar
       else:
         d.efc_force[i] = 0.0
-        d.efc_state[i] = _SATISFIED
+        d.efc_state[i] = CNSTRSTATE_SATISFIED
     i += 1
   return cost
 
@@ -224,11 +190,11 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
     jar = d.efc_jar[i] + alpha * jv
     dd = d.efc_D[i]
     ctype = d.efc_type[i]
-    if ctype == _EQUALITY:
+    if ctype == CNSTR_EQUALITY:
       cost += 0.5 * dd * jar * jar
       d1 += dd * jar * jv
       d2 += dd * jv * jv
-    elif ctype == _FRICTION_DOF or ctype == _FRICTION_TENDON:
+    elif ctype == CNSTR_FRICTION_DOF or ctype == CNSTR_FRICTION_TENDON:
       fl = d.efc_frictionloss[i]
       r = d.efc_R[i]
       if jar <= -r * fl:
@@ -241,7 +207,7 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
         cost += 0.5 * dd * jar * jar
         d1 += dd * jar * jv
         d2 += dd * jv * jv
-    elif ctype == _CONTACT_ELLIPTIC:
+    elif ctype == CNSTR_CONTACT_ELLIPTIC:
       c = d.efc_id[i]
       dim = _block_rows(d, i)
       mu = d.contact_mu[c]
@@ -313,7 +279,7 @@ def _linesearch(m, d, scale, isl):
   falls below tolerance · ls_tolerance · |search| / scale. Returns (alpha, evaluations, cost decrease)."""
   nv = m.nv
   search = d.solver_search
-  snorm = pymath.sqrt(_dot(search, search, nv))
+  snorm = pymath.sqrt(linalg.dot(search, search, nv))
   if snorm < MINVAL:
     return 0.0, 0, 0.0
   mv = d.solver_Mv
@@ -422,13 +388,13 @@ def _hessian(m, d):
   i = 0
   while i < nefc:
     state = d.efc_state[i]
-    if d.efc_type[i] == _CONTACT_ELLIPTIC:
+    if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC:
       c = d.efc_id[i]
       dim = _block_rows(d, i)
-      if state == _QUADRATIC:
+      if state == CNSTRSTATE_QUADRATIC:
         for k in range(dim):
           _add_rank(h, d.efc_J[i + k], d.efc_D[i + k], nv)
-      elif state == _CONE:
+      elif state == CNSTRSTATE_CONE:
         # ∂²s/∂u² = c [v vᵀ - (δ / T) (0 ⊕ (I - û ûᵀ))], v = (1, -û), mapped by u = S jar
         mu = d.contact_mu[c]
         cc = d.efc_D[i] / (1.0 + mu * mu)
@@ -456,13 +422,13 @@ def _hessian(m, d):
         _add_rank(h, tmp, -w, nv)
       i += dim
       continue
-    if state == _QUADRATIC:
+    if state == CNSTRSTATE_QUADRATIC:
       _add_rank(h, d.efc_J[i], d.efc_D[i], nv)
     i += 1
   for p in range(nv):
     for q in range(p + 1, nv):
       h[p, q] = 0.0
-  _cholesky(h, nv)
+  linalg.cholesky(h, nv)
 
 
 @njit(cache=True, error_model="numpy")
@@ -471,7 +437,7 @@ def _precondition(m, d, newton):
   mgrad[:] = d.solver_grad
   if newton:
     _hessian(m, d)
-    _cholesky_solve(d.solver_H, m.nv, mgrad)
+    linalg.cholesky_solve(d.solver_H, m.nv, mgrad)
   else:
     smooth.solve_m(m, d, mgrad, mgrad)
 
@@ -484,7 +450,7 @@ def _primal(m, d, newton):
   # warm start: the better of last step's qacc and the unconstrained one
   qacc[:] = d.qacc_smooth
   cost = _evaluate(m, d, qacc)
-  if not (m.opt_disableflags[0] & _DSBL_WARMSTART):
+  if not (m.opt_disableflags[0] & DSBL_WARMSTART):
     if _evaluate(m, d, d.qacc_warmstart) <= cost:  # a tie keeps the warm start, as MuJoCo does
       qacc[:] = d.qacc_warmstart
     else:
@@ -527,11 +493,11 @@ def _primal_island(m, d, newton, isl):
   # gradient and Newton decrement
   _island_gradient(m, d, isl)
   _precondition(m, d, False)
-  small_gradient = scale * pymath.sqrt(_dot(grad, grad, nv)) < tolerance
-  done = max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) < tolerance and (not newton or small_gradient)
+  small_gradient = scale * pymath.sqrt(linalg.dot(grad, grad, nv)) < tolerance
+  done = max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) < tolerance and (not newton or small_gradient)
   if not done and newton:
     _precondition(m, d, True)
-    done = small_gradient and max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) < tolerance
+    done = small_gradient and max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) < tolerance
   for k in range(nv):
     search[k] = -mgrad[k]
   niter = 0
@@ -551,10 +517,10 @@ def _primal_island(m, d, newton, isl):
     _island_gradient(m, d, isl)
     _precondition(m, d, newton)
     improvement = scale * decrease
-    gradient = scale * pymath.sqrt(_dot(grad, grad, nv))
+    gradient = scale * pymath.sqrt(linalg.dot(grad, grad, nv))
     if isl <= 0:
       _stats(d, niter, improvement, gradient, neval)
-    decrement = max(0.0, 0.5 * scale * _dot(grad, mgrad, nv)) if newton else 0.0
+    decrement = max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) if newton else 0.0
     niter += 1
     if 0.0 < improvement < tolerance or gradient < tolerance or (newton and decrement < tolerance):
       break
@@ -579,11 +545,12 @@ def _cg_direction(m, d):
   for k in range(nv):
     y[k] = grad[k] - d.solver_grad_old[k]
     my[k] = mgrad[k] - d.solver_Mgrad_old[k]
-  d_y = _dot(search, y, nv)
+  d_y = linalg.dot(search, y, nv)
   beta = 0.0
   if d_y >= MINVAL:
-    beta_hz = (_dot(y, mgrad, nv) - 2.0 * (_dot(y, my, nv) / d_y) * _dot(search, grad, nv)) / d_y
-    eta = -1.0 / max(MINVAL, pymath.sqrt(_dot(search, search, nv)) * min(0.01, pymath.sqrt(_dot(grad, grad, nv))))
+    beta_hz = (linalg.dot(y, mgrad, nv) - 2.0 * (linalg.dot(y, my, nv) / d_y) * linalg.dot(search, grad, nv)) / d_y
+    eta = -1.0 / max(MINVAL, pymath.sqrt(linalg.dot(search, search, nv))
+                     * min(0.01, pymath.sqrt(linalg.dot(grad, grad, nv))))
     beta = max(eta, beta_hz)
   for k in range(nv):
     search[k] = -mgrad[k] + beta * search[k]
@@ -597,7 +564,7 @@ def _stats(d, it, improvement, gradient, neval):
     d.solver_neval[it] = neval
     nactive = 0
     for i in range(d.nefc[0]):
-      if d.efc_state[i] != _SATISFIED:
+      if d.efc_state[i] != CNSTRSTATE_SATISFIED:
         nactive += 1
     d.solver_nactive[it] = nactive
 
@@ -607,28 +574,6 @@ def _stats(d, it, improvement, gradient, neval):
 # The dual solvers work on AR = A + R = J M⁻¹ Jᵀ + diag(R), formed as Y Yᵀ + R with Y = J L⁻ᵀ D^-½ from the
 # factor of M, and visit rows through a list (an island's rows, or all of them): list position c is row
 # rows[c]. Sums follow MuJoCo's order of operations, so that iterates agree with its to rounding.
-
-
-@njit(cache=True, error_model="numpy")
-def _dot(a, b, n):
-  """Σ a[k] b[k] for k < n, summed in four interleaved lanes ((0 + 2) + (1 + 3)), then the tail."""
-  s0 = s1 = s2 = s3 = 0.0
-  k = 0
-  while k + 4 <= n:
-    s0 += a[k] * b[k]
-    s1 += a[k + 1] * b[k + 1]
-    s2 += a[k + 2] * b[k + 2]
-    s3 += a[k + 3] * b[k + 3]
-    k += 4
-  s = (s0 + s2) + (s1 + s3)
-  left = n - k
-  if left == 3:
-    s += a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2]
-  elif left == 2:
-    s += a[k] * b[k] + a[k + 1] * b[k + 1]
-  elif left == 1:
-    s += a[k] * b[k]
-  return s
 
 
 @njit(cache=True, error_model="numpy")
@@ -685,7 +630,7 @@ def _residual(m, d, res, i, dim, sub_r):
   """res[:dim] = b + AR f on rows i.., without the R f term when sub_r."""
   nefc = d.nefc[0]
   for j in range(dim):
-    res[j] = d.efc_b[i + j] + _dot(_ar_row(m, d, i + j), d.efc_force, nefc)
+    res[j] = d.efc_b[i + j] + linalg.dot(_ar_row(m, d, i + j), d.efc_force, nefc)
     if sub_r:
       res[j] -= d.efc_R[i + j] * d.efc_force[i + j]
 
@@ -712,8 +657,8 @@ def _cost_change(a, force, old, res, first, dim, dvec):
       dvec[k] = force[first + k] - old[k]
     quad = 0.0
     for k in range(dim):
-      quad += dvec[k] * _dot(a[k], dvec, dim)
-    change = 0.5 * quad + _dot(dvec, res, dim)
+      quad += dvec[k] * linalg.dot(a[k], dvec, dim)
+    change = 0.5 * quad + linalg.dot(dvec, res, dim)
   if change > 1e-10:
     for k in range(dim):
       force[first + k] = old[k]
@@ -727,24 +672,24 @@ def _dual_state(d, ne, nf, nefc, rows):
   f = d.efc_force
   nactive = ne + nf
   for c in range(ne):
-    d.efc_state[rows[c]] = _QUADRATIC
+    d.efc_state[rows[c]] = CNSTRSTATE_QUADRATIC
   for c in range(ne, ne + nf):
     i = rows[c]
     fl = d.efc_frictionloss[i]
     if f[i] <= -fl:
-      d.efc_state[i] = _LINEARPOS
+      d.efc_state[i] = CNSTRSTATE_LINEARPOS
     elif f[i] >= fl:
-      d.efc_state[i] = _LINEARNEG
+      d.efc_state[i] = CNSTRSTATE_LINEARNEG
     else:
-      d.efc_state[i] = _QUADRATIC
+      d.efc_state[i] = CNSTRSTATE_QUADRATIC
   c = ne + nf
   while c < nefc:
     i = rows[c]
-    if d.efc_type[i] != _CONTACT_ELLIPTIC:
+    if d.efc_type[i] != CNSTR_CONTACT_ELLIPTIC:
       if f[i] <= 0.0:
-        d.efc_state[i] = _SATISFIED
+        d.efc_state[i] = CNSTRSTATE_SATISFIED
       else:
-        d.efc_state[i] = _QUADRATIC
+        d.efc_state[i] = CNSTRSTATE_QUADRATIC
         nactive += 1
       c += 1
       continue
@@ -758,12 +703,12 @@ def _dual_state(d, ne, nf, nefc, rows):
       t2 += ft * ft
     t = pymath.sqrt(t2)
     if mu * fn >= t:
-      state = _SATISFIED
+      state = CNSTRSTATE_SATISFIED
     elif fn + mu * t <= 0.0:
-      state = _QUADRATIC
+      state = CNSTRSTATE_QUADRATIC
       nactive += dim
     else:
-      state = _CONE
+      state = CNSTRSTATE_CONE
       nactive += dim
     for k in range(dim):
       d.efc_state[i + k] = state
@@ -849,18 +794,18 @@ def _qcqp(d, res, a, b, mu, r, n):
       for q in range(n):
         lf[p, q] = sa[p, q]
       lf[p, p] += la
-    if _chol_rank(lf, n) < n:
+    if linalg.cholesky_rank(lf, n) < n:
       for p in range(n):
         res[p] = 0.0
       return False
-    _chol_solve(lf, n, sb, res)
+    linalg.cholesky_solve_floored(lf, n, sb, res)
     for p in range(n):
       res[p] = -res[p]
-    val = _dot(res, res, n) - r * r
+    val = linalg.dot(res, res, n) - r * r
     if val < 1e-10:
       break
-    _chol_solve(lf, n, res, dx)
-    deriv = -2.0 * _dot(res, dx, n)
+    linalg.cholesky_solve_floored(lf, n, res, dx)
+    deriv = -2.0 * linalg.dot(res, dx, n)
     delta = -val / deriv
     if delta < 1e-10:
       break
@@ -868,35 +813,6 @@ def _qcqp(d, res, a, b, mu, r, n):
   for p in range(n):
     res[p] *= mu[p]
   return la != 0.0
-
-
-@njit(cache=True, error_model="numpy")
-def _chol_rank(w, n):
-  """In-place Cholesky of w[:n, :n] with pivots floored at 1e-10 (their columns cleared); returns the rank."""
-  rank = n
-  for j in range(n):
-    t = w[j, j] - _dot(w[j], w[j], j)
-    low = t < 1e-10
-    if low:
-      t = 1e-10
-      rank -= 1
-    w[j, j] = pymath.sqrt(t)
-    for i in range(j + 1, n):
-      w[i, j] = 0.0 if low else (w[i, j] - _dot(w[i], w[j], j)) * (1.0 / w[j, j])
-  return rank
-
-
-@njit(cache=True, error_model="numpy")
-def _chol_solve(w, n, rhs, x):
-  """x = (L Lᵀ)⁻¹ rhs with L in w[:n, :n], summed as _dot sums (MuJoCo's order)."""
-  for i in range(n):
-    x[i] = rhs[i]
-  for i in range(n):
-    x[i] = (x[i] - _dot(w[i], x, i)) / w[i, i]
-  for i in range(n - 1, -1, -1):
-    for j in range(i + 1, n):
-      x[i] -= w[j, i] * x[j]
-    x[i] /= w[i, i]
 
 
 @njit(cache=True, error_model="numpy")
@@ -962,7 +878,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     blocks[nblocks] = c
     nblocks += 1
     i = rows[c]
-    c += _block_rows(d, i) if d.efc_type[i] == _CONTACT_ELLIPTIC else 1
+    c += _block_rows(d, i) if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC else 1
   # a fixed seed each call: the same problem is always visited in the same orders
   _, rng = _pcg32(np.uint64(0))
   it = 0
@@ -982,7 +898,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       c = ne + nf
       while c < nefc:
         i = rows[c]
-        elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
+        elliptic = d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC
         dim = _block_rows(d, i) if elliptic else 1
         _project(d, i, dim, elliptic)
         c += dim
@@ -999,7 +915,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     for b in range(nblocks):
       c = blocks[b]
       i = rows[c]
-      elliptic = d.efc_type[i] == _CONTACT_ELLIPTIC
+      elliptic = d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC
       dim = _block_rows(d, i) if elliptic else 1
       _residual(m, d, res, i, dim, False)
       for k in range(dim):
@@ -1023,10 +939,10 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
           for k in range(dim):
             v[k] = force[i + k]
           for k in range(dim):
-            v1[k] = _dot(athis[k], v, dim)
-          denom = _dot(v, v1, dim)
+            v1[k] = linalg.dot(athis[k], v, dim)
+          denom = linalg.dot(v, v1, dim)
           if denom >= MINVAL:
-            x = -_dot(v, res, dim) / denom
+            x = -linalg.dot(v, res, dim) / denom
             if force[i] + x * v[0] < 0.0:
               x = -v[0] / force[i]
             for k in range(dim):
@@ -1035,7 +951,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
         for p in range(dim - 1):
           for q in range(dim - 1):
             ac[p, q] = athis[p + 1, q + 1]
-          bc[p] = res[p + 1] - _dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
+          bc[p] = res[p + 1] - linalg.dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
         if force[i] < MINVAL:
           for k in range(1, dim):
             force[i + k] = 0.0
@@ -1093,7 +1009,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
     while c < nefc:
       i = rows[c]
       ctype = d.efc_type[i]
-      if ctype == _CONTACT_PYRAMIDAL:
+      if ctype == CNSTR_CONTACT_PYRAMIDAL:
         dim = _block_rows(d, i)
         # each pair of opposing pyramid edges: redistribute their sum, which fixes the normal force
         for j in range(i, i + 2 * (dim - 1), 2):
@@ -1102,7 +1018,7 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
           old[1] = force[j + 1]
           _block(m, d, ac, j, 2, True)
           for p in range(2):
-            bc[p] = res[p] - _dot(ac[p], old, 2)
+            bc[p] = res[p] - linalg.dot(ac[p], old, 2)
           mid = 0.5 * (force[j] + force[j + 1])
           k1 = ac[0, 0] + ac[1, 1] - ac[0, 1] - ac[1, 0]
           k0 = mid * (ac[0, 0] - ac[1, 1]) + bc[0] - bc[1]
@@ -1121,14 +1037,14 @@ def _noslip(m, d, ne, nf, nefc, rows, island):
               force[j + 1] = mid - y
           improvement -= _cost_change(ac, force, old, res, j, 2, dvec)
         c += max(1, 2 * (dim - 1))
-      elif ctype == _CONTACT_ELLIPTIC:
+      elif ctype == CNSTR_CONTACT_ELLIPTIC:
         dim = _block_rows(d, i)
         _residual(m, d, res, i + 1, dim - 1, True)
         for k in range(dim - 1):
           old[k] = force[i + 1 + k]
         _block(m, d, ac, i + 1, dim - 1, True)
         for p in range(dim - 1):
-          bc[p] = res[p] - _dot(ac[p], old, dim - 1)
+          bc[p] = res[p] - linalg.dot(ac[p], old, dim - 1)
         if force[i] < MINVAL:
           for k in range(1, dim):
             force[i + k] = 0.0
@@ -1154,7 +1070,7 @@ def _pgs_warmstart(m, d):
   """efc_force from last step's qacc (the primal forces there), or zero when those raise the dual cost."""
   nefc = d.nefc[0]
   f = d.efc_force
-  if m.opt_disableflags[0] & _DSBL_WARMSTART:
+  if m.opt_disableflags[0] & DSBL_WARMSTART:
     d.qacc[:] = d.qacc_smooth
     f[:nefc] = 0.0
     return
@@ -1165,8 +1081,8 @@ def _pgs_warmstart(m, d):
   update_constraint(m, d)
   arf = d.solver_arf
   for i in range(nefc):
-    arf[i] = _dot(_ar_row(m, d, i), f, nefc)
-  if _dot(f, d.efc_b, nefc) + 0.5 * _dot(f, arf, nefc) > 0.0:
+    arf[i] = linalg.dot(_ar_row(m, d, i), f, nefc)
+  if linalg.dot(f, d.efc_b, nefc) + 0.5 * linalg.dot(f, arf, nefc) > 0.0:
     f[:nefc] = 0.0
     d.qfrc_constraint[:] = 0.0
 

@@ -7,12 +7,10 @@ from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import math
-from mjgym.physics.types import ConstraintType
-from mjgym.physics.types import GeomType
+from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
+from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.types import MINVAL
-
-_CONTACT_PYRAMIDAL = int(ConstraintType.CONTACT_PYRAMIDAL)
-_CONTACT_ELLIPTIC = int(ConstraintType.CONTACT_ELLIPTIC)
 
 
 @njit(cache=True, error_model="numpy")
@@ -183,7 +181,7 @@ def wrap(m, d, g, side, p0, p1):
   if has_side:
     sp = d.site_xpos[side]
     sd = math.mat_t_vec(mat, (sp[0] - pos[0], sp[1] - pos[1], sp[2] - pos[2]))
-  is_sphere = m.geom_type[g] == GeomType.SPHERE
+  is_sphere = m.geom_type[g] == GEOM_SPHERE
   # a side site inside the geom; for a cylinder, within its length too: MuJoCo does not wrap "inside" for a
   # side site beyond the cylinder's ends, although the wrap itself treats the cylinder as infinite
   if is_sphere:
@@ -353,7 +351,7 @@ def contact_force(m, d, c, result):
     return
   dim = d.contact_dim[c]
   ctype = d.efc_type[first]
-  if ctype == _CONTACT_PYRAMIDAL:
+  if ctype == CNSTR_CONTACT_PYRAMIDAL:
     # edge pair k carries normal force f₊ + f₋ and friction μₖ (f₊ - f₋)
     for k in range(dim - 1):
       fp = d.efc_force[first + 2 * k]
@@ -361,7 +359,7 @@ def contact_force(m, d, c, result):
       result[0] += fp + fm
       result[k + 1] = d.contact_friction[c, k] * (fp - fm)
   else:
-    for k in range(dim if ctype == _CONTACT_ELLIPTIC else 1):
+    for k in range(dim if ctype == CNSTR_CONTACT_ELLIPTIC else 1):
       result[k] = d.efc_force[first + k]
 
 

@@ -20,18 +20,18 @@ import math
 
 from numba import njit
 
-from mjgym.physics.collision.primitive import add
-from mjgym.physics.collision.primitive import addscl
-from mjgym.physics.collision.primitive import axis
 from mjgym.physics.collision.primitive import ball_box
-from mjgym.physics.collision.primitive import cross
-from mjgym.physics.collision.primitive import dot
 from mjgym.physics.collision.primitive import emit
-from mjgym.physics.collision.primitive import norm
-from mjgym.physics.collision.primitive import scl
-from mjgym.physics.collision.primitive import sub
-from mjgym.physics.collision.primitive import to_local
-from mjgym.physics.collision.primitive import vec
+from mjgym.physics.math import add3
+from mjgym.physics.math import add_scl3
+from mjgym.physics.math import cross
+from mjgym.physics.math import dot3
+from mjgym.physics.math import frame_axis
+from mjgym.physics.math import mat_t_vec
+from mjgym.physics.math import norm3
+from mjgym.physics.math import scl3
+from mjgym.physics.math import sub3
+from mjgym.physics.math import vec3
 
 # MuJoCo's preference for face axes (see the module docstring): an edge axis must separate more by this fraction of
 # its own separation, and by this fraction of the face's when the two normals are within _FACE_COS of each other.
@@ -48,33 +48,33 @@ _DUPLICATE = 1e-14
 @njit(cache=True, error_model="numpy")
 def _radius(mat, s, u):
   """Half the extent of a box along unit direction u."""
-  return (s[0] * abs(dot(axis(mat, 0), u)) + s[1] * abs(dot(axis(mat, 1), u))
-          + s[2] * abs(dot(axis(mat, 2), u)))
+  return (s[0] * abs(dot3(frame_axis(mat, 0), u)) + s[1] * abs(dot3(frame_axis(mat, 1), u))
+          + s[2] * abs(dot3(frame_axis(mat, 2), u)))
 
 
 @njit(cache=True, error_model="numpy")
 def box_box(m, d, g1, g2, margin, i0):
   """Box and box: up to 8 contacts on a face, or one between two edges."""
-  c1, c2 = vec(d.geom_xpos[g1]), vec(d.geom_xpos[g2])
+  c1, c2 = vec3(d.geom_xpos[g1]), vec3(d.geom_xpos[g2])
   r1, r2 = d.geom_xmat[g1], d.geom_xmat[g2]
   s1, s2 = m.geom_size[g1], m.geom_size[g2]
-  delta = sub(c2, c1)
+  delta = sub3(c2, c1)
   face_sep, face_kind, face_i, face_u = -math.inf, 0, 0, (0.0, 0.0, 0.0)
   edge_sep, edge_i, edge_j, edge_u = -math.inf, 0, 0, (0.0, 0.0, 0.0)
   for kind in range(3):
     for i in range(3):
       for j in range(3 if kind == 2 else 1):
         if kind == 0:
-          u = axis(r1, i)
+          u = frame_axis(r1, i)
         elif kind == 1:
-          u = axis(r2, i)
+          u = frame_axis(r2, i)
         else:
-          u = cross(axis(r1, i), axis(r2, j))
-          ln = norm(u)
+          u = cross(frame_axis(r1, i), frame_axis(r2, j))
+          ln = norm3(u)
           if ln < 1e-6:
             continue
-          u = scl(u, 1.0 / ln)
-        sep = abs(dot(delta, u)) - _radius(r1, s1, u) - _radius(r2, s2, u)
+          u = scl3(u, 1.0 / ln)
+        sep = abs(dot3(delta, u)) - _radius(r1, s1, u) - _radius(r2, s2, u)
         if sep > margin:
           return 0
         if kind < 2:
@@ -84,13 +84,13 @@ def box_box(m, d, g1, g2, margin, i0):
           edge_sep, edge_i, edge_j, edge_u = sep, i, j, u
   gain = edge_sep - face_sep
   if gain > _EDGE_TOL * abs(edge_sep) and (gain > _FACE_BIAS * abs(face_sep)
-                                           or abs(dot(face_u, edge_u)) < _FACE_COS):
-    n = edge_u if dot(delta, edge_u) >= 0 else scl(edge_u, -1.0)
+                                           or abs(dot3(face_u, edge_u)) < _FACE_COS):
+    n = edge_u if dot3(delta, edge_u) >= 0 else scl3(edge_u, -1.0)
     return _edge_edge(d, c1, r1, s1, c2, r2, s2, n, edge_i, edge_j, margin, i0)
-  n = face_u if dot(delta, face_u) >= 0 else scl(face_u, -1.0)
+  n = face_u if dot3(delta, face_u) >= 0 else scl3(face_u, -1.0)
   if face_kind == 0:
     return _face(d, c1, r1, s1, face_i, n, c2, r2, s2, n, margin, i0)
-  return _face(d, c2, r2, s2, face_i, scl(n, -1.0), c1, r1, s1, n, margin, i0)
+  return _face(d, c2, r2, s2, face_i, scl3(n, -1.0), c1, r1, s1, n, margin, i0)
 
 
 @njit(cache=True, error_model="numpy")
@@ -99,23 +99,23 @@ def _edge_edge(d, c1, r1, s1, c2, r2, s2, n, i, j, margin, i0):
   p1, p2 = c1, c2
   for k in range(3):
     if k != i:
-      a = axis(r1, k)
-      p1 = addscl(p1, a, s1[k] if dot(a, n) > 0 else -s1[k])
+      a = frame_axis(r1, k)
+      p1 = add_scl3(p1, a, s1[k] if dot3(a, n) > 0 else -s1[k])
     if k != j:
-      b = axis(r2, k)
-      p2 = addscl(p2, b, -s2[k] if dot(b, n) > 0 else s2[k])
-  e1, e2 = scl(axis(r1, i), s1[i]), scl(axis(r2, j), s2[j])
-  w = sub(p1, p2)
-  aa, bb, ab = dot(e1, e1), dot(e2, e2), dot(e1, e2)
-  aw, bw = dot(e1, w), dot(e2, w)
+      b = frame_axis(r2, k)
+      p2 = add_scl3(p2, b, -s2[k] if dot3(b, n) > 0 else s2[k])
+  e1, e2 = scl3(frame_axis(r1, i), s1[i]), scl3(frame_axis(r2, j), s2[j])
+  w = sub3(p1, p2)
+  aa, bb, ab = dot3(e1, e1), dot3(e2, e2), dot3(e1, e2)
+  aw, bw = dot3(e1, w), dot3(e2, w)
   det = aa * bb - ab * ab
   t1 = min(1.0, max(-1.0, (ab * bw - bb * aw) / det))
   t2 = min(1.0, max(-1.0, (ab * t1 + bw) / bb))
-  q1, q2 = addscl(p1, e1, t1), addscl(p2, e2, t2)
-  dist = dot(sub(q2, q1), n)
+  q1, q2 = add_scl3(p1, e1, t1), add_scl3(p2, e2, t2)
+  dist = dot3(sub3(q2, q1), n)
   if dist > margin:
     return 0
-  emit(d, i0, dist, scl(add(q1, q2), 0.5), n)
+  emit(d, i0, dist, scl3(add3(q1, q2), 0.5), n)
   return 1
 
 
@@ -125,17 +125,17 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
   # Incident face: the face of the other box whose normal is most anti-parallel to out.
   best, bestdot = 0, math.inf
   for j in range(3):
-    dj = dot(axis(ri, j), out)
+    dj = dot3(frame_axis(ri, j), out)
     if -abs(dj) < bestdot:
       best, bestdot = j, -abs(dj)
-  a = axis(ri, best)
-  fsign = -1.0 if dot(a, out) > 0 else 1.0
-  fc = addscl(ci, a, fsign * si[best])
+  a = frame_axis(ri, best)
+  fsign = -1.0 if dot3(a, out) > 0 else 1.0
+  fc = add_scl3(ci, a, fsign * si[best])
   u, v = (best + 1) % 3, (best + 2) % 3
-  au, av = scl(axis(ri, u), si[u]), scl(axis(ri, v), si[v])
+  au, av = scl3(frame_axis(ri, u), si[u]), scl3(frame_axis(ri, v), si[v])
   corners = ((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0))
   for q in range(4):
-    p = addscl(addscl(fc, au, corners[q][0]), av, corners[q][1])
+    p = add_scl3(add_scl3(fc, au, corners[q][0]), av, corners[q][1])
     for t in range(3):
       d.box_clip[0, q, t] = p[t]
   cnt = 4
@@ -143,14 +143,14 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
   # Clip against the 4 side planes of the reference face, |(p - cr) . axis_j| <= sr[j], in MuJoCo's order (the axes
   # after k cyclically, + side then - side), which sets where the clipped polygon starts.
   for j in ((k + 1) % 3, (k + 2) % 3):
-    aj = axis(rr, j)
+    aj = frame_axis(rr, j)
     for side in (1.0, -1.0):
-      nrm = scl(aj, side)
-      cnt = _clip(d, src, cnt, nrm, dot(cr, nrm) + sr[j])
+      nrm = scl3(aj, side)
+      cnt = _clip(d, src, cnt, nrm, dot3(cr, nrm) + sr[j])
       src = 1 - src
       if cnt == 0:
         return 0
-  face_c = addscl(cr, out, sr[k])
+  face_c = add_scl3(cr, out, sr[k])
   # Clipping at a corner of the reference face can leave two corners a round-off apart; MuJoCo keeps the first of
   # corners closer than this (squared, across the face) relative to the face's size.
   ru, rv = (k + 1) % 3, (k + 2) % 3
@@ -158,11 +158,11 @@ def _face(d, cr, rr, sr, k, out, ci, ri, si, n, margin, i0):
   found = 0
   kept = 0  # bit q: corner q is a contact
   for q in range(cnt):
-    p = vec(d.box_clip[src, q])
-    dist = dot(sub(p, face_c), out)
-    if dist > margin or _repeats(d, src, kept, q, p, axis(rr, ru), axis(rr, rv), dup2):
+    p = vec3(d.box_clip[src, q])
+    dist = dot3(sub3(p, face_c), out)
+    if dist > margin or _repeats(d, src, kept, q, p, frame_axis(rr, ru), frame_axis(rr, rv), dup2):
       continue
-    emit(d, i0 + found, dist, addscl(p, out, -0.5 * dist), n)
+    emit(d, i0 + found, dist, add_scl3(p, out, -0.5 * dist), n)
     found += 1
     kept |= 1 << q
   return found
@@ -173,8 +173,8 @@ def _repeats(d, src, kept, q, p, au, av, dup2):
   """Whether a corner kept before corner q lies within the duplicate radius of p across the face (axes au, av)."""
   for r in range(q):
     if (kept >> r) & 1:
-      e = sub(vec(d.box_clip[src, r]), p)
-      du, dv = dot(e, au), dot(e, av)
+      e = sub3(vec3(d.box_clip[src, r]), p)
+      du, dv = dot3(e, au), dot3(e, av)
       if du * du + dv * dv < dup2:
         return True
   return False
@@ -186,15 +186,15 @@ def _clip(d, src, cnt, nrm, offset):
   dst = 1 - src
   out = 0
   for q in range(cnt):
-    p = vec(d.box_clip[src, q])
-    r = vec(d.box_clip[src, (q + 1) % cnt])
-    dp, dr = dot(p, nrm) - offset, dot(r, nrm) - offset
+    p = vec3(d.box_clip[src, q])
+    r = vec3(d.box_clip[src, (q + 1) % cnt])
+    dp, dr = dot3(p, nrm) - offset, dot3(r, nrm) - offset
     if dp <= 0:
       for t in range(3):
         d.box_clip[dst, out, t] = p[t]
       out += 1
     if (dp < 0 < dr) or (dr < 0 < dp):
-      x = addscl(p, sub(r, p), dp / (dp - dr))
+      x = add_scl3(p, sub3(r, p), dp / (dp - dr))
       for t in range(3):
         d.box_clip[dst, out, t] = x[t]
       out += 1
@@ -219,16 +219,16 @@ def _nearest_on_edge(lc, la, s, ax, s1, s2):
   (every point of their overlap is nearest) the pair is MuJoCo's: the nearest of the edge's two ends against the
   segment, then of the segment's two ends against the edge, the first of these on ties.
   """
-  w = sub(lc, _edge_point(s, ax, s1, s2, 0.0))
-  aa, bb, ab = dot(la, la), s[ax] * s[ax], la[ax] * s[ax]
-  aw, bw = dot(la, w), w[ax] * s[ax]
+  w = sub3(lc, _edge_point(s, ax, s1, s2, 0.0))
+  aa, bb, ab = dot3(la, la), s[ax] * s[ax], la[ax] * s[ax]
+  aw, bw = dot3(la, w), w[ax] * s[ax]
   det = aa * bb - ab * ab
   if det > _PARALLEL * aa * bb:
     t = min(1.0, max(-1.0, (ab * bw - bb * aw) / det))
     u = min(1.0, max(-1.0, (ab * t + bw) / bb))
     t = min(1.0, max(-1.0, (ab * u - aw) / aa))
     q = _edge_point(s, ax, s1, s2, u)
-    return t, q, _dist2(addscl(lc, la, t), q)
+    return t, q, _dist2(add_scl3(lc, la, t), q)
   best_t, best_q, best = 0.0, (0.0, 0.0, 0.0), math.inf
   for k in range(4):
     end = -1.0 if k % 2 == 0 else 1.0
@@ -237,7 +237,7 @@ def _nearest_on_edge(lc, la, s, ax, s1, s2):
     else:
       t, u = end, min(1.0, max(-1.0, (ab * end + bw) / bb))
     q = _edge_point(s, ax, s1, s2, u)
-    f = _dist2(addscl(lc, la, t), q)
+    f = _dist2(add_scl3(lc, la, t), q)
     if f < best:
       best_t, best_q, best = t, q, f
   return best_t, best_q, best
@@ -245,8 +245,8 @@ def _nearest_on_edge(lc, la, s, ax, s1, s2):
 
 @njit(cache=True, error_model="numpy")
 def _dist2(p, q):
-  r = sub(p, q)
-  return dot(r, r)
+  r = sub3(p, q)
+  return dot3(r, r)
 
 
 @njit(cache=True, error_model="numpy")
@@ -277,7 +277,7 @@ def _nearest_feature(lc, la, s):
   """
   t, wit, edge, best = 0.0, (0.0, 0.0, 0.0), -1, math.inf
   for end in (-1.0, 1.0):
-    p = addscl(lc, la, end)
+    p = add_scl3(lc, la, end)
     if _beyond(p, s) <= 1:
       q = _clamp(p, s)
       f = _dist2(p, q)
@@ -299,10 +299,10 @@ def capsule_box(m, d, g1, g2, margin, i0):
   wins outright); ``_second_point`` places the second. Each ball is a contact when within margin of the box. Both
   rules are measured with the ``mujoco`` package.
   """
-  c = vec(d.geom_xpos[g1])
-  a = scl(axis(d.geom_xmat[g1], 2), m.geom_size[g1, 1])
-  cb, mat, s = vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2]
-  lc, la = to_local(mat, sub(c, cb)), to_local(mat, a)
+  c = vec3(d.geom_xpos[g1])
+  a = scl3(frame_axis(d.geom_xmat[g1], 2), m.geom_size[g1, 1])
+  cb, mat, s = vec3(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2]
+  lc, la = mat_t_vec(mat, sub3(c, cb)), mat_t_vec(mat, a)
   r = m.geom_size[g1, 0]
   # Exact early out: the segment's extent along a box axis clears the box's slab by more than radius + margin, so no
   # ball on it can touch (most candidate pairs in a pile end here).
@@ -310,12 +310,12 @@ def capsule_box(m, d, g1, g2, margin, i0):
     if abs(lc[j]) - abs(la[j]) > s[j] + r + margin:
       return 0
   t, wit, edge = _nearest_feature(lc, la, s)
-  cnt = ball_box(d, addscl(c, a, t), r, cb, mat, s, margin, i0)
+  cnt = ball_box(d, add_scl3(c, a, t), r, cb, mat, s, margin, i0)
   t2 = _second_point(lc, la, s, t, wit, edge)
   if math.isnan(t2):
     return cnt
   # Checked on its own: across a box the first ball can miss while the second, on a face, touches.
-  return cnt + ball_box(d, addscl(c, a, t2), r, cb, mat, s, margin, i0 + cnt)
+  return cnt + ball_box(d, add_scl3(c, a, t2), r, cb, mat, s, margin, i0 + cnt)
 
 
 @njit(cache=True, error_model="numpy")
@@ -334,7 +334,7 @@ def _second_point(lc, la, s, t, wit, edge):
   segment turns back into it from an end over a face; from an edge's point at an end it stays there, and MuJoCo then
   repeats the first ball. An end in the box gets none.
   """
-  q = addscl(lc, la, t)
+  q = add_scl3(lc, la, t)
   if edge >= 0 and abs(wit[edge]) == s[edge]:
     # A corner: walk along the box edge at it that the segment is closest to parallel to.
     e = 0

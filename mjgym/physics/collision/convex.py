@@ -26,30 +26,26 @@ import math
 from numba import njit
 
 from mjgym.physics.collision import multiccd
-from mjgym.physics.collision.primitive import add
-from mjgym.physics.collision.primitive import addscl
-from mjgym.physics.collision.primitive import axis
-from mjgym.physics.collision.primitive import cross
-from mjgym.physics.collision.primitive import dot
 from mjgym.physics.collision.primitive import emit
-from mjgym.physics.collision.primitive import norm
-from mjgym.physics.collision.primitive import scl
-from mjgym.physics.collision.primitive import sub
-from mjgym.physics.collision.primitive import to_local
-from mjgym.physics.collision.primitive import to_world
-from mjgym.physics.collision.primitive import vec
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import GeomType
-
-_DSBL_MULTICCD = int(DisableBit.MULTICCD)
-_DSBL_NATIVECCD = int(DisableBit.NATIVECCD)
-_HFIELD = int(GeomType.HFIELD)
-_SPHERE = int(GeomType.SPHERE)
-_CAPSULE = int(GeomType.CAPSULE)
-_ELLIPSOID = int(GeomType.ELLIPSOID)
-_CYLINDER = int(GeomType.CYLINDER)
-_BOX = int(GeomType.BOX)
-_MESH = int(GeomType.MESH)
+from mjgym.physics.constants import DSBL_MULTICCD
+from mjgym.physics.constants import DSBL_NATIVECCD
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_HFIELD
+from mjgym.physics.constants import GEOM_MESH
+from mjgym.physics.constants import GEOM_SPHERE
+from mjgym.physics.math import add3
+from mjgym.physics.math import add_scl3
+from mjgym.physics.math import cross
+from mjgym.physics.math import dot3
+from mjgym.physics.math import frame_axis
+from mjgym.physics.math import mat_t_vec
+from mjgym.physics.math import mat_vec
+from mjgym.physics.math import norm3
+from mjgym.physics.math import scl3
+from mjgym.physics.math import sub3
 
 _TINY = 1e-15
 _EPA_FLOOR = 1e-10
@@ -68,11 +64,11 @@ def shape(m, d, g):
   z = (0.0, 0.0, 0.0)
   prism = (z, z, z, z, z, z)
   adr = num = 0
-  if t == _HFIELD:
+  if t == GEOM_HFIELD:
     q = d.col_prism
     prism = ((q[0, 0], q[0, 1], q[0, 2]), (q[1, 0], q[1, 1], q[1, 2]), (q[2, 0], q[2, 1], q[2, 2]),
              (q[3, 0], q[3, 1], q[3, 2]), (q[4, 0], q[4, 1], q[4, 2]), (q[5, 0], q[5, 1], q[5, 2]))
-  elif t == _MESH:
+  elif t == GEOM_MESH:
     mid = m.geom_dataid[g]
     adr, num = m.mesh_hulladr[mid], m.mesh_hullnum[mid]
   p, r, s = d.geom_xpos, d.geom_xmat, m.geom_size
@@ -91,31 +87,31 @@ def support(m, sh, u):
   ``sh`` is the geom's ``shape``; a height field stands for its prism being collided.
   """
   t, c, mat, s, adr, num, prism = sh
-  if t == _HFIELD:
+  if t == GEOM_HFIELD:
     best, bestv = 0, -math.inf
     for k in range(6):
-      v = dot(prism[k], u)
+      v = dot3(prism[k], u)
       if v > bestv:
         best, bestv = k, v
     return prism[best]
-  if t == _SPHERE:
+  if t == GEOM_SPHERE:
     return c
-  lu = to_local(mat, u)
-  if t == _CAPSULE:
-    return addscl(c, axis(mat, 2), s[1] if lu[2] >= 0 else -s[1])
-  if t == _ELLIPSOID:
+  lu = mat_t_vec(mat, u)
+  if t == GEOM_CAPSULE:
+    return add_scl3(c, frame_axis(mat, 2), s[1] if lu[2] >= 0 else -s[1])
+  if t == GEOM_ELLIPSOID:
     su = (s[0] * lu[0], s[1] * lu[1], s[2] * lu[2])
-    n = norm(su)
+    n = norm3(su)
     if n < _TINY:
       return c
     k = 1.0 / n
-    return add(c, to_world(mat, (s[0] * su[0] * k, s[1] * su[1] * k, s[2] * su[2] * k)))
-  if t == _CYLINDER:
+    return add3(c, mat_vec(mat, (s[0] * su[0] * k, s[1] * su[1] * k, s[2] * su[2] * k)))
+  if t == GEOM_CYLINDER:
     rho = math.sqrt(lu[0] * lu[0] + lu[1] * lu[1])
     k = s[0] / rho if rho > _TINY else 0.0
-    return add(c, to_world(mat, (lu[0] * k, lu[1] * k, s[1] if lu[2] >= 0 else -s[1])))
-  if t == _BOX:
-    return add(c, to_world(mat, (s[0] if lu[0] >= 0 else -s[0], s[1] if lu[1] >= 0 else -s[1],
+    return add3(c, mat_vec(mat, (lu[0] * k, lu[1] * k, s[1] if lu[2] >= 0 else -s[1])))
+  if t == GEOM_BOX:
+    return add3(c, mat_vec(mat, (s[0] if lu[0] >= 0 else -s[0], s[1] if lu[1] >= 0 else -s[1],
                                   s[2] if lu[2] >= 0 else -s[2])))
   # Mesh: the hull vertex of largest projection.
   hull = m.mesh_hullvert
@@ -124,24 +120,24 @@ def support(m, sh, u):
     v = hull[k, 0] * lu[0] + hull[k, 1] * lu[1] + hull[k, 2] * lu[2]
     if v > bestv:
       best, bestv = k, v
-  return add(c, to_world(mat, (hull[best, 0], hull[best, 1], hull[best, 2])))
+  return add3(c, mat_vec(mat, (hull[best, 0], hull[best, 1], hull[best, 2])))
 
 
 @njit(cache=True, error_model="numpy")
 def _center(sh):
   """A point inside a geom: its origin, or the centroid of a height field's prism."""
-  if sh[0] != _HFIELD:
+  if sh[0] != GEOM_HFIELD:
     return sh[1]
   c = (0.0, 0.0, 0.0)
   for k in range(6):
-    c = addscl(c, sh[6][k], 1.0 / 6.0)
+    c = add_scl3(c, sh[6][k], 1.0 / 6.0)
   return c
 
 
 @njit(cache=True, error_model="numpy")
 def _core_radius(sh):
   """The radius by which a sphere or capsule exceeds its core; 0 for shapes used whole."""
-  return sh[3][0] if sh[0] == _SPHERE or sh[0] == _CAPSULE else 0.0
+  return sh[3][0] if sh[0] == GEOM_SPHERE or sh[0] == GEOM_CAPSULE else 0.0
 
 
 @njit(cache=True, error_model="numpy", inline='always')
@@ -183,15 +179,15 @@ def _copy_vert(vert, src, dst):
 def _segment(vert, i, j):
   """Nearest point to the origin on the segment of simplex slots i < j: (count, slots, weights, squared distance)."""
   a, b = _w(vert, i), _w(vert, j)
-  e = sub(b, a)
-  ee = dot(e, e)
-  t = -dot(a, e) / ee if ee > _TINY else (0.0 if dot(a, a) <= dot(b, b) else 1.0)
+  e = sub3(b, a)
+  ee = dot3(e, e)
+  t = -dot3(a, e) / ee if ee > _TINY else (0.0 if dot3(a, a) <= dot3(b, b) else 1.0)
   if t <= 0.0:
-    return 1, (i, 0, 0, 0), (1.0, 0.0, 0.0, 0.0), dot(a, a)
+    return 1, (i, 0, 0, 0), (1.0, 0.0, 0.0, 0.0), dot3(a, a)
   if t >= 1.0:
-    return 1, (j, 0, 0, 0), (1.0, 0.0, 0.0, 0.0), dot(b, b)
-  p = addscl(a, e, t)
-  return 2, (i, j, 0, 0), (1.0 - t, t, 0.0, 0.0), dot(p, p)
+    return 1, (j, 0, 0, 0), (1.0, 0.0, 0.0, 0.0), dot3(b, b)
+  p = add_scl3(a, e, t)
+  return 2, (i, j, 0, 0), (1.0 - t, t, 0.0, 0.0), dot3(p, p)
 
 
 @njit(cache=True, error_model="numpy")
@@ -203,16 +199,16 @@ def _triangle(vert, i, j, k):
   whose opposite weight is not positive, and only those edges are searched.
   """
   a, b, c = _w(vert, i), _w(vert, j), _w(vert, k)
-  e1, e2 = sub(b, a), sub(c, a)
+  e1, e2 = sub3(b, a), sub3(c, a)
   nrm = cross(e1, e2)
-  nn = dot(nrm, nrm)
+  nn = dot3(nrm, nrm)
   la = lb = lc = -1.0
-  if nn > 1e-14 * dot(e1, e1) * dot(e2, e2) and nn > 0.0:
-    la = dot(cross(b, c), nrm) / nn
-    lb = dot(cross(c, a), nrm) / nn
+  if nn > 1e-14 * dot3(e1, e1) * dot3(e2, e2) and nn > 0.0:
+    la = dot3(cross(b, c), nrm) / nn
+    lb = dot3(cross(c, a), nrm) / nn
     lc = 1.0 - la - lb
     if la > 0.0 and lb > 0.0 and lc > 0.0:
-      h = dot(a, nrm)
+      h = dot3(a, nrm)
       return 3, (i, j, k, 0), (la, lb, lc, 0.0), h * h / nn
   best = (0, (0, 0, 0, 0), (0.0, 0.0, 0.0, 0.0), math.inf)
   # A degenerate triangle (la = lb = lc = -1) searches all three edges.
@@ -239,12 +235,12 @@ def _tetrahedron(vert):
   Otherwise only the faces opposite a vertex of non-positive weight can hold the answer.
   """
   a, b, c, e = _w(vert, 0), _w(vert, 1), _w(vert, 2), _w(vert, 3)
-  va = dot(b, cross(c, e))
-  vb = -dot(a, cross(c, e))
-  vc = dot(a, cross(b, e))
-  ve = -dot(a, cross(b, c))
+  va = dot3(b, cross(c, e))
+  vb = -dot3(a, cross(c, e))
+  vc = dot3(a, cross(b, e))
+  ve = -dot3(a, cross(b, c))
   vol = va + vb + vc + ve
-  scale = norm(sub(b, a)) * norm(sub(c, a)) * norm(sub(e, a))
+  scale = norm3(sub3(b, a)) * norm3(sub3(c, a)) * norm3(sub3(e, a))
   if abs(vol) > 1e-14 * scale and vol != 0.0:
     la, lb, lc, le = va / vol, vb / vol, vc / vol, ve / vol
     if la > 0.0 and lb > 0.0 and lc > 0.0 and le > 0.0:
@@ -292,7 +288,7 @@ def _closest_on_simplex(vert, n):
     # Slots are kept in increasing order, so copying down never overwrites a vertex still to be read.
     if idx[s] != s:
       _copy_vert(vert, idx[s], s)
-    x = addscl(x, _w(vert, s), lam[s])
+    x = add_scl3(x, _w(vert, s), lam[s])
   return cnt, lam, x
 
 
@@ -304,33 +300,33 @@ def convex(m, d, g1, g2, margin, i0):
   r1, r2 = _core_radius(s1), _core_radius(s2)
   # The cores may be up to both radii farther apart than the shapes.
   reach = margin + r1 + r2
-  u = sub(s2[1], _center(s1))
-  if norm(u) < _TINY:
+  u = sub3(s2[1], _center(s1))
+  if norm3(u) < _TINY:
     u = (1.0, 0.0, 0.0)
   x = _support_m_once(m, vert, s1, s2, u, 0)
   n = 1
   lam = (1.0, 0.0, 0.0, 0.0)
   tol = m.opt_ccd_tolerance[0]
   for _ in range(m.opt_ccd_iterations[0]):
-    xx = dot(x, x)
+    xx = dot3(x, x)
     if xx < 1e-24 or n == 4:
       break
-    w = _support_m(m, vert, s1, s2, scl(x, -1.0), n)
+    w = _support_m(m, vert, s1, s2, scl3(x, -1.0), n)
     # w is the farthest point of M along -x: no point of M is nearer the origin than this plane.
-    lower = dot(x, w) / math.sqrt(xx)
+    lower = dot3(x, w) / math.sqrt(xx)
     if lower > reach:
       return 0
     # Converged when the distance is within ccd_tolerance of that lower bound (or at round-off).
-    if math.sqrt(xx) - lower <= tol or xx - dot(x, w) <= 1e-12 * xx:
+    if math.sqrt(xx) - lower <= tol or xx - dot3(x, w) <= 1e-12 * xx:
       break
     n, lam, x = _closest_on_simplex(vert, n + 1)
-  dist = norm(x)
+  dist = norm3(x)
   if dist > 1e-10 and n < 4:
-    nrm = scl(x, 1.0 / dist)
+    nrm = scl3(x, 1.0 / dist)
     pa, pb = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
     for i in range(n):
-      pa = addscl(pa, (vert[0, i, 0], vert[0, i, 1], vert[0, i, 2]), lam[i])
-      pb = addscl(pb, (vert[1, i, 0], vert[1, i, 1], vert[1, i, 2]), lam[i])
+      pa = add_scl3(pa, (vert[0, i, 0], vert[0, i, 1], vert[0, i, 2]), lam[i])
+      pb = add_scl3(pb, (vert[1, i, 0], vert[1, i, 1], vert[1, i, 2]), lam[i])
   else:
     dist, nrm, pa, pb = _epa(m, d, vert, s1, s2, n)
     if dist == math.inf:
@@ -339,12 +335,12 @@ def convex(m, d, g1, g2, margin, i0):
   if dist > margin:
     return 0
   # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
-  if (m.opt_disableflags[0] & (_DSBL_MULTICCD | _DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
-    cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, addscl(pa, nrm, r1), addscl(pb, nrm, -r2))
+  if (m.opt_disableflags[0] & (DSBL_MULTICCD | DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
+    cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, add_scl3(pa, nrm, r1), add_scl3(pb, nrm, -r2))
     if cnt > 0:
       return cnt
   # Witness points move out of the cores by the radii, along the normal (from geom1 to geom2).
-  pos = scl(add(addscl(pa, nrm, r1), addscl(pb, nrm, -r2)), 0.5)
+  pos = scl3(add3(add_scl3(pa, nrm, r1), add_scl3(pb, nrm, -r2)), 0.5)
   emit(d, i0, dist, pos, nrm)
   return 1
 
@@ -363,12 +359,12 @@ def _fill_tetrahedron(m, vert, s1, s2, n):
     w = _support_m_once(m, vert, s1, s2, u, n)
     w0 = _w(vert, 0)
     if n == 1:
-      ok = norm(sub(w, w0)) > 1e-9
+      ok = norm3(sub3(w, w0)) > 1e-9
     elif n == 2:
-      ok = norm(cross(sub(_w(vert, 1), w0), sub(w, w0))) > 1e-12
+      ok = norm3(cross(sub3(_w(vert, 1), w0), sub3(w, w0))) > 1e-12
     else:
-      nrm = cross(sub(_w(vert, 1), w0), sub(_w(vert, 2), w0))
-      ok = abs(dot(nrm, sub(w, w0))) > 1e-12 * max(1.0, norm(nrm))
+      nrm = cross(sub3(_w(vert, 1), w0), sub3(_w(vert, 2), w0))
+      ok = abs(dot3(nrm, sub3(w, w0))) > 1e-12 * max(1.0, norm3(nrm))
     if ok:
       n += 1
   return n
@@ -379,12 +375,12 @@ def _set_face(face, plane, vert, f, a, b, c):
   """Live face f = (a, b, c) with its unit normal and offset; False when it has no area (no normal)."""
   face[f, 0], face[f, 1], face[f, 2], face[f, 6] = a, b, c, 0
   va = _w(vert, a)
-  nrm = cross(sub(_w(vert, b), va), sub(_w(vert, c), va))
-  ln = norm(nrm)
+  nrm = cross(sub3(_w(vert, b), va), sub3(_w(vert, c), va))
+  ln = norm3(nrm)
   if ln < _TINY:
     return False
   plane[f, 0], plane[f, 1], plane[f, 2] = nrm[0] / ln, nrm[1] / ln, nrm[2] / ln
-  plane[f, 3] = dot(nrm, va) / ln
+  plane[f, 3] = dot3(nrm, va) / ln
   return True
 
 
@@ -422,7 +418,7 @@ def _epa(m, d, vert, s1, s2, n):
   nvmax, nfmax, nemax = vert.shape[1], face.shape[0], edge.shape[0]
   # Orient the tetrahedron so that its faces wind counter-clockwise seen from outside.
   w0 = _w(vert, 0)
-  if dot(cross(sub(_w(vert, 1), w0), sub(_w(vert, 2), w0)), sub(_w(vert, 3), w0)) > 0:
+  if dot3(cross(sub3(_w(vert, 1), w0), sub3(_w(vert, 2), w0)), sub3(_w(vert, 3), w0)) > 0:
     _copy_vert(vert, 1, 4)
     _copy_vert(vert, 2, 1)
     _copy_vert(vert, 4, 2)
@@ -459,7 +455,7 @@ def _epa(m, d, vert, s1, s2, n):
     scale = max(1.0, abs(bestd))
     # Converged when the support along the face normal is within ccd_tolerance of the face. Below 1e-10 (relative)
     # the polytope's faces are too thin to resolve, so tighter tolerances stop there.
-    if dot(w, u) - bestd <= max(tol, _EPA_FLOOR * scale):
+    if dot3(w, u) - bestd <= max(tol, _EPA_FLOOR * scale):
       break
     # Flood the faces that see w from the nearest one (a stack at the end of col_edge), collecting the horizon at
     # its start.
@@ -528,14 +524,14 @@ def _epa(m, d, vert, s1, s2, n):
 def _epa_witness(vert, a, b, c, u, depth):
   """Distance, normal and witness points of EPA's nearest face (a, b, c), outward normal u, depth from the origin."""
   # Barycentric weights of the origin's projection onto the face.
-  p = scl(u, depth)
+  p = scl3(u, depth)
   va, vb, vc = _w(vert, a), _w(vert, b), _w(vert, c)
-  area = dot(cross(sub(vb, va), sub(vc, va)), u)
-  la = dot(cross(sub(vb, p), sub(vc, p)), u) / area
-  lb = dot(cross(sub(vc, p), sub(va, p)), u) / area
+  area = dot3(cross(sub3(vb, va), sub3(vc, va)), u)
+  la = dot3(cross(sub3(vb, p), sub3(vc, p)), u) / area
+  lb = dot3(cross(sub3(vc, p), sub3(va, p)), u) / area
   lc = 1.0 - la - lb
   pa, pb = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
   for v, lv in ((a, la), (b, lb), (c, lc)):
-    pa = addscl(pa, (vert[0, v, 0], vert[0, v, 1], vert[0, v, 2]), lv)
-    pb = addscl(pb, (vert[1, v, 0], vert[1, v, 1], vert[1, v, 2]), lv)
-  return -depth, scl(u, -1.0), pa, pb
+    pa = add_scl3(pa, (vert[0, v, 0], vert[0, v, 1], vert[0, v, 2]), lv)
+    pb = add_scl3(pb, (vert[1, v, 0], vert[1, v, 1], vert[1, v, 2]), lv)
+  return -depth, scl3(u, -1.0), pa, pb

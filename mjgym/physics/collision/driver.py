@@ -46,27 +46,28 @@ from mjgym.physics.collision import box
 from mjgym.physics.collision import convex
 from mjgym.physics.collision import hfield
 from mjgym.physics.collision import primitive
-from mjgym.physics.types import DisableBit
-from mjgym.physics.types import EnableBit
-from mjgym.physics.types import GeomType
+from mjgym.physics.constants import DSBL_CONSTRAINT
+from mjgym.physics.constants import DSBL_CONTACT
+from mjgym.physics.constants import DSBL_FILTERPARENT
+from mjgym.physics.constants import DSBL_MIDPHASE
+from mjgym.physics.constants import ENBL_OVERRIDE
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_HFIELD
+from mjgym.physics.constants import GEOM_MESH
+from mjgym.physics.constants import GEOM_PLANE
+from mjgym.physics.constants import GEOM_SPHERE
+from mjgym.physics.constants import WARN_CONTACTFULL
+from mjgym.physics.math import add3
+from mjgym.physics.math import dot3
+from mjgym.physics.math import frame_axis
+from mjgym.physics.math import mat_vec
+from mjgym.physics.math import vec3
 from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import MINVAL
-from mjgym.physics.types import Warning
 
-_DSBL_CONSTRAINT = int(DisableBit.CONSTRAINT)
-_DSBL_CONTACT = int(DisableBit.CONTACT)
-_DSBL_FILTERPARENT = int(DisableBit.FILTERPARENT)
-_DSBL_MIDPHASE = int(DisableBit.MIDPHASE)
-_ENBL_OVERRIDE = int(EnableBit.OVERRIDE)
-_CONTACTFULL = int(Warning.CONTACTFULL)
-_PLANE = int(GeomType.PLANE)
-_HFIELD = int(GeomType.HFIELD)
-_SPHERE = int(GeomType.SPHERE)
-_CAPSULE = int(GeomType.CAPSULE)
-_ELLIPSOID = int(GeomType.ELLIPSOID)
-_CYLINDER = int(GeomType.CYLINDER)
-_BOX = int(GeomType.BOX)
-_MESH = int(GeomType.MESH)
 _MINMU = 1e-5  # MuJoCo's mjMINMU
 
 
@@ -78,7 +79,7 @@ def collision(m, d, narrow):
   ``narrow`` is the narrow-phase dispatcher of the model's collider tier: ``narrow_closed_form`` or ``narrow_all``.
   """
   d.ncon[0] = 0
-  if m.nconmax == 0 or (m.opt_disableflags[0] & (_DSBL_CONSTRAINT | _DSBL_CONTACT)) != 0:
+  if m.nconmax == 0 or (m.opt_disableflags[0] & (DSBL_CONSTRAINT | DSBL_CONTACT)) != 0:
     return
   for p in range(m.npair):
     g1, g2 = m.pair_geom1[p], m.pair_geom2[p]
@@ -98,7 +99,7 @@ def _margin_gap(m, g1, g2, pair):
     margin, gap = m.pair_margin[pair], m.pair_gap[pair]
   else:
     margin, gap = m.geom_margin[g1] + m.geom_margin[g2], m.geom_gap[g1] + m.geom_gap[g2]
-  if (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0:
+  if (m.opt_enableflags[0] & ENBL_OVERRIDE) != 0:
     margin = m.opt_o_margin[0]
   return margin, gap
 
@@ -142,7 +143,7 @@ def _stable_sort(m, d, idx, buf, n, contacts):
 @njit(cache=True, error_model="numpy")
 def _world_aabbs(m, d):
   """col_aabb[g] = (min xyz, max xyz) of geom g's box in world axes, grown by its detection range (margin + gap)."""
-  override = (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0
+  override = (m.opt_enableflags[0] & ENBL_OVERRIDE) != 0
   for g in range(m.ngeom):
     mat = d.geom_xmat[g]
     a = m.geom_aabb[g]
@@ -195,7 +196,7 @@ def _candidate(m, d, g1, g2, narrow):
   w1, w2 = m.body_weldid[b1], m.body_weldid[b2]
   if w1 == w2 or (m.body_dofnum[w1] == 0 and m.body_dofnum[w2] == 0):
     return
-  if (m.opt_disableflags[0] & _DSBL_FILTERPARENT) == 0:
+  if (m.opt_disableflags[0] & DSBL_FILTERPARENT) == 0:
     # A child may still touch its parent when the parent is the (static) world.
     p1, p2 = m.body_weldid[m.body_parentid[w1]], m.body_weldid[m.body_parentid[w2]]
     if (w2 != 0 and p1 == w2) or (w1 != 0 and p2 == w1):
@@ -219,7 +220,7 @@ def _candidate(m, d, g1, g2, narrow):
 def _midphase(m, b1, b2):
   """Whether MuJoCo sends the geom pairs of two bodies through its midphase: unless disabled, when a body has more
   than one geom."""
-  return (m.opt_disableflags[0] & _DSBL_MIDPHASE) == 0 and (m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
+  return (m.opt_disableflags[0] & DSBL_MIDPHASE) == 0 and (m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
 
 
 @njit(cache=True, error_model="numpy")
@@ -237,16 +238,16 @@ def _boxes_overlap(m, d, g1, g2, margin):
   if (inf1[0] and inf1[1] and inf1[2]) or (inf2[0] and inf2[1] and inf2[2]):
     return True
   mat1, mat2 = d.geom_xmat[g1], d.geom_xmat[g2]
-  c1 = primitive.add(primitive.to_world(mat1, (a1[0], a1[1], a1[2])), primitive.vec(d.geom_xpos[g1]))
-  c2 = primitive.add(primitive.to_world(mat2, (a2[0], a2[1], a2[2])), primitive.vec(d.geom_xpos[g2]))
+  c1 = add3(mat_vec(mat1, (a1[0], a1[1], a1[2])), vec3(d.geom_xpos[g1]))
+  c2 = add3(mat_vec(mat2, (a2[0], a2[1], a2[2])), vec3(d.geom_xpos[g2]))
   for j in range(2):
     if (inf2[0] or inf2[1] or inf2[2]) if j == 0 else (inf1[0] or inf1[1] or inf1[2]):
       continue
     for k in range(3):
-      n = primitive.axis(mat1 if j == 0 else mat2, k)
+      n = frame_axis(mat1 if j == 0 else mat2, k)
       r1 = _box_radius(mat1, a1, n)
       r2 = _box_radius(mat2, a2, n)
-      if r1 + r2 + margin < abs(primitive.dot(c2, n) - primitive.dot(c1, n)):
+      if r1 + r2 + margin < abs(dot3(c2, n) - dot3(c1, n)):
         return False
   return True
 
@@ -254,18 +255,18 @@ def _boxes_overlap(m, d, g1, g2, margin):
 @njit(cache=True, error_model="numpy")
 def _box_radius(mat, a, n):
   """Half extent along unit n of the box with half sizes a[3:6] on the axes of mat."""
-  return (abs(a[3] * primitive.dot(primitive.axis(mat, 0), n)) + abs(a[4] * primitive.dot(primitive.axis(mat, 1), n))
-          + abs(a[5] * primitive.dot(primitive.axis(mat, 2), n)))
+  return (abs(a[3] * dot3(frame_axis(mat, 0), n)) + abs(a[4] * dot3(frame_axis(mat, 1), n))
+          + abs(a[5] * dot3(frame_axis(mat, 2), n)))
 
 
 @njit(cache=True, error_model="numpy")
 def _spheres_overlap(m, d, g1, g2, margin):
   """Bounding spheres (a half-space for a plane) closer than the margin."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
-  if t1 == _PLANE or t2 == _PLANE:
-    if t1 == _PLANE and t2 == _PLANE:
+  if t1 == GEOM_PLANE or t2 == GEOM_PLANE:
+    if t1 == GEOM_PLANE and t2 == GEOM_PLANE:
       return False
-    p, g = (g1, g2) if t1 == _PLANE else (g2, g1)
+    p, g = (g1, g2) if t1 == GEOM_PLANE else (g2, g1)
     mat = d.geom_xmat[p]
     h = 0.0
     for k in range(3):
@@ -283,11 +284,12 @@ def _spheres_overlap(m, d, g1, g2, margin):
 
 # Type pairs (t1 <= t2) with a closed-form collider; every other pair needs GJK/EPA or the height-field collider.
 CLOSED_FORM = frozenset([
-    (_PLANE, _SPHERE), (_PLANE, _CAPSULE), (_PLANE, _ELLIPSOID), (_PLANE, _CYLINDER), (_PLANE, _BOX),
-    (_PLANE, _MESH), (_SPHERE, _SPHERE), (_SPHERE, _CAPSULE), (_SPHERE, _CYLINDER), (_SPHERE, _BOX),
-    (_CAPSULE, _CAPSULE), (_CAPSULE, _BOX), (_BOX, _BOX)])
+    (GEOM_PLANE, GEOM_SPHERE), (GEOM_PLANE, GEOM_CAPSULE), (GEOM_PLANE, GEOM_ELLIPSOID), (GEOM_PLANE, GEOM_CYLINDER),
+    (GEOM_PLANE, GEOM_BOX), (GEOM_PLANE, GEOM_MESH), (GEOM_SPHERE, GEOM_SPHERE), (GEOM_SPHERE, GEOM_CAPSULE),
+    (GEOM_SPHERE, GEOM_CYLINDER), (GEOM_SPHERE, GEOM_BOX), (GEOM_CAPSULE, GEOM_CAPSULE), (GEOM_CAPSULE, GEOM_BOX),
+    (GEOM_BOX, GEOM_BOX)])
 # Pairs that never make contacts.
-_NONE = frozenset([(_PLANE, _PLANE), (_PLANE, _HFIELD), (_HFIELD, _HFIELD)])
+_NONE = frozenset([(GEOM_PLANE, GEOM_PLANE), (GEOM_PLANE, GEOM_HFIELD), (GEOM_HFIELD, GEOM_HFIELD)])
 
 
 def needs_ccd(geom_type, geom_contype, geom_conaffinity, pair_geom1, pair_geom2):
@@ -303,35 +305,35 @@ def needs_ccd(geom_type, geom_contype, geom_conaffinity, pair_geom1, pair_geom2)
 @njit(cache=True, error_model="numpy")
 def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
   """The closed-form collider of a type pair (t1 <= t2): the number of contacts found, -1 if it has none."""
-  if t1 == _PLANE:
-    if t2 == _SPHERE:
+  if t1 == GEOM_PLANE:
+    if t2 == GEOM_SPHERE:
       return primitive.plane_sphere(m, d, g1, g2, margin, i0)
-    if t2 == _CAPSULE:
+    if t2 == GEOM_CAPSULE:
       return primitive.plane_capsule(m, d, g1, g2, margin, i0)
-    if t2 == _ELLIPSOID:
+    if t2 == GEOM_ELLIPSOID:
       return primitive.plane_ellipsoid(m, d, g1, g2, margin, i0)
-    if t2 == _CYLINDER:
+    if t2 == GEOM_CYLINDER:
       return primitive.plane_cylinder(m, d, g1, g2, margin, i0)
-    if t2 == _BOX:
+    if t2 == GEOM_BOX:
       return primitive.plane_box(m, d, g1, g2, margin, i0)
-    if t2 == _MESH:
+    if t2 == GEOM_MESH:
       return primitive.plane_mesh(m, d, g1, g2, margin, i0)
     return 0
-  if t1 == _SPHERE:
-    if t2 == _SPHERE:
+  if t1 == GEOM_SPHERE:
+    if t2 == GEOM_SPHERE:
       return primitive.sphere_sphere(m, d, g1, g2, margin, i0)
-    if t2 == _CAPSULE:
+    if t2 == GEOM_CAPSULE:
       return primitive.sphere_capsule(m, d, g1, g2, margin, i0)
-    if t2 == _CYLINDER:
+    if t2 == GEOM_CYLINDER:
       return primitive.sphere_cylinder(m, d, g1, g2, margin, i0)
-    if t2 == _BOX:
+    if t2 == GEOM_BOX:
       return primitive.sphere_box(m, d, g1, g2, margin, i0)
-  elif t1 == _CAPSULE:
-    if t2 == _CAPSULE:
+  elif t1 == GEOM_CAPSULE:
+    if t2 == GEOM_CAPSULE:
       return primitive.capsule_capsule(m, d, g1, g2, margin, i0)
-    if t2 == _BOX:
+    if t2 == GEOM_BOX:
       return box.capsule_box(m, d, g1, g2, margin, i0)
-  elif t1 == _BOX and t2 == _BOX:
+  elif t1 == GEOM_BOX and t2 == GEOM_BOX:
     return box.box_box(m, d, g1, g2, margin, i0)
   return -1
 
@@ -340,8 +342,8 @@ def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
 @njit(cache=True, error_model="numpy")
 def narrow_all(m, d, t1, t2, g1, g2, margin, i0):
   """Every collider of a type pair (t1 <= t2): closed forms, height fields, else GJK/EPA; the number of contacts."""
-  if t1 == _HFIELD:
-    if t2 == _HFIELD:
+  if t1 == GEOM_HFIELD:
+    if t2 == GEOM_HFIELD:
       return 0
     return hfield.hfield_convex(m, d, g1, g2, margin, i0)
   n = narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0)
@@ -368,8 +370,8 @@ def _narrow(m, d, g1, g2, reach, pair, narrow):
   kept = min(n, capacity - i0)
   if kept < n:
     # Keep what fits (the contacts of the pairs the sweep met first, deterministically) and say so, as MuJoCo does.
-    d.warning_number[_CONTACTFULL] += 1
-    d.warning_lastinfo[_CONTACTFULL] = i0 + n
+    d.warning_number[WARN_CONTACTFULL] += 1
+    d.warning_lastinfo[WARN_CONTACTFULL] = i0 + n
   for i in range(i0, i0 + kept):
     d.contact_geom1[i] = g1
     d.contact_geom2[i] = g2
@@ -387,7 +389,7 @@ def _order_key(m, d, i):
   g1, g2 = int(d.contact_geom1[i]), int(d.contact_geom2[i])
   b1, b2 = int(m.geom_bodyid[g1]), int(m.geom_bodyid[g2])
   signature = (min(b1, b2) << 16) + max(b1, b2)
-  if (m.opt_disableflags[0] & _DSBL_MIDPHASE) != 0:
+  if (m.opt_disableflags[0] & DSBL_MIDPHASE) != 0:
     # Both bodies' geom lists in turn; the lower body's geoms have the lower ids.
     return (signature, int(m.npair), min(g1, g2), max(g1, g2))
   return (signature, int(m.npair), g1, g2)
@@ -523,7 +525,7 @@ def _parameters(m, d, i, g1, g2, pair):
       d.contact_solimp[i, k] = mix * m.geom_solimp[ga, k] + (1.0 - mix) * m.geom_solimp[gb, k]
     d.contact_solreffriction[i, 0] = 0.0
     d.contact_solreffriction[i, 1] = 0.0
-  if (m.opt_enableflags[0] & _ENBL_OVERRIDE) != 0:
+  if (m.opt_enableflags[0] & ENBL_OVERRIDE) != 0:
     # The global override replaces every mixed or explicit parameter except condim, friction's solref included.
     for k in range(5):
       d.contact_friction[i, k] = m.opt_o_friction[k]

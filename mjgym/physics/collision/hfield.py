@@ -18,21 +18,19 @@ import math
 from numba import njit
 
 from mjgym.physics.collision import convex
-from mjgym.physics.collision.primitive import addscl
-from mjgym.physics.collision.primitive import axis
-from mjgym.physics.collision.primitive import cross
-from mjgym.physics.collision.primitive import dot
-from mjgym.physics.collision.primitive import norm
-from mjgym.physics.collision.primitive import scl
-from mjgym.physics.collision.primitive import sub
-from mjgym.physics.collision.primitive import to_local
-from mjgym.physics.collision.primitive import to_world
-from mjgym.physics.collision.primitive import vec
-from mjgym.physics.types import GeomType
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_SPHERE
+from mjgym.physics.math import add_scl3
+from mjgym.physics.math import cross
+from mjgym.physics.math import dot3
+from mjgym.physics.math import frame_axis
+from mjgym.physics.math import mat_t_vec
+from mjgym.physics.math import mat_vec
+from mjgym.physics.math import norm3
+from mjgym.physics.math import scl3
+from mjgym.physics.math import sub3
+from mjgym.physics.math import vec3
 from mjgym.physics.types import MAXCONPAIR
-
-_SPHERE = int(GeomType.SPHERE)
-_CAPSULE = int(GeomType.CAPSULE)
 
 
 @njit(cache=True, error_model="numpy")
@@ -65,7 +63,7 @@ def _set_prism(m, d, gh, x, y, z, bottom):
   prism = d.col_prism
   for k in range(3):
     for level in range(2):
-      w = to_world(mh, (x[k], y[k], z[k] if level == 0 else -bottom))
+      w = mat_vec(mh, (x[k], y[k], z[k] if level == 0 else -bottom))
       for i in range(3):
         prism[3 * level + k, i] = d.geom_xpos[gh, i] + w[i]
 
@@ -76,11 +74,11 @@ def _above(m, d, gh, sh, x, y, z, radius):
   counter-clockwise seen from above. The prism lies below that plane: beyond the margin, it cannot touch g."""
   e1 = (x[1] - x[0], y[1] - y[0], z[1] - z[0])
   e2 = (x[2] - x[0], y[2] - y[0], z[2] - z[0])
-  nrm = to_world(d.geom_xmat[gh], cross(e1, e2))
-  nrm = scl(nrm, 1.0 / norm(nrm))
+  nrm = mat_vec(d.geom_xmat[gh], cross(e1, e2))
+  nrm = scl3(nrm, 1.0 / norm3(nrm))
   # support() gives the core of a sphere or capsule (center, segment): its radius comes off afterwards.
-  low = convex.support(m, sh, scl(nrm, -1.0))
-  return dot(sub(low, vec(d.col_prism[0])), nrm) - radius
+  low = convex.support(m, sh, scl3(nrm, -1.0))
+  return dot3(sub3(low, vec3(d.col_prism[0])), nrm) - radius
 
 
 @njit(cache=True, error_model="numpy")
@@ -91,14 +89,14 @@ def hfield_convex(m, d, gh, g, margin, i0):
   nrow, ncol, adr = m.hfield_nrow[hid], m.hfield_ncol[hid], m.hfield_adr[hid]
   sh = convex.shape(m, d, g)
   t = m.geom_type[g]
-  radius = m.geom_size[g, 0] if t == _SPHERE or t == _CAPSULE else 0.0
+  radius = m.geom_size[g, 0] if t == GEOM_SPHERE or t == GEOM_CAPSULE else 0.0
   # The geom's extent along the height field's axes, grown by the margin.
-  o = vec(d.geom_xpos[gh])
+  o = vec3(d.geom_xpos[gh])
   mh = d.geom_xmat[gh]
-  ax, ay, az = axis(mh, 0), axis(mh, 1), axis(mh, 2)
-  xmax, xmin = _reach(m, d, sh, o, ax, radius) + margin, -_reach(m, d, sh, o, scl(ax, -1.0), radius) - margin
-  ymax, ymin = _reach(m, d, sh, o, ay, radius) + margin, -_reach(m, d, sh, o, scl(ay, -1.0), radius) - margin
-  zmax, zmin = _reach(m, d, sh, o, az, radius) + margin, -_reach(m, d, sh, o, scl(az, -1.0), radius) - margin
+  ax, ay, az = frame_axis(mh, 0), frame_axis(mh, 1), frame_axis(mh, 2)
+  xmax, xmin = _reach(m, d, sh, o, ax, radius) + margin, -_reach(m, d, sh, o, scl3(ax, -1.0), radius) - margin
+  ymax, ymin = _reach(m, d, sh, o, ay, radius) + margin, -_reach(m, d, sh, o, scl3(ay, -1.0), radius) - margin
+  zmax, zmin = _reach(m, d, sh, o, az, radius) + margin, -_reach(m, d, sh, o, scl3(az, -1.0), radius) - margin
   if xmin > rx or xmax < -rx or ymin > ry or ymax < -ry or zmin > top or zmax < -bottom:
     return 0
   dx, dy = 2.0 * rx / (ncol - 1), 2.0 * ry / (nrow - 1)
@@ -110,14 +108,14 @@ def hfield_convex(m, d, gh, g, margin, i0):
   # on the negative side and the lower-right one on the positive side. The geom's extent along that direction
   # skips a triangle it lies wholly beside.
   diag = 1.0 / math.sqrt(dx * dx + dy * dy)
-  ad = addscl(scl(ax, dy * diag), ay, -dx * diag)
-  smax, smin = _reach(m, d, sh, o, ad, radius) + margin, -_reach(m, d, sh, o, scl(ad, -1.0), radius) - margin
+  ad = add_scl3(scl3(ax, dy * diag), ay, -dx * diag)
+  smax, smin = _reach(m, d, sh, o, ad, radius) + margin, -_reach(m, d, sh, o, scl3(ad, -1.0), radius) - margin
   # The geom's own axes (a box's face normals) in the height field's frame, and its extent along each.
   mg = d.geom_xmat[g]
-  g0, g1, g2 = axis(mg, 0), axis(mg, 1), axis(mg, 2)
-  axes = (to_local(mh, g0), to_local(mh, g1), to_local(mh, g2))
-  lo = (-_reach(m, d, sh, o, scl(g0, -1.0), radius) - margin, -_reach(m, d, sh, o, scl(g1, -1.0), radius) - margin,
-        -_reach(m, d, sh, o, scl(g2, -1.0), radius) - margin)
+  g0, g1, g2 = frame_axis(mg, 0), frame_axis(mg, 1), frame_axis(mg, 2)
+  axes = (mat_t_vec(mh, g0), mat_t_vec(mh, g1), mat_t_vec(mh, g2))
+  lo = (-_reach(m, d, sh, o, scl3(g0, -1.0), radius) - margin, -_reach(m, d, sh, o, scl3(g1, -1.0), radius) - margin,
+        -_reach(m, d, sh, o, scl3(g2, -1.0), radius) - margin)
   hi = (_reach(m, d, sh, o, g0, radius) + margin, _reach(m, d, sh, o, g1, radius) + margin,
         _reach(m, d, sh, o, g2, radius) + margin)
   n = 0

@@ -46,24 +46,22 @@ import math
 
 from numba import njit
 
-from mjgym.physics.collision.primitive import add
-from mjgym.physics.collision.primitive import addscl
-from mjgym.physics.collision.primitive import axis
-from mjgym.physics.collision.primitive import cross
-from mjgym.physics.collision.primitive import dot
 from mjgym.physics.collision.primitive import emit
-from mjgym.physics.collision.primitive import norm
-from mjgym.physics.collision.primitive import scl
-from mjgym.physics.collision.primitive import sub
-from mjgym.physics.collision.primitive import to_local
-from mjgym.physics.collision.primitive import to_world
-from mjgym.physics.collision.primitive import vec
-from mjgym.physics.types import GeomType
-
-_CAPSULE = int(GeomType.CAPSULE)
-_CYLINDER = int(GeomType.CYLINDER)
-_BOX = int(GeomType.BOX)
-_MESH = int(GeomType.MESH)
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_MESH
+from mjgym.physics.math import add3
+from mjgym.physics.math import add_scl3
+from mjgym.physics.math import cross
+from mjgym.physics.math import dot3
+from mjgym.physics.math import frame_axis
+from mjgym.physics.math import mat_t_vec
+from mjgym.physics.math import mat_vec
+from mjgym.physics.math import norm3
+from mjgym.physics.math import scl3
+from mjgym.physics.math import sub3
+from mjgym.physics.math import vec3
 
 # A face counts as facing the normal within this cosine, an edge as perpendicular to it below this sine (measured).
 _FACE_COS = 0.996
@@ -89,8 +87,8 @@ _POLY_MAX = 30
 def applies(m, g1, g2):
   """Whether the pair is one this module handles: boxes, meshes and cylinders, and capsules against them."""
   t1, t2 = m.geom_type[g1], m.geom_type[g2]
-  return (t1 == _CAPSULE or t1 == _CYLINDER or t1 == _BOX or t1 == _MESH) and (t2 == _CYLINDER or t2 == _BOX
-                                                                                or t2 == _MESH)
+  return ((t1 == GEOM_CAPSULE or t1 == GEOM_CYLINDER or t1 == GEOM_BOX or t1 == GEOM_MESH)
+          and (t2 == GEOM_CYLINDER or t2 == GEOM_BOX or t2 == GEOM_MESH))
 
 
 @njit(cache=True, error_model="numpy")
@@ -102,7 +100,7 @@ def _put(d, slot, p):
 @njit(cache=True, error_model="numpy")
 def _nface(m, g):
   """Number of faces of box or mesh g (a mesh's are its compiled polygons)."""
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     return 6
   return m.mesh_polynum[m.geom_dataid[g]]
 
@@ -111,53 +109,53 @@ def _nface(m, g):
 def _face(m, d, g, f, slot):
   """Face f of box or mesh g: writes its world corners (counter-clockwise seen from outside) to multiccd_feature from
   slot when slot >= 0; returns their number and the world outward normal."""
-  c = vec(d.geom_xpos[g])
+  c = vec3(d.geom_xpos[g])
   mat = d.geom_xmat[g]
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     s = m.geom_size[g]
     k, sg = f // 2, 1.0 - 2.0 * (f % 2)
-    nrm = scl(axis(mat, k), sg)
+    nrm = scl3(frame_axis(mat, k), sg)
     if slot >= 0:
       i, j = (k + 1) % 3, (k + 2) % 3
-      fc = addscl(c, nrm, s[k])
-      ai, aj = scl(axis(mat, i), s[i] * sg), scl(axis(mat, j), s[j])
+      fc = add_scl3(c, nrm, s[k])
+      ai, aj = scl3(frame_axis(mat, i), s[i] * sg), scl3(frame_axis(mat, j), s[j])
       signs = ((-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0))
       for q in range(4):
-        _put(d, slot + q, addscl(addscl(fc, ai, signs[q][0]), aj, signs[q][1]))
+        _put(d, slot + q, add_scl3(add_scl3(fc, ai, signs[q][0]), aj, signs[q][1]))
     return 4, nrm
   mid = m.geom_dataid[g]
   vadr = m.mesh_vertadr[mid]
   p = m.mesh_polyadr[mid] + f
   a, num = m.mesh_polyvertadr[p], m.mesh_polyvertnum[p]
   # The normal from the stored corners (the fan's area vector), so that they lie in its plane to roundoff.
-  va = vec(m.mesh_vert[vadr + m.mesh_polyvert[a]])
+  va = vec3(m.mesh_vert[vadr + m.mesh_polyvert[a]])
   fn = (0.0, 0.0, 0.0)
   for q in range(1, num - 1):
-    fn = add(fn, cross(sub(vec(m.mesh_vert[vadr + m.mesh_polyvert[a + q]]), va),
-                       sub(vec(m.mesh_vert[vadr + m.mesh_polyvert[a + q + 1]]), va)))
-  ln = norm(fn)
+    fn = add3(fn, cross(sub3(vec3(m.mesh_vert[vadr + m.mesh_polyvert[a + q]]), va),
+                       sub3(vec3(m.mesh_vert[vadr + m.mesh_polyvert[a + q + 1]]), va)))
+  ln = norm3(fn)
   if ln < 1e-15:
     return 0, (0.0, 0.0, 0.0)
-  un = to_world(mat, scl(fn, 1.0 / ln))
+  un = mat_vec(mat, scl3(fn, 1.0 / ln))
   if slot < 0:
     return num, un
   k = min(num, _POLY_MAX)
   for q in range(k):
-    _put(d, slot + q, add(c, to_world(mat, vec(m.mesh_vert[vadr + m.mesh_polyvert[a + q]]))))
+    _put(d, slot + q, add3(c, mat_vec(mat, vec3(m.mesh_vert[vadr + m.mesh_polyvert[a + q]]))))
   return k, un
 
 
 @njit(cache=True, error_model="numpy")
 def _face_point(m, d, g, f):
   """A world point on the plane of face f of box or mesh g."""
-  c = vec(d.geom_xpos[g])
+  c = vec3(d.geom_xpos[g])
   mat = d.geom_xmat[g]
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     k, sg = f // 2, 1.0 - 2.0 * (f % 2)
-    return addscl(c, axis(mat, k), sg * m.geom_size[g, k])
+    return add_scl3(c, frame_axis(mat, k), sg * m.geom_size[g, k])
   mid = m.geom_dataid[g]
   p = m.mesh_polyadr[mid] + f
-  return add(c, to_world(mat, vec(m.mesh_vert[m.mesh_vertadr[mid] + m.mesh_polyvert[m.mesh_polyvertadr[p]]])))
+  return add3(c, mat_vec(mat, vec3(m.mesh_vert[m.mesh_vertadr[mid] + m.mesh_polyvert[m.mesh_polyvertadr[p]]])))
 
 
 @njit(cache=True, error_model="numpy")
@@ -169,18 +167,18 @@ def _support_edge(m, d, g, u, slot, w):
   The edge of a capsule or a cylinder is the line of its surface through the collider's witness point w, parallel
   to its axis, between the planes of its ends.
   """
-  c = vec(d.geom_xpos[g])
+  c = vec3(d.geom_xpos[g])
   mat = d.geom_xmat[g]
-  lu = to_local(mat, u)
-  if m.geom_type[g] == _CAPSULE or m.geom_type[g] == _CYLINDER:
-    a = axis(mat, 2)
+  lu = mat_t_vec(mat, u)
+  if m.geom_type[g] == GEOM_CAPSULE or m.geom_type[g] == GEOM_CYLINDER:
+    a = frame_axis(mat, 2)
     h = m.geom_size[g, 1]
-    rel = sub(w, c)
-    line = addscl(w, a, -dot(rel, a))
-    _put(d, slot, addscl(line, a, -h))
-    _put(d, slot + 1, addscl(line, a, h))
+    rel = sub3(w, c)
+    line = add_scl3(w, a, -dot3(rel, a))
+    _put(d, slot, add_scl3(line, a, -h))
+    _put(d, slot + 1, add_scl3(line, a, h))
     return abs(lu[2])
-  if m.geom_type[g] == _BOX:
+  if m.geom_type[g] == GEOM_BOX:
     s = m.geom_size[g]
     e = 0
     for i in range(1, 3):
@@ -189,18 +187,18 @@ def _support_edge(m, d, g, u, slot, w):
     corner = c
     for i in range(3):
       if i != e:
-        corner = addscl(corner, axis(mat, i), s[i] if lu[i] >= 0 else -s[i])
+        corner = add_scl3(corner, frame_axis(mat, i), s[i] if lu[i] >= 0 else -s[i])
     # The support corner first.
     se = s[e] if lu[e] >= 0 else -s[e]
-    _put(d, slot, addscl(corner, axis(mat, e), se))
-    _put(d, slot + 1, addscl(corner, axis(mat, e), -se))
+    _put(d, slot, add_scl3(corner, frame_axis(mat, e), se))
+    _put(d, slot + 1, add_scl3(corner, frame_axis(mat, e), -se))
     return abs(lu[e])
   mid = m.geom_dataid[g]
   vadr = m.mesh_hulladr[mid]
   fadr, fnum = m.mesh_hullfaceadr[mid], m.mesh_hullfacenum[mid]
   sup, supv = 0, -math.inf
   for k in range(m.mesh_hullnum[mid]):
-    v = dot(vec(m.mesh_hullvert[vadr + k]), lu)
+    v = dot3(vec3(m.mesh_hullvert[vadr + k]), lu)
     if v > supv:
       sup, supv = k, v
   other, best = sup, math.inf
@@ -210,12 +208,12 @@ def _support_edge(m, d, g, u, slot, w):
         continue
       for r in (1, 2):
         k = m.mesh_hullface[f, (q + r) % 3]
-        e = sub(vec(m.mesh_hullvert[vadr + k]), vec(m.mesh_hullvert[vadr + sup]))
-        ln = norm(e)
-        if ln > 1e-15 and abs(dot(e, lu)) / ln < best:
-          other, best = k, abs(dot(e, lu)) / ln
-  _put(d, slot, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + sup]))))
-  _put(d, slot + 1, add(c, to_world(mat, vec(m.mesh_hullvert[vadr + other]))))
+        e = sub3(vec3(m.mesh_hullvert[vadr + k]), vec3(m.mesh_hullvert[vadr + sup]))
+        ln = norm3(e)
+        if ln > 1e-15 and abs(dot3(e, lu)) / ln < best:
+          other, best = k, abs(dot3(e, lu)) / ln
+  _put(d, slot, add3(c, mat_vec(mat, vec3(m.mesh_hullvert[vadr + sup]))))
+  _put(d, slot + 1, add3(c, mat_vec(mat, vec3(m.mesh_hullvert[vadr + other]))))
   return best
 
 
@@ -228,27 +226,27 @@ def _feature(m, d, g, u, slot, w):
   """
   none = (0.0, 0.0, 0.0)
   t = m.geom_type[g]
-  if t == _CYLINDER:
+  if t == GEOM_CYLINDER:
     mat = d.geom_xmat[g]
-    a = axis(mat, 2)
-    ca = dot(a, u)
+    a = frame_axis(mat, 2)
+    ca = dot3(a, u)
     if abs(ca) >= _FACE_COS:
       # The cap as MuJoCo's polygon: _CAP_SIDES corners on its rim at local angles 2 pi k / _CAP_SIDES from the
       # geom's x axis (counter-clockwise seen from outside).
       sg = 1.0 if ca > 0 else -1.0
       r = m.geom_size[g, 0]
-      cen = addscl(vec(d.geom_xpos[g]), a, sg * m.geom_size[g, 1])
-      ax, ay = axis(mat, 0), axis(mat, 1)
+      cen = add_scl3(vec3(d.geom_xpos[g]), a, sg * m.geom_size[g, 1])
+      ax, ay = frame_axis(mat, 0), frame_axis(mat, 1)
       for k in range(_CAP_SIDES):
         ang = sg * 2.0 * math.pi * k / _CAP_SIDES
-        _put(d, slot + k, addscl(addscl(cen, ax, r * math.cos(ang)), ay, r * math.sin(ang)))
-      return _FACE, _CAP_SIDES, scl(a, sg)
-  elif t != _CAPSULE:
+        _put(d, slot + k, add_scl3(add_scl3(cen, ax, r * math.cos(ang)), ay, r * math.sin(ang)))
+      return _FACE, _CAP_SIDES, scl3(a, sg)
+  elif t != GEOM_CAPSULE:
     best, bestc = -1, -math.inf
     for f in range(_nface(m, g)):
       k, fn = _face(m, d, g, f, -1)
-      if k > 0 and dot(fn, u) > bestc:
-        best, bestc = f, dot(fn, u)
+      if k > 0 and dot3(fn, u) > bestc:
+        best, bestc = f, dot3(fn, u)
     if bestc >= _FACE_COS:
       k, fn = _face(m, d, g, best, slot)
       return _FACE, k, fn
@@ -265,10 +263,10 @@ def _face_along(m, d, g, slot, e, ends):
   whose planes hold those ends, the one whose normal is most perpendicular to e; when found it replaces the edge in
   multiccd_feature from slot. Returns (corners, outward normal), 0 corners when there is none.
   """
-  if m.geom_type[g] != _BOX and m.geom_type[g] != _MESH:
+  if m.geom_type[g] != GEOM_BOX and m.geom_type[g] != GEOM_MESH:
     return 0, (0.0, 0.0, 0.0)
-  p0, p1 = vec(d.multiccd_feature[slot]), vec(d.multiccd_feature[slot + 1])
-  ue = scl(e, 1.0 / norm(e))
+  p0, p1 = vec3(d.multiccd_feature[slot]), vec3(d.multiccd_feature[slot + 1])
+  ue = scl3(e, 1.0 / norm3(e))
   tol = 1e-9 * (m.geom_rbound[g] + 1.0)
   best, bests = -1, _EDGE_SIN
   for f in range(_nface(m, g)):
@@ -276,10 +274,10 @@ def _face_along(m, d, g, slot, e, ends):
     if k == 0:
       continue
     q0 = _face_point(m, d, g, f)
-    if abs(dot(sub(p0, q0), fn)) > tol or (ends == 2 and abs(dot(sub(p1, q0), fn)) > tol):
+    if abs(dot3(sub3(p0, q0), fn)) > tol or (ends == 2 and abs(dot3(sub3(p1, q0), fn)) > tol):
       continue
-    if abs(dot(ue, fn)) < bests:
-      best, bests = f, abs(dot(ue, fn))
+    if abs(dot3(ue, fn)) < bests:
+      best, bests = f, abs(dot3(ue, fn))
   if best < 0:
     return 0, (0.0, 0.0, 0.0)
   return _face(m, d, g, best, slot)
@@ -289,8 +287,7 @@ def _face_along(m, d, g, slot, e, ends):
 def _at_end(d, eslot, w, size):
   """Whether point w is (within 1e-9 of the geom's size) an end of edge multiccd_feature[eslot:eslot + 2]."""
   tol = 1e-9 * (size + 1.0)
-  return (norm(sub(w, vec(d.multiccd_feature[eslot]))) <= tol
-          or norm(sub(w, vec(d.multiccd_feature[eslot + 1]))) <= tol)
+  return (norm3(sub3(w, vec3(d.multiccd_feature[eslot]))) <= tol or norm3(sub3(w, vec3(d.multiccd_feature[eslot + 1]))) <= tol)
 
 
 @njit(cache=True, error_model="numpy")
@@ -302,25 +299,25 @@ def _clip(d, cnt, slot, k, fn):
   """
   centroid = (0.0, 0.0, 0.0)
   for q in range(k):
-    centroid = addscl(centroid, vec(d.multiccd_feature[slot + q]), 1.0 / k)
+    centroid = add_scl3(centroid, vec3(d.multiccd_feature[slot + q]), 1.0 / k)
   src = 0
   for j in range(k):
-    a = vec(d.multiccd_feature[slot + j])
-    side = cross(sub(vec(d.multiccd_feature[slot + (j + 1) % k]), a), fn)
-    if dot(sub(centroid, a), side) > 0:
-      side = scl(side, -1.0)
+    a = vec3(d.multiccd_feature[slot + j])
+    side = cross(sub3(vec3(d.multiccd_feature[slot + (j + 1) % k]), a), fn)
+    if dot3(sub3(centroid, a), side) > 0:
+      side = scl3(side, -1.0)
     dst = 1 - src
     out = 0
     for q in range(cnt):
-      p = vec(d.multiccd_clip[src, q])
-      r = vec(d.multiccd_clip[src, (q + 1) % cnt])
-      dp, dr = dot(sub(p, a), side), dot(sub(r, a), side)
+      p = vec3(d.multiccd_clip[src, q])
+      r = vec3(d.multiccd_clip[src, (q + 1) % cnt])
+      dp, dr = dot3(sub3(p, a), side), dot3(sub3(r, a), side)
       if dp <= 0:
         for t in range(3):
           d.multiccd_clip[dst, out, t] = p[t]
         out += 1
       if (dp <= 0) != (dr <= 0):
-        x = addscl(p, sub(r, p), dp / (dp - dr))
+        x = add_scl3(p, sub3(r, p), dp / (dp - dr))
         for t in range(3):
           d.multiccd_clip[dst, out, t] = x[t]
         out += 1
@@ -339,18 +336,18 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   their count, or 0 when the features give none (the caller keeps its own single contact).
   """
   ka, na, fa = _feature(m, d, g1, nrm, _SLOT_A, wa)
-  kb, nb, fb = _feature(m, d, g2, scl(nrm, -1.0), _SLOT_B, wb)
+  kb, nb, fb = _feature(m, d, g2, scl3(nrm, -1.0), _SLOT_B, wb)
   if (ka == _EDGE and (kb == _EDGE or kb == _VERTEX)) or (kb == _EDGE and ka == _VERTEX):
     # An edge lying (within the edge tolerance) in a face at the other's support edge or vertex meets that face,
     # B's faces tried first.
     k = 0
     if ka == _EDGE:
-      ea = sub(vec(d.multiccd_feature[_SLOT_A + 1]), vec(d.multiccd_feature[_SLOT_A]))
+      ea = sub3(vec3(d.multiccd_feature[_SLOT_A + 1]), vec3(d.multiccd_feature[_SLOT_A]))
       k, fn = _face_along(m, d, g2, _SLOT_B, ea, 2 if kb == _EDGE else 1)
       if k > 0:
         kb, nb, fb = _FACE, k, fn
     if k == 0 and kb == _EDGE:
-      eb = sub(vec(d.multiccd_feature[_SLOT_B + 1]), vec(d.multiccd_feature[_SLOT_B]))
+      eb = sub3(vec3(d.multiccd_feature[_SLOT_B + 1]), vec3(d.multiccd_feature[_SLOT_B]))
       k, fn = _face_along(m, d, g1, _SLOT_A, eb, 2 if ka == _EDGE else 1)
       if k > 0:
         ka, na, fa = _FACE, k, fn
@@ -361,31 +358,31 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
   # A box's edge against a cylinder's cap where the collider's witness point on the box is a corner of that edge
   # (the edge's deeper end lies over the cap): MuJoCo keeps the collider's one contact (measured). When the witness
   # lies inside the edge (the deeper end beyond the rim, or the edge level with the cap) it clips the edge.
-  if ka == _FACE and kb == _EDGE and m.geom_type[g1] == _CYLINDER and m.geom_type[g2] == _BOX:
+  if ka == _FACE and kb == _EDGE and m.geom_type[g1] == GEOM_CYLINDER and m.geom_type[g2] == GEOM_BOX:
     if _at_end(d, _SLOT_B, wb, m.geom_rbound[g2]):
       return 0
-  if kb == _FACE and ka == _EDGE and m.geom_type[g2] == _CYLINDER and m.geom_type[g1] == _BOX:
+  if kb == _FACE and ka == _EDGE and m.geom_type[g2] == GEOM_CYLINDER and m.geom_type[g1] == GEOM_BOX:
     if _at_end(d, _SLOT_A, wa, m.geom_rbound[g1]):
       return 0
   # A cylinder's cap against a face of B is clipped by B's face (measured), every other face of A clips B's feature.
-  ref_a = ka == _FACE and not (kb == _FACE and m.geom_type[g1] == _CYLINDER)
+  ref_a = ka == _FACE and not (kb == _FACE and m.geom_type[g1] == GEOM_CYLINDER)
   if ref_a:
     # B's feature clipped by A's face; points on B paired with their projections on A's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_A, na, fa, _SLOT_B, nb
-    normal = scl(fb, -1.0) if kb == _FACE else fa
+    normal = scl3(fb, -1.0) if kb == _FACE else fa
     cap = _FACE_MAX if kb == _FACE else _EDGE_MAX
   else:
     # A's feature clipped by B's face; points on A paired with their projections on B's face plane.
     ref, kref, fn, sub_slot, nsub = _SLOT_B, nb, fb, _SLOT_A, na
-    normal = scl(fb, -1.0)
+    normal = scl3(fb, -1.0)
     cap = _FACE_MAX if ka == _FACE else _EDGE_MAX
   for q in range(nsub):
     for t in range(3):
       d.multiccd_clip[0, q, t] = d.multiccd_feature[sub_slot + q, t]
   # A cap is clipped by planes through B's edges parallel to the cap's normal (measured), not B's.
-  spread = ka == _FACE and kb == _FACE and m.geom_type[g1] == _CYLINDER
+  spread = ka == _FACE and kb == _FACE and m.geom_type[g1] == GEOM_CYLINDER
   cnt, row = _clip(d, nsub, ref, kref, fa if spread else fn)
-  origin = vec(d.multiccd_feature[ref])
+  origin = vec3(d.multiccd_feature[ref])
   # A clipped cap keeps 4 of its points spread around it: those of rank 1, 1 + n/4, 1 + n/2, 1 + 3n/4 among the n
   # within the margin (MuJoCo's choice among a whole cap's 16 corners is mostly every fourth from corner 1; its rule
   # for partly clipped caps and its other choices are not reproduced).
@@ -411,10 +408,10 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
           pick = True
       if not pick:
         continue
-    p = vec(d.multiccd_clip[row, q])
-    proj = addscl(p, fn, -dot(sub(p, origin), fn))
+    p = vec3(d.multiccd_clip[row, q])
+    proj = add_scl3(p, fn, -dot3(sub3(p, origin), fn))
     pa = proj if ref_a else p
-    emit(d, i0 + found, dist, addscl(pa, normal, 0.5 * dist), normal)
+    emit(d, i0 + found, dist, add_scl3(pa, normal, 0.5 * dist), normal)
     found += 1
   return found
 
@@ -422,7 +419,7 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
 @njit(cache=True, error_model="numpy")
 def _pair_dist(d, row, q, fn, origin, ref_a, normal):
   """Distance along normal between clipped point multiccd_clip[row, q] and its projection on the reference plane."""
-  p = vec(d.multiccd_clip[row, q])
-  proj = addscl(p, fn, -dot(sub(p, origin), fn))
+  p = vec3(d.multiccd_clip[row, q])
+  proj = add_scl3(p, fn, -dot3(sub3(p, origin), fn))
   pa, pb = (proj, p) if ref_a else (p, proj)
-  return dot(sub(pb, pa), normal)
+  return dot3(sub3(pb, pa), normal)

@@ -10,73 +10,18 @@ import math
 
 from numba import njit
 
+from mjgym.physics.math import add3
+from mjgym.physics.math import add_scl3
+from mjgym.physics.math import cross
+from mjgym.physics.math import dot3
+from mjgym.physics.math import frame_axis
+from mjgym.physics.math import mat_t_vec
+from mjgym.physics.math import mat_vec
+from mjgym.physics.math import norm3
+from mjgym.physics.math import scl3
+from mjgym.physics.math import sub3
+from mjgym.physics.math import vec3
 from mjgym.physics.types import MINVAL
-
-
-# ---------------------------------------------------------------- vectors ----
-
-
-@njit(cache=True, error_model="numpy")
-def add(a, b):
-  return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
-
-
-@njit(cache=True, error_model="numpy")
-def sub(a, b):
-  return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@njit(cache=True, error_model="numpy")
-def scl(a, s):
-  return (a[0] * s, a[1] * s, a[2] * s)
-
-
-@njit(cache=True, error_model="numpy")
-def addscl(a, b, s):
-  """a + s b."""
-  return (a[0] + b[0] * s, a[1] + b[1] * s, a[2] + b[2] * s)
-
-
-@njit(cache=True, error_model="numpy")
-def dot(a, b):
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@njit(cache=True, error_model="numpy")
-def cross(a, b):
-  return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@njit(cache=True, error_model="numpy")
-def norm(a):
-  return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
-
-
-@njit(cache=True, error_model="numpy")
-def vec(arr):
-  """A row of a (n, 3) array as a tuple."""
-  return (arr[0], arr[1], arr[2])
-
-
-@njit(cache=True, error_model="numpy")
-def axis(mat, k):
-  """Column k of a row-major 3x3 rotation: the geom's local axis k in world coordinates."""
-  return (mat[k], mat[3 + k], mat[6 + k])
-
-
-@njit(cache=True, error_model="numpy")
-def to_local(mat, v):
-  """Rotation transposed times v: world vector v in the geom's frame."""
-  return (mat[0] * v[0] + mat[3] * v[1] + mat[6] * v[2],
-          mat[1] * v[0] + mat[4] * v[1] + mat[7] * v[2],
-          mat[2] * v[0] + mat[5] * v[1] + mat[8] * v[2])
-
-
-@njit(cache=True, error_model="numpy")
-def to_world(mat, v):
-  return (mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2],
-          mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2],
-          mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2])
 
 
 # --------------------------------------------------------------- contacts ----
@@ -106,8 +51,8 @@ def tangent(d, i, t):
 @njit(cache=True, error_model="numpy")
 def _spheres(d, c1, r1, c2, r2, margin, i0):
   """Two spheres; also the core of every pair that reduces to the closest points of segments."""
-  delta = sub(c2, c1)
-  length = norm(delta)
+  delta = sub3(c2, c1)
+  length = norm3(delta)
   dist = length - r1 - r2
   if dist > margin:
     return 0
@@ -115,8 +60,8 @@ def _spheres(d, c1, r1, c2, r2, margin, i0):
     # Concentric: any direction separates them equally well; x is MuJoCo's choice.
     n = (1.0, 0.0, 0.0)
   else:
-    n = scl(delta, 1.0 / length)
-  emit(d, i0, dist, addscl(c1, n, r1 + 0.5 * dist), n)
+    n = scl3(delta, 1.0 / length)
+  emit(d, i0, dist, add_scl3(c1, n, r1 + 0.5 * dist), n)
   return 1
 
 
@@ -126,16 +71,16 @@ def _spheres(d, c1, r1, c2, r2, margin, i0):
 @njit(cache=True, error_model="numpy")
 def _plane(d, g):
   mat = d.geom_xmat[g]
-  return vec(d.geom_xpos[g]), axis(mat, 2)
+  return vec3(d.geom_xpos[g]), frame_axis(mat, 2)
 
 
 @njit(cache=True, error_model="numpy")
 def _plane_point(d, i, p0, n, point, margin):
   """A point below (or within margin of) the plane: contact at the midpoint of the point and its projection."""
-  dist = dot(sub(point, p0), n)
+  dist = dot3(sub3(point, p0), n)
   if dist > margin:
     return 0
-  emit(d, i, dist, addscl(point, n, -0.5 * dist), n)
+  emit(d, i, dist, add_scl3(point, n, -0.5 * dist), n)
   return 1
 
 
@@ -144,19 +89,19 @@ def plane_sphere(m, d, g1, g2, margin, i0):
   """Plane and sphere."""
   p0, n = _plane(d, g1)
   r = m.geom_size[g2, 0]
-  return _plane_point(d, i0, p0, n, addscl(vec(d.geom_xpos[g2]), n, -r), margin)
+  return _plane_point(d, i0, p0, n, add_scl3(vec3(d.geom_xpos[g2]), n, -r), margin)
 
 
 @njit(cache=True, error_model="numpy")
 def plane_capsule(m, d, g1, g2, margin, i0):
   """Plane and capsule: one contact for each end cap."""
   p0, n = _plane(d, g1)
-  c = vec(d.geom_xpos[g2])
-  a = axis(d.geom_xmat[g2], 2)
+  c = vec3(d.geom_xpos[g2])
+  a = frame_axis(d.geom_xmat[g2], 2)
   r, h = m.geom_size[g2, 0], m.geom_size[g2, 1]
   cnt = 0
   for s in (1.0, -1.0):
-    end = addscl(addscl(c, a, s * h), n, -r)
+    end = add_scl3(add_scl3(c, a, s * h), n, -r)
     if _plane_point(d, i0 + cnt, p0, n, end, margin):
       # The capsule's axis is the first tangent: friction directions follow the capsule.
       tangent(d, i0 + cnt, a)
@@ -170,52 +115,52 @@ def plane_ellipsoid(m, d, g1, g2, margin, i0):
   p0, n = _plane(d, g1)
   mat = d.geom_xmat[g2]
   s = m.geom_size[g2]
-  nl = to_local(mat, n)
+  nl = mat_t_vec(mat, n)
   # Support of x'S^-2 x <= 1 in direction -n: -S^2 n / |S n|.
   sn = (s[0] * nl[0], s[1] * nl[1], s[2] * nl[2])
-  k = -1.0 / norm(sn)
+  k = -1.0 / norm3(sn)
   local = (s[0] * sn[0] * k, s[1] * sn[1] * k, s[2] * sn[2] * k)
-  return _plane_point(d, i0, p0, n, add(vec(d.geom_xpos[g2]), to_world(mat, local)), margin)
+  return _plane_point(d, i0, p0, n, add3(vec3(d.geom_xpos[g2]), mat_vec(mat, local)), margin)
 
 
 @njit(cache=True, error_model="numpy")
 def plane_cylinder(m, d, g1, g2, margin, i0):
   """Plane and cylinder: the deepest rim point, the rim point below it on the other cap, and two more on its cap."""
   p0, n = _plane(d, g1)
-  c = vec(d.geom_xpos[g2])
+  c = vec3(d.geom_xpos[g2])
   mat = d.geom_xmat[g2]
-  a = axis(mat, 2)
+  a = frame_axis(mat, 2)
   r, h = m.geom_size[g2, 0], m.geom_size[g2, 1]
-  proj = dot(n, a)
+  proj = dot3(n, a)
   if proj > 0:
-    a = scl(a, -1.0)
+    a = scl3(a, -1.0)
     proj = -proj
   # Direction within the caps that points most against the normal.
-  v = sub(scl(a, proj), n)
-  length = norm(v)
+  v = sub3(scl3(a, proj), n)
+  length = norm3(v)
   if length < MINVAL:
-    v = scl(axis(mat, 0), r)
+    v = scl3(frame_axis(mat, 0), r)
   else:
-    v = scl(v, r / length)
-  dist0 = dot(sub(c, p0), n)
-  pv = dot(v, n)
+    v = scl3(v, r / length)
+  dist0 = dot3(sub3(c, p0), n)
+  pv = dot3(v, n)
   dist1 = dist0 + proj * h + pv
   if dist1 > margin:
     return 0
-  cap = addscl(c, a, h)
-  emit(d, i0, dist1, addscl(add(cap, v), n, -0.5 * dist1), n)
+  cap = add_scl3(c, a, h)
+  emit(d, i0, dist1, add_scl3(add3(cap, v), n, -0.5 * dist1), n)
   cnt = 1
   dist2 = dist0 - proj * h + pv
   if dist2 <= margin:
-    emit(d, i0 + cnt, dist2, addscl(add(addscl(c, a, -h), v), n, -0.5 * dist2), n)
+    emit(d, i0 + cnt, dist2, add_scl3(add3(add_scl3(c, a, -h), v), n, -0.5 * dist2), n)
     cnt += 1
   # The other two corners of an equilateral triangle inscribed in the near cap.
   dist3 = dist0 + proj * h - 0.5 * pv
   if dist3 <= margin:
-    w = scl(cross(v, a), 0.5 * math.sqrt(3.0))
-    base = addscl(cap, v, -0.5)
+    w = scl3(cross(v, a), 0.5 * math.sqrt(3.0))
+    base = add_scl3(cap, v, -0.5)
     for s in (1.0, -1.0):
-      emit(d, i0 + cnt, dist3, addscl(addscl(base, w, s), n, -0.5 * dist3), n)
+      emit(d, i0 + cnt, dist3, add_scl3(add_scl3(base, w, s), n, -0.5 * dist3), n)
       cnt += 1
   return cnt
 
@@ -225,18 +170,18 @@ def plane_box(m, d, g1, g2, margin, i0):
   """Plane and box: the first four corners, in corner order (x, then y, then z, each - before +), within margin of
   the plane and on the plane's side of the box center; MuJoCo's choice and order, also its arithmetic."""
   p0, n = _plane(d, g1)
-  c = vec(d.geom_xpos[g2])
+  c = vec3(d.geom_xpos[g2])
   mat = d.geom_xmat[g2]
   s = m.geom_size[g2]
-  center = dot(sub(c, p0), n)
+  center = dot3(sub3(c, p0), n)
   cnt = 0
   for k in range(8):
-    offset = to_world(mat, (s[0] if k & 1 else -s[0], s[1] if k & 2 else -s[1], s[2] if k & 4 else -s[2]))
-    below = dot(n, offset)
+    offset = mat_vec(mat, (s[0] if k & 1 else -s[0], s[1] if k & 2 else -s[1], s[2] if k & 4 else -s[2]))
+    below = dot3(n, offset)
     if center + below > margin or below > 0:
       continue
     dist = center + below
-    emit(d, i0 + cnt, dist, addscl(add(offset, c), n, -dist / 2), n)
+    emit(d, i0 + cnt, dist, add_scl3(add3(offset, c), n, -dist / 2), n)
     cnt += 1
     if cnt == 4:
       break
@@ -258,10 +203,10 @@ def plane_mesh(m, d, g1, g2, margin, i0):
   MuJoCo's polygons, this collider matches all 20 hulls of benchmarks/collision_agreement.py exactly.
   """
   p0, n = _plane(d, g1)
-  c = vec(d.geom_xpos[g2])
+  c = vec3(d.geom_xpos[g2])
   mat = d.geom_xmat[g2]
-  nl = to_local(mat, n)
-  off = dot(sub(c, p0), n)
+  nl = mat_t_vec(mat, n)
+  off = dot3(sub3(c, p0), n)
   mid = m.geom_dataid[g2]
   vadr, vnum = m.mesh_vertadr[mid], m.mesh_vertnum[mid]
   # Hull vertices are the mesh vertices on a polygon.
@@ -269,19 +214,19 @@ def plane_mesh(m, d, g1, g2, margin, i0):
   for k in range(vnum):
     if m.mesh_polymapnum[vadr + k] == 0:
       continue
-    dk = off + dot(vec(m.mesh_vert[vadr + k]), nl)
+    dk = off + dot3(vec3(m.mesh_vert[vadr + k]), nl)
     if dk < deepd:
       deep, deepd = k, dk
   if deep < 0 or deepd > margin:
     return 0
-  p = add(c, to_world(mat, vec(m.mesh_vert[vadr + deep])))
-  emit(d, i0, deepd, addscl(p, n, -0.5 * deepd), n)
+  p = add3(c, mat_vec(mat, vec3(m.mesh_vert[vadr + deep])))
+  emit(d, i0, deepd, add_scl3(p, n, -0.5 * deepd), n)
   padr = m.mesh_polyadr[mid]
   madr = m.mesh_polymapadr[vadr + deep]
   best, bestc = -1, math.inf
   for j in range(madr, madr + m.mesh_polymapnum[vadr + deep]):
     q = padr + m.mesh_polymap[j]
-    cosine = dot(vec(m.mesh_polynormal[q]), nl)
+    cosine = dot3(vec3(m.mesh_polynormal[q]), nl)
     if cosine < bestc:
       best, bestc = q, cosine
   if best < 0:
@@ -298,12 +243,12 @@ def plane_mesh(m, d, g1, g2, margin, i0):
     if cnt == 4:
       break
     k = m.mesh_polyvert[a + (j + step) % num]
-    height = dot(vec(m.mesh_vert[vadr + k]), nl)
+    height = dot3(vec3(m.mesh_vert[vadr + k]), nl)
     dk = off + height
     # MuJoCo skips corners that are no nearer to the plane than the geom's center.
     if dk <= margin and height < 0.0:
-      p = add(c, to_world(mat, vec(m.mesh_vert[vadr + k])))
-      emit(d, i0 + cnt, dk, addscl(p, n, -0.5 * dk), n)
+      p = add3(c, mat_vec(mat, vec3(m.mesh_vert[vadr + k])))
+      emit(d, i0 + cnt, dk, add_scl3(p, n, -0.5 * dk), n)
       cnt += 1
   return cnt
 
@@ -313,32 +258,32 @@ def plane_mesh(m, d, g1, g2, margin, i0):
 
 @njit(cache=True, error_model="numpy")
 def _segment(m, d, g):
-  c = vec(d.geom_xpos[g])
-  a = scl(axis(d.geom_xmat[g], 2), m.geom_size[g, 1])
+  c = vec3(d.geom_xpos[g])
+  a = scl3(frame_axis(d.geom_xmat[g], 2), m.geom_size[g, 1])
   return c, a
 
 
 @njit(cache=True, error_model="numpy")
 def _closest_on_segment(c, a, p):
   """Closest point to p on the segment c +- a."""
-  aa = dot(a, a)
+  aa = dot3(a, a)
   if aa < MINVAL:
     return c
-  t = min(1.0, max(-1.0, dot(sub(p, c), a) / aa))
-  return addscl(c, a, t)
+  t = min(1.0, max(-1.0, dot3(sub3(p, c), a) / aa))
+  return add_scl3(c, a, t)
 
 
 @njit(cache=True, error_model="numpy")
 def sphere_sphere(m, d, g1, g2, margin, i0):
   """Sphere and sphere."""
-  return _spheres(d, vec(d.geom_xpos[g1]), m.geom_size[g1, 0], vec(d.geom_xpos[g2]), m.geom_size[g2, 0],
+  return _spheres(d, vec3(d.geom_xpos[g1]), m.geom_size[g1, 0], vec3(d.geom_xpos[g2]), m.geom_size[g2, 0],
                   margin, i0)
 
 
 @njit(cache=True, error_model="numpy")
 def sphere_capsule(m, d, g1, g2, margin, i0):
   """Sphere and capsule: the sphere against the closest point of the capsule's segment."""
-  p = vec(d.geom_xpos[g1])
+  p = vec3(d.geom_xpos[g1])
   c, a = _segment(m, d, g2)
   return _spheres(d, p, m.geom_size[g1, 0], _closest_on_segment(c, a, p), m.geom_size[g2, 0], margin, i0)
 
@@ -351,9 +296,9 @@ def capsule_capsule(m, d, g1, g2, margin, i0):
   c1, a1 = _segment(m, d, g1)
   c2, a2 = _segment(m, d, g2)
   r1, r2 = m.geom_size[g1, 0], m.geom_size[g2, 0]
-  dif = sub(c1, c2)
-  ma, mb, mc = dot(a1, a1), -dot(a1, a2), dot(a2, a2)
-  u, v = -dot(a1, dif), dot(a2, dif)
+  dif = sub3(c1, c2)
+  ma, mb, mc = dot3(a1, a1), -dot3(a1, a2), dot3(a2, a2)
+  u, v = -dot3(a1, dif), dot3(a2, dif)
   det = ma * mc - mb * mb
   if abs(det) >= MINVAL:
     x1 = (mc * u - mb * v) / det
@@ -370,7 +315,7 @@ def capsule_capsule(m, d, g1, g2, margin, i0):
     elif x2 < -1:
       x2 = -1.0
       x1 = min(1.0, max(-1.0, (u + mb) / ma))
-    return _spheres(d, addscl(c1, a1, x1), r1, addscl(c2, a2, x2), r2, margin, i0)
+    return _spheres(d, add_scl3(c1, a1, x1), r1, add_scl3(c2, a2, x2), r2, margin, i0)
   # Parallel: the stretch of segment 1 facing segment 2 (the ends of segment 2 projected on segment 1, clamped to
   # it; the nearer end twice where they do not overlap), each of its two ends against its closest point on
   # segment 2, the lower parameter first. MuJoCo 4's contacts (measured: the overlap's ends, as points of segment 1).
@@ -378,7 +323,7 @@ def capsule_capsule(m, d, g1, g2, margin, i0):
   n = 0
   for x1 in (min(1.0, max(-1.0, min(p, q))), min(1.0, max(-1.0, max(p, q)))):
     x2 = min(1.0, max(-1.0, (v - mb * x1) / mc))
-    n += _spheres(d, addscl(c1, a1, x1), r1, addscl(c2, a2, x2), r2, margin, i0 + n)
+    n += _spheres(d, add_scl3(c1, a1, x1), r1, add_scl3(c2, a2, x2), r2, margin, i0 + n)
   return n
 
 
@@ -388,22 +333,22 @@ def capsule_capsule(m, d, g1, g2, margin, i0):
 @njit(cache=True, error_model="numpy")
 def sphere_box(m, d, g1, g2, margin, i0):
   """Sphere and box."""
-  return ball_box(d, vec(d.geom_xpos[g1]), m.geom_size[g1, 0], vec(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2],
+  return ball_box(d, vec3(d.geom_xpos[g1]), m.geom_size[g1, 0], vec3(d.geom_xpos[g2]), d.geom_xmat[g2], m.geom_size[g2],
                   margin, i0)
 
 
 @njit(cache=True, error_model="numpy")
 def ball_box(d, p, r, c, mat, s, margin, i0):
   """Ball (center p, radius r) and box: nearest box point to the center, or the nearest face when it is inside."""
-  local = to_local(mat, sub(p, c))
+  local = mat_t_vec(mat, sub3(p, c))
   clamped = (min(s[0], max(-s[0], local[0])), min(s[1], max(-s[1], local[1])), min(s[2], max(-s[2], local[2])))
-  delta = sub(clamped, local)
-  length = norm(delta)
+  delta = sub3(clamped, local)
+  length = norm3(delta)
   if length > MINVAL:
     dist = length - r
     if dist > margin:
       return 0
-    n = to_world(mat, scl(delta, 1.0 / length))
+    n = mat_vec(mat, scl3(delta, 1.0 / length))
   else:
     # Center inside: leave through the face with the least penetration.
     k, depth = 0, s[0] - abs(local[0])
@@ -415,20 +360,20 @@ def ball_box(d, p, r, c, mat, s, margin, i0):
     if dist > margin:
       return 0
     sign = -1.0 if local[k] >= 0 else 1.0
-    n = scl(axis(mat, k), sign)
-  emit(d, i0, dist, addscl(p, n, r + 0.5 * dist), n)
+    n = scl3(frame_axis(mat, k), sign)
+  emit(d, i0, dist, add_scl3(p, n, r + 0.5 * dist), n)
   return 1
 
 
 @njit(cache=True, error_model="numpy")
 def sphere_cylinder(m, d, g1, g2, margin, i0):
   """Sphere and cylinder: nearest point of the solid cylinder, or the nearest side or cap when inside."""
-  p = vec(d.geom_xpos[g1])
+  p = vec3(d.geom_xpos[g1])
   r = m.geom_size[g1, 0]
-  c = vec(d.geom_xpos[g2])
+  c = vec3(d.geom_xpos[g2])
   mat = d.geom_xmat[g2]
   rc, h = m.geom_size[g2, 0], m.geom_size[g2, 1]
-  local = to_local(mat, sub(p, c))
+  local = mat_t_vec(mat, sub3(p, c))
   rho = math.sqrt(local[0] * local[0] + local[1] * local[1])
   if rho > MINVAL:
     radial = (local[0] / rho, local[1] / rho, 0.0)
@@ -439,16 +384,16 @@ def sphere_cylinder(m, d, g1, g2, margin, i0):
   if inside_side and inside_cap:
     side, cap = rc - rho, h - abs(local[2])
     if side < cap:
-      ln, dist = scl(radial, -1.0), -side - r
+      ln, dist = scl3(radial, -1.0), -side - r
     else:
       ln, dist = (0.0, 0.0, -1.0 if local[2] >= 0 else 1.0), -cap - r
   else:
     q = (radial[0] * min(rho, rc), radial[1] * min(rho, rc), min(h, max(-h, local[2])))
-    delta = sub(q, local)
-    length = norm(delta)
-    ln, dist = scl(delta, 1.0 / length), length - r
+    delta = sub3(q, local)
+    length = norm3(delta)
+    ln, dist = scl3(delta, 1.0 / length), length - r
   if dist > margin:
     return 0
-  n = to_world(mat, ln)
-  emit(d, i0, dist, addscl(p, n, r + 0.5 * dist), n)
+  n = mat_vec(mat, ln)
+  emit(d, i0, dist, add_scl3(p, n, r + 0.5 * dist), n)
   return 1

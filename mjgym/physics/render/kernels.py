@@ -1,10 +1,11 @@
 """Ray-casting rasterizer: numba kernels that turn one world's geoms into depth, ids and shaded pixels.
 
 Every primitive is drawn object by object, as a rasterizer would, but inside the screen rectangle of its
-bounding box each pixel intersects its ray with the exact surface (quadrics, boxes, triangles) instead of
-with a tessellation: silhouettes and depths are the analytic ones, and the cost grows with the pixels a
-geom covers. Then a shading pass lights every pixel (Blinn-Phong, MuJoCo's fixed-function look), casts
-shadow rays, mirrors reflective planes, and supersamples the pixels on silhouette edges.
+bounding box each pixel intersects its ray with the exact surface (quadrics, boxes, triangles; physics.ray's
+intersections, the ones mj_ray uses) instead of with a tessellation: silhouettes and depths are the analytic
+ones, and the cost grows with the pixels a geom covers. Then a shading pass lights every pixel (Blinn-Phong,
+MuJoCo's fixed-function look), casts shadow rays, mirrors reflective planes, and supersamples the pixels on
+silhouette edges.
 
 Rays are ``o + t d`` with ``d = R (u, v, -1)``: the parameter ``t`` of a hit is its depth along the optical
 axis, which is what the depth image holds.
@@ -29,16 +30,15 @@ import numpy as np
 from numba import njit
 from numba import prange
 
-from mjgym.physics.types import GeomType
-
-PLANE = int(GeomType.PLANE)
-HFIELD = int(GeomType.HFIELD)
-SPHERE = int(GeomType.SPHERE)
-CAPSULE = int(GeomType.CAPSULE)
-ELLIPSOID = int(GeomType.ELLIPSOID)
-CYLINDER = int(GeomType.CYLINDER)
-BOX = int(GeomType.BOX)
-MESH = int(GeomType.MESH)
+from mjgym.physics import ray
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_HFIELD
+from mjgym.physics.constants import GEOM_MESH
+from mjgym.physics.constants import GEOM_PLANE
+from mjgym.physics.constants import GEOM_SPHERE
 
 LIGHT_SIZE = 26
 INF = 1e30
@@ -64,171 +64,26 @@ _SHADOW_EPS = 1e-4
 _SPEC_MIN = 1.0 / 512.0
 
 
-# ---- ray / surface intersections in geom-local coordinates (return t, or INF for a miss) ----
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _quadratic(a, b, c, tmin):
-  """Smallest root > tmin of a t^2 + 2 b t + c, or INF."""
-  disc = b * b - a * c
-  if disc < 0.0 or a <= 0.0:
-    return INF
-  s = math.sqrt(disc)
-  t = (-b - s) / a
-  if t > tmin:
-    return t
-  t = (-b + s) / a
-  if t > tmin:
-    return t
-  return INF
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_sphere(ox, oy, oz, dx, dy, dz, r, tmin):
-  return _quadratic(dx * dx + dy * dy + dz * dz, ox * dx + oy * dy + oz * dz,
-                    ox * ox + oy * oy + oz * oz - r * r, tmin)
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin):
-  """The lateral surface of the z-aligned cylinder of radius r and half height h."""
-  a = dx * dx + dy * dy
-  if a <= 0.0:
-    return INF
-  b = ox * dx + oy * dy
-  disc = b * b - a * (ox * ox + oy * oy - r * r)
-  if disc < 0.0:
-    return INF
-  s = math.sqrt(disc)
-  for t in ((-b - s) / a, (-b + s) / a):
-    if t > tmin and abs(oz + t * dz) <= h:
-      return t
-  return INF
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_disk(ox, oy, oz, dx, dy, dz, r, z, tmin):
-  if dz == 0.0:
-    return INF
-  t = (z - oz) / dz
-  if t <= tmin:
-    return INF
-  x = ox + t * dx
-  y = oy + t * dy
-  return t if x * x + y * y <= r * r else INF
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_box(ox, oy, oz, dx, dy, dz, sx, sy, sz, tmin):
-  t0 = -INF
-  t1 = INF
-  for o, d, s in ((ox, dx, sx), (oy, dy, sy), (oz, dz, sz)):
-    if d == 0.0:
-      if abs(o) > s:
-        return INF
-      continue
-    a = (-s - o) / d
-    b = (s - o) / d
-    if a > b:
-      a, b = b, a
-    t0 = max(t0, a)
-    t1 = min(t1, b)
-  if t0 > t1:
-    return INF
-  if t0 > tmin:
-    return t0
-  if t1 > tmin:
-    return t1
-  return INF
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, b, c, tmin):
-  """Möller-Trumbore, both faces; returns (t, u, v) with barycentrics of vertices b and c."""
-  e1x = vert[b, 0] - vert[a, 0]
-  e1y = vert[b, 1] - vert[a, 1]
-  e1z = vert[b, 2] - vert[a, 2]
-  e2x = vert[c, 0] - vert[a, 0]
-  e2y = vert[c, 1] - vert[a, 1]
-  e2z = vert[c, 2] - vert[a, 2]
-  px = dy * e2z - dz * e2y
-  py = dz * e2x - dx * e2z
-  pz = dx * e2y - dy * e2x
-  det = e1x * px + e1y * py + e1z * pz
-  if abs(det) < 1e-300:
-    return INF, 0.0, 0.0
-  inv = 1.0 / det
-  sx = ox - vert[a, 0]
-  sy = oy - vert[a, 1]
-  sz = oz - vert[a, 2]
-  u = (sx * px + sy * py + sz * pz) * inv
-  if u < 0.0 or u > 1.0:
-    return INF, 0.0, 0.0
-  qx = sy * e1z - sz * e1y
-  qy = sz * e1x - sx * e1z
-  qz = sx * e1y - sy * e1x
-  v = (dx * qx + dy * qy + dz * qz) * inv
-  if v < 0.0 or u + v > 1.0:
-    return INF, 0.0, 0.0
-  t = (e2x * qx + e2y * qy + e2z * qz) * inv
-  if t <= tmin:
-    return INF, 0.0, 0.0
-  return t, u, v
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_primitive(gtype, size, ox, oy, oz, dx, dy, dz, tmin):
-  """Nearest hit of a non-mesh geom; the ray is in the geom's frame."""
-  if gtype == PLANE:
-    if dz == 0.0:
-      return INF
-    t = -oz / dz
-    if t <= tmin:
-      return INF
-    # planes of size 0 are infinite; others are rectangles of half sizes size[0], size[1]
-    if size[0] > 0.0 and abs(ox + t * dx) > size[0]:
-      return INF
-    if size[1] > 0.0 and abs(oy + t * dy) > size[1]:
-      return INF
-    return t
-  if gtype == SPHERE:
-    return _hit_sphere(ox, oy, oz, dx, dy, dz, size[0], tmin)
-  if gtype == ELLIPSOID:
-    # a unit sphere in coordinates scaled by the semi-axes; scaling keeps the ray parameter
-    return _hit_sphere(ox / size[0], oy / size[1], oz / size[2], dx / size[0], dy / size[1], dz / size[2],
-                       1.0, tmin)
-  if gtype == CAPSULE:
-    r, h = size[0], size[1]
-    t = _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin)
-    t = min(t, _hit_sphere(ox, oy, oz - h, dx, dy, dz, r, tmin))
-    return min(t, _hit_sphere(ox, oy, oz + h, dx, dy, dz, r, tmin))
-  if gtype == CYLINDER:
-    r, h = size[0], size[1]
-    t = _hit_side(ox, oy, oz, dx, dy, dz, r, h, tmin)
-    t = min(t, _hit_disk(ox, oy, oz, dx, dy, dz, r, h, tmin))
-    return min(t, _hit_disk(ox, oy, oz, dx, dy, dz, r, -h, tmin))
-  if gtype == BOX:
-    return _hit_box(ox, oy, oz, dx, dy, dz, size[0], size[1], size[2], tmin)
-  return INF
-
+# ---- surfaces in geom-local coordinates (the hits come from physics.ray) ----
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _local_normal(gtype, size, x, y, z):
   """Outward unit normal at a surface point, in the geom's frame."""
-  if gtype == PLANE:
+  if gtype == GEOM_PLANE:
     return 0.0, 0.0, 1.0
-  if gtype == SPHERE:
+  if gtype == GEOM_SPHERE:
     nx, ny, nz = x, y, z
-  elif gtype == ELLIPSOID:
+  elif gtype == GEOM_ELLIPSOID:
     nx, ny, nz = x / (size[0] * size[0]), y / (size[1] * size[1]), z / (size[2] * size[2])
-  elif gtype == CAPSULE:
+  elif gtype == GEOM_CAPSULE:
     zc = min(max(z, -size[1]), size[1])
     nx, ny, nz = x, y, z - zc
-  elif gtype == CYLINDER:
+  elif gtype == GEOM_CYLINDER:
     # the caps where the point is closer to a cap plane than to the side
     if size[1] - abs(z) < size[0] - math.sqrt(x * x + y * y):
       return 0.0, 0.0, 1.0 if z > 0 else -1.0
     nx, ny, nz = x, y, 0.0
-  elif gtype == BOX:
+  elif gtype == GEOM_BOX:
     ax, ay, az = abs(x) / size[0], abs(y) / size[1], abs(z) / size[2]
     if ax >= ay and ax >= az:
       return 1.0 if x > 0 else -1.0, 0.0, 0.0
@@ -322,132 +177,18 @@ def _screen_rect(cam, gxpos, gxmat, gbox, g, rect):
 
 # ---- visibility ----
 
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _nearest_in_mesh(vert, face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, tmin, tmax):
-  best = tmax
-  best_face = -1
-  for k in range(fadr, fadr + fnum):
-    t, _, _ = _hit_triangle(ox, oy, oz, dx, dy, dz, vert, vadr + face[k, 0], vadr + face[k, 1],
-                            vadr + face[k, 2], tmin)
-    if t < best:
-      best = t
-      best_face = k
-  return best, best_face
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hfield_cell_hit(vert, g0, ncol, r, c, ox, oy, oz, dx, dy, dz, tmin, tmax):
-  """Nearer hit (t, code) of the two top triangles of cell (r, c) in (tmin, tmax); t = tmax if none."""
-  a = g0 + r * ncol + c
-  best, code = tmax, -1
-  t, _, _ = _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, a + 1, a + ncol + 1, tmin)
-  if t < best:
-    best, code = t, 2 * (r * (ncol - 1) + c)
-  t, _, _ = _hit_triangle(ox, oy, oz, dx, dy, dz, vert, a, a + ncol + 1, a + ncol, tmin)
-  if t < best:
-    best, code = t, 2 * (r * (ncol - 1) + c) + 1
-  return best, code
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_hfield(vert, vadr, zb, ox, oy, oz, dx, dy, dz, tmin, tmax):
-  """Nearest hit (t, code) in (tmin, tmax) of the local ray o + t d with the solid of a height field.
-
-  The solid is the terrain's top triangles over the base box down to -zb (MuJoCo's height-field prisms). The
-  grid sits in vert from vadr: a header (nrow, ncol, top) then nrow x ncol vertices, row-major, rows along y.
-  code: 2 (r (ncol - 1) + c) + k for triangle k of cell (r, c), or -2 - axis (0..2) for the box face the ray
-  enters through; t = tmax and code -1 for a miss.
-  """
-  nrow, ncol, top = int(vert[vadr, 0]), int(vert[vadr, 1]), vert[vadr, 2]
-  g0 = vadr + 1
-  rx = vert[g0 + ncol - 1, 0]
-  ry = vert[g0 + (nrow - 1) * ncol, 1]
-  # the ray's stretch inside the box [-rx, rx] x [-ry, ry] x [-zb, top], and the face it enters through
-  t0, t1, face = tmin, tmax, -1
-  for axis, o, d, lo, hi in ((0, ox, dx, -rx, rx), (1, oy, dy, -ry, ry), (2, oz, dz, -zb, top)):
-    if d == 0.0:
-      if o < lo or o > hi:
-        return tmax, -1
-      continue
-    ta, tb = (lo - o) / d, (hi - o) / d
-    if ta > tb:
-      ta, tb = tb, ta
-    if ta > t0:
-      t0, face = ta, axis
-    t1 = min(t1, tb)
-  if t0 > t1:
-    return tmax, -1
-  sx = 2 * rx / (ncol - 1)
-  sy = 2 * ry / (nrow - 1)
-  x, y, z = ox + t0 * dx, oy + t0 * dy, oz + t0 * dz
-  c = min(max(int((x + rx) / sx), 0), ncol - 2)
-  r = min(max(int((y + ry) / sy), 0), nrow - 2)
-  if face >= 0 and z <= 0.0:
-    # entering the base box through a wall or the bottom
-    return t0, -2 - face
-  if face >= 0 and face < 2:
-    # through a wall above the base: inside the solid when below the terrain's edge there
-    a = g0 + r * ncol + c
-    if face == 0:
-      w = (y + ry) / sy - r
-      edge = (1 - w) * vert[a, 2] + w * vert[a + ncol, 2] if x < 0 else \
-          (1 - w) * vert[a + 1, 2] + w * vert[a + ncol + 1, 2]
-    else:
-      w = (x + rx) / sx - c
-      edge = (1 - w) * vert[a, 2] + w * vert[a + 1, 2] if y < 0 else \
-          (1 - w) * vert[a + ncol, 2] + w * vert[a + ncol + 1, 2]
-    if z <= edge:
-      return t0, -2 - face
-  # walk the cells under the ray (a 2d DDA), nearest first
-  stepc = 1 if dx > 0 else -1
-  stepr = 1 if dy > 0 else -1
-  tnc = ((c + (1 if dx > 0 else 0)) * sx - rx - ox) / dx if dx != 0.0 else INF
-  tnr = ((r + (1 if dy > 0 else 0)) * sy - ry - oy) / dy if dy != 0.0 else INF
-  tdc = sx / abs(dx) if dx != 0.0 else INF
-  tdr = sy / abs(dy) if dy != 0.0 else INF
-  while True:
-    t, code = _hfield_cell_hit(vert, g0, ncol, r, c, ox, oy, oz, dx, dy, dz, tmin, tmax)
-    if code >= 0 and t <= min(tnc, tnr, t1) * (1 + 1e-12) + 1e-12:
-      return t, code
-    if tnc < tnr:
-      if tnc > t1:
-        break
-      c += stepc
-      tnc += tdc
-    else:
-      if tnr > t1:
-        break
-      r += stepr
-      tnr += tdr
-    if c < 0 or c > ncol - 2 or r < 0 or r > nrow - 2:
-      break
+@njit(cache=True, fastmath=_FAST, _nrt=False, inline="always")
+def _hit_local(tables, gt, size, dataid, ox, oy, oz, dx, dy, dz, tmin, tmax):
+  """Nearest hit (t, element) in [tmin, tmax) of the local ray o + t d with a geom of type gt, t = tmax if none;
+  the element is physics.ray.ray_local's (mesh face, height-field code, or -1). Planes show both faces."""
+  t, k = ray.ray_local(tables, gt, size, dataid, (ox, oy, oz), (dx, dy, dz), tmin, True)
+  if t >= 0.0 and t < tmax:
+    return t, k
   return tmax, -1
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hfield_normal(vert, vadr, code, dx, dy, dz):
-  """Local unit normal of what _hit_hfield hit (code) for the ray direction d (box faces face the ray)."""
-  if code < 0:
-    axis = -2 - code
-    d = dx if axis == 0 else (dy if axis == 1 else dz)
-    s = -1.0 if d > 0 else 1.0
-    return (s, 0.0, 0.0) if axis == 0 else ((0.0, s, 0.0) if axis == 1 else (0.0, 0.0, s))
-  ncol = int(vert[vadr, 1])
-  cell = code // 2
-  r = cell // (ncol - 1)
-  c = cell - r * (ncol - 1)
-  a = vadr + 1 + r * ncol + c
-  b, e = (a + 1, a + ncol + 1) if code % 2 == 0 else (a + ncol + 1, a + ncol)
-  ux, uy, uz = vert[b, 0] - vert[a, 0], vert[b, 1] - vert[a, 1], vert[b, 2] - vert[a, 2]
-  vx, vy, vz = vert[e, 0] - vert[a, 0], vert[e, 1] - vert[a, 1], vert[e, 2] - vert[a, 2]
-  nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
-  n = math.sqrt(nx * nx + ny * ny + nz * nz)
-  return nx / n, ny / n, nz / n
-
-
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
-               mesh_faceadr, mesh_facenum, rect, depth, gid, elem):
+def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, tables, rect, depth, gid, elem):
   """Z-buffer pass: depth (along the optical axis), geom id and mesh face of the nearest surface per pixel."""
   height, width = depth.shape
   znear, zfar = cam[13], cam[14]
@@ -469,10 +210,7 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
     f = cam[12]
     gt = gtype[g]
     size = gsize[g]
-    vadr = fadr = fnum = 0
-    if gt == MESH or gt == HFIELD:
-      m = gdataid[g]
-      vadr, fadr, fnum = mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m]
+    dataid = gdataid[g]
     for i in range(rect[g, 0], rect[g, 1]):
       v = (0.5 * height - i - 0.5) / f
       for j in range(rect[g, 2], rect[g, 3]):
@@ -480,30 +218,15 @@ def visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, 
         dx = ax + u * bx + v * cx
         dy = ay + u * by + v * cy
         dz = az + u * bz + v * cz
-        if gt == MESH:
-          t, k = _nearest_in_mesh(mesh_vert, mesh_face, vadr, fadr, fnum, ox, oy, oz, dx, dy, dz, znear,
-                                  depth[i, j])
-          if k >= 0:
-            depth[i, j] = t
-            gid[i, j] = g
-            elem[i, j] = k
-        elif gt == HFIELD:
-          t, k = _hit_hfield(mesh_vert, vadr, size[2], ox, oy, oz, dx, dy, dz, znear, depth[i, j])
-          if t < depth[i, j]:
-            depth[i, j] = t
-            gid[i, j] = g
-            elem[i, j] = k
-        else:
-          t = _hit_primitive(gt, size, ox, oy, oz, dx, dy, dz, znear)
-          if t < depth[i, j]:
-            depth[i, j] = t
-            gid[i, j] = g
-            elem[i, j] = -1
+        t, k = _hit_local(tables, gt, size, dataid, ox, oy, oz, dx, dy, dz, znear, depth[i, j])
+        if t < depth[i, j]:
+          depth[i, j] = t
+          gid[i, j] = g
+          elem[i, j] = k
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-           mesh_facenum, rect, i, j, px, py, tmin, skip):
+def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, tables, rect, i, j, px, py, tmin, skip):
   """Nearest surface (t, geom, element) beyond tmin along the ray through image point (px, py), among geoms but
   skip whose rectangle holds (i, j)."""
   dwx, dwy, dwz = _pixel_dir(cam, px, py)
@@ -513,8 +236,7 @@ def _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face,
   for g in range(gtype.shape[0]):
     if g == skip or not gvis[g] or i < rect[g, 0] or i >= rect[g, 1] or j < rect[g, 2] or j >= rect[g, 3]:
       continue
-    t, k = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
-                     gxmat, g, cam[0], cam[1], cam[2], dwx, dwy, dwz, tmin, best)
+    t, k = _hit_geom(gtype, gsize, gdataid, tables, gxpos, gxmat, g, cam[0], cam[1], cam[2], dwx, dwy, dwz, tmin, best)
     if t < best:
       best, best_g, best_e = t, g, k
   return best, best_g, best_e
@@ -578,14 +300,14 @@ def mirror_rects(cam, gtype, gbox, gvis, gm, gxpos, gxmat, rect):
   """rect[:, 4:8]: for each visible reflective plane, the pixels where mirror images of other geoms can show."""
   for g in range(gtype.shape[0]):
     rect[g, 4] = rect[g, 5] = rect[g, 6] = rect[g, 7] = 0
-    if not gvis[g] or gtype[g] != PLANE or gm[g, 7] <= 0:
+    if not gvis[g] or gtype[g] != GEOM_PLANE or gm[g, 7] <= 0:
       continue
     nx, ny, nz = gxmat[g, 2], gxmat[g, 5], gxmat[g, 8]
     i0 = j0 = INF
     i1 = j1 = -INF
     full = False
     for h in range(gtype.shape[0]):
-      if h == g or not gvis[h] or gtype[h] == PLANE or full:
+      if h == g or not gvis[h] or gtype[h] == GEOM_PLANE or full:
         continue
       for k in range(8):
         wx, wy, wz = _box_corner(gbox, gxpos, gxmat, h, k)
@@ -608,13 +330,13 @@ def shadow_rects(cam, gtype, gbox, gvis, gxpos, gxmat, light):
     if light[k, 21] <= 0:
       continue
     for p in range(gtype.shape[0]):
-      if full or not gvis[p] or gtype[p] != PLANE:
+      if full or not gvis[p] or gtype[p] != GEOM_PLANE:
         continue
       nx, ny, nz = gxmat[p, 2], gxmat[p, 5], gxmat[p, 8]
       # the plane: n . x = c
       c = nx * gxpos[p, 0] + ny * gxpos[p, 1] + nz * gxpos[p, 2]
       for h in range(gtype.shape[0]):
-        if full or h == p or not gvis[h] or gtype[h] == PLANE:
+        if full or h == p or not gvis[h] or gtype[h] == GEOM_PLANE:
           continue
         for q in range(8):
           wx, wy, wz = _box_corner(gbox, gxpos, gxmat, h, q)
@@ -653,35 +375,24 @@ def _sphere_missed(sph, g, px, py, pz, lx, ly, lz):
   return cx * cx + cy * cy + cz * cz - tc * tc > r * r
 
 
-@njit(cache=True, fastmath=_FAST, _nrt=False)
-def _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos, gxmat,
-              g, px, py, pz, lx, ly, lz, tmin, tmax):
-  """Nearest hit (t, element) of geom g along the world ray p + t l in (tmin, tmax), t = tmax if none; the element
-  is the mesh face, the height-field code of _hit_hfield, or -1."""
+@njit(cache=True, fastmath=_FAST, _nrt=False, inline="always")
+def _hit_geom(gtype, gsize, gdataid, tables, gxpos, gxmat, g, px, py, pz, lx, ly, lz, tmin, tmax):
+  """Nearest hit (t, element) of geom g along the world ray p + t l in [tmin, tmax), as _hit_local."""
   ox, oy, oz = _to_local(gxpos, gxmat, g, px, py, pz)
   dx, dy, dz = _dir_to_local(gxmat, g, lx, ly, lz)
-  if gtype[g] == MESH:
-    m = gdataid[g]
-    return _nearest_in_mesh(mesh_vert, mesh_face, mesh_vertadr[m], mesh_faceadr[m], mesh_facenum[m],
-                            ox, oy, oz, dx, dy, dz, tmin, tmax)
-  if gtype[g] == HFIELD:
-    return _hit_hfield(mesh_vert, mesh_vertadr[gdataid[g]], gsize[g, 2], ox, oy, oz, dx, dy, dz, tmin, tmax)
-  t = _hit_primitive(gtype[g], gsize[g], ox, oy, oz, dx, dy, dz, tmin)
-  return min(t, tmax), -1
+  return _hit_local(tables, gtype[g], gsize[g], gdataid[g], ox, oy, oz, dx, dy, dz, tmin, tmax)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _occluded(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
-              gxmat, sph, skip, px, py, pz, lx, ly, lz, tmax):
+def _occluded(gtype, gsize, gvis, gdataid, tables, gxpos, gxmat, sph, skip, px, py, pz, lx, ly, lz, tmax):
   """Whether the segment p + t l, 0 < t < tmax (l a unit vector) hits any visible non-plane geom but skip."""
   for g in range(gtype.shape[0]):
-    if g == skip or not gvis[g] or gtype[g] == PLANE:
+    if g == skip or not gvis[g] or gtype[g] == GEOM_PLANE:
       continue
     # bounding sphere first: most geoms are nowhere near the ray
     if _sphere_missed(sph, g, px, py, pz, lx, ly, lz):
       continue
-    t, _ = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
-                     gxmat, g, px, py, pz, lx, ly, lz, 0.0, tmax)
+    t, _ = _hit_geom(gtype, gsize, gdataid, tables, gxpos, gxmat, g, px, py, pz, lx, ly, lz, 0.0, tmax)
     if t < tmax:
       return True
   return False
@@ -752,10 +463,9 @@ def sky_color(tt, sky, dx, dy, dz):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, e, ox, oy, oz, dx, dy, dz):
-  """Unit normal (local) of mesh face e where the ray o + t d meets it: its corner normals blended."""
-  _, u, v = _hit_triangle(ox, oy, oz, dx, dy, dz, mesh_vert, vadr + mesh_face[e, 0], vadr + mesh_face[e, 1],
-                          vadr + mesh_face[e, 2], -INF)
+def _smooth_normal(tables, mesh_normal, meshid, e, ox, oy, oz, dx, dy, dz):
+  """Unit normal (local) of face e of mesh meshid where the ray o + t d meets it: its corner normals blended."""
+  _, u, v = ray.mesh_triangle(tables, meshid, e, (ox, oy, oz), (dx, dy, dz))
   w0 = 1 - u - v
   nx = w0 * mesh_normal[3 * e, 0] + u * mesh_normal[3 * e + 1, 0] + v * mesh_normal[3 * e + 2, 0]
   ny = w0 * mesh_normal[3 * e, 1] + u * mesh_normal[3 * e + 1, 1] + v * mesh_normal[3 * e + 2, 1]
@@ -767,19 +477,16 @@ def _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, e, ox, oy, oz, dx, d
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos, gxmat, g, e,
-             wx, wy, wz, dx, dy, dz, footprint):
+def _surface(gtype, gsize, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, g, e, wx, wy, wz, dx, dy, dz, footprint):
   """Normal (world) and base colour of geom g at world point w seen along d."""
   lx, ly, lz = _to_local(gxpos, gxmat, g, wx, wy, wz)
   gt = gtype[g]
-  if gt == MESH:
+  if gt == GEOM_MESH:
     ox, oy, oz = _to_local(gxpos, gxmat, g, wx - dx, wy - dy, wz - dz)
     ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
-    nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, mesh_vertadr[gdataid[g]], e, ox, oy, oz, ddx,
-                                ddy, ddz)
-  elif gt == HFIELD:
-    ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
-    nx, ny, nz = _hfield_normal(mesh_vert, mesh_vertadr[gdataid[g]], e, ddx, ddy, ddz)
+    nx, ny, nz = _smooth_normal(tables, mesh_normal, gdataid[g], e, ox, oy, oz, ddx, ddy, ddz)
+  elif gt == GEOM_HFIELD:
+    nx, ny, nz = ray.hfield_normal(tables, gdataid[g], e)
   else:
     nx, ny, nz = _local_normal(gt, gsize[g], lx, ly, lz)
   nx, ny, nz = _dir_to_world(gxmat, g, nx, ny, nz)
@@ -789,7 +496,7 @@ def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_nor
   r, gg, b = gm[g, 0], gm[g, 1], gm[g, 2]
   tex = int(gm[g, 8])
   if tex >= 0:
-    if tt[tex, 12] == 0 and gt == PLANE:
+    if tt[tex, 12] == 0 and gt == GEOM_PLANE:
       # 2d textures on planes: repeated texrepeat times over the plane, or per metre when texuniform
       sx = gm[g, 9]
       sy = gm[g, 10]
@@ -807,14 +514,14 @@ def _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_nor
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False, inline="always")
-def _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
-                gxmat, sph, light, gm, g, nx, ny, nz, r, gg, b, wx, wy, wz, vx, vy, vz, shadows, i, j):
+def _illuminate(gtype, gsize, gvis, gdataid, tables, gxpos, gxmat, sph, light, gm, g, nx, ny, nz, r, gg, b, wx, wy, wz,
+                vx, vy, vz, shadows, i, j):
   """Lit colour of geom g at world point w (Blinn-Phong with MuJoCo's light model).
 
   n: unit world normal facing the viewer; (r, gg, b): base colour; v: unit direction to the viewer; (i, j): the
   pixel (or -1) for skipping shadow rays on planes outside a light's shadow rectangle.
   """
-  on_plane = i >= 0 and gtype[g] == PLANE
+  on_plane = i >= 0 and gtype[g] == GEOM_PLANE
   thr2 = sph[g, 4] * sph[g, 4]
   spec = gm[g, 4]
   shininess = max(gm[g, 5] * 128.0, 1.0)
@@ -848,9 +555,8 @@ def _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr,
       continue
     if shadows and light[k, 21] > 0 and not (
         on_plane and (i < light[k, 22] or i >= light[k, 23] or j < light[k, 24] or j >= light[k, 25])):
-      if _occluded(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                   gxpos, gxmat, sph, g, wx + _SHADOW_EPS * nx, wy + _SHADOW_EPS * ny, wz + _SHADOW_EPS * nz,
-                   lx, ly, lz, dist):
+      if _occluded(gtype, gsize, gvis, gdataid, tables, gxpos, gxmat, sph, g, wx + _SHADOW_EPS * nx,
+                   wy + _SHADOW_EPS * ny, wz + _SHADOW_EPS * nz, lx, ly, lz, dist):
         continue
     cr += atten * light[k, 10] * r * ndl
     cg += atten * light[k, 11] * gg * ndl
@@ -869,20 +575,19 @@ def _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr,
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _shade_point(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, e, wx, wy, wz, dx, dy, dz, footprint, shadows):
+def _shade_point(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, e, wx, wy, wz,
+                 dx, dy, dz, footprint, shadows):
   """Lit colour of geom g (mesh face e) at world point w seen along d."""
-  nx, ny, nz, r, gg, b = _surface(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt,
-                                  gxpos, gxmat, g, e, wx, wy, wz, dx, dy, dz, footprint)
+  nx, ny, nz, r, gg, b = _surface(gtype, gsize, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, g, e, wx, wy, wz,
+                                  dx, dy, dz, footprint)
   dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-  return _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                     gxpos, gxmat, sph, light, gm, g, nx, ny, nz, r, gg, b, wx, wy, wz, -dx / dn, -dy / dn, -dz / dn,
-                     shadows, -1, -1)
+  return _illuminate(gtype, gsize, gvis, gdataid, tables, gxpos, gxmat, sph, light, gm, g, nx, ny, nz, r, gg, b, wx, wy,
+                     wz, -dx / dn, -dy / dn, -dz / dn, shadows, -1, -1)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, mesh_normal,
-            gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz, dx, dy, dz, footprint):
+def _mirror(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz, dx, dy,
+            dz, footprint):
   """What reflective plane g mirrors at w for the view ray d: (found, colour) of the nearest other non-plane geom
   along the mirrored ray, lit without shadows."""
   nx, ny, nz = gxmat[g, 2], gxmat[g, 5], gxmat[g, 8]
@@ -894,17 +599,15 @@ def _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mes
   best_g = -1
   best_e = -1
   for h in range(gtype.shape[0]):
-    if h == g or not gvis[h] or gtype[h] == PLANE or _sphere_missed(sph, h, wx, wy, wz, rx, ry, rz):
+    if h == g or not gvis[h] or gtype[h] == GEOM_PLANE or _sphere_missed(sph, h, wx, wy, wz, rx, ry, rz):
       continue
-    t, k = _hit_geom(gtype, gsize, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, gxpos,
-                     gxmat, h, wx, wy, wz, rx, ry, rz, 1e-6, best)
+    t, k = _hit_geom(gtype, gsize, gdataid, tables, gxpos, gxmat, h, wx, wy, wz, rx, ry, rz, 1e-6, best)
     if t < best:
       best, best_g, best_e = t, h, k
   if best_g < 0:
     return False, 0.0, 0.0, 0.0
-  r, gg, b = _shade_point(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                          mesh_normal, gm, tt, gxpos, gxmat, sph, light, best_g, best_e, wx + best * rx,
-                          wy + best * ry, wz + best * rz, rx, ry, rz, footprint, False)
+  r, gg, b = _shade_point(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph, light, best_g,
+                          best_e, wx + best * rx, wy + best * ry, wz + best * rz, rx, ry, rz, footprint, False)
   return True, r, gg, b
 
 
@@ -916,24 +619,22 @@ def _plane_footprint(cam, gxmat, g, t, dx, dy, dz):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                  mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g, e, t, px, py):
+def _shade_sample(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g,
+                  e, t, px, py):
   """Final colour of one camera sample (the general path, for supersampling): sky, or the lit surface plus its
   mirror image on reflective planes. The per-pixel passes below compute the same colours faster."""
   dx, dy, dz = _pixel_dir(cam, px, py)
   if g < 0:
     return sky_color(tt, sky, dx, dy, dz)
   wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
-  plane = gtype[g] == PLANE
+  plane = gtype[g] == GEOM_PLANE
   footprint = _plane_footprint(cam, gxmat, g, t, dx, dy, dz) if plane else t / cam[12]
-  r, gg, b = _shade_point(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                          mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, e, wx, wy, wz, dx, dy, dz, footprint,
-                          opts[1] > 0)
+  r, gg, b = _shade_point(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, e, wx,
+                          wy, wz, dx, dy, dz, footprint, opts[1] > 0)
   refl = gm[g, 7]
   if refl > 0 and opts[3] > 0 and plane:
-    found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                                mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz, dx, dy, dz,
-                                footprint)
+    found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g,
+                                wx, wy, wz, dx, dy, dz, footprint)
     if found:
       r = (1 - refl) * r + refl * rr
       gg = (1 - refl) * gg + refl * rg
@@ -942,23 +643,20 @@ def _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _composite(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-               mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, i, j, px, py, g, t, r, gg, b):
+def _composite(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect,
+               i, j, px, py, g, t, r, gg, b):
   """Colour (r, gg, b) of translucent geom g (rgba alpha < 1) met at depth t on the sample (px, py) of pixel
   (i, j), blended over the nearest other surface behind it (or the sky): one layer, front faces only, as
   MuJoCo's alpha blending with back-face culling shows a closed translucent geom."""
-  t2, g2, e2 = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
-                      mesh_faceadr, mesh_facenum, rect, i, j, px, py, t, g)
-  br, bg, bb = _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                             mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g2, e2, t2,
-                             px, py)
+  t2, g2, e2 = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, tables, rect, i, j, px, py, t, g)
+  br, bg, bb = _shade_sample(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light,
+                             opts, sky, g2, e2, t2, px, py)
   a = gm[g, 3]
   return a * r + (1 - a) * br, a * gg + (1 - a) * bg, a * b + (1 - a) * bb
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos,
-             gxmat, rect, depth, gid, elem, surf):
+def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, rect, depth, gid, elem, surf):
   """Geom by geom over its screen rectangle: world normal (facing the camera) and textured base colour of every
   pixel it won in the visibility pass, into surf (H, W, 6) = normal(3), colour(3). Same values as _surface."""
   height, width = depth.shape
@@ -973,14 +671,14 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
     gt = gtype[g]
     size = gsize[g]
     m = gxmat[g]
-    vadr = mesh_vertadr[gdataid[g]] if gt == MESH or gt == HFIELD else 0
+    dataid = gdataid[g]
     br, bg, bb = gm[g, 0], gm[g, 1], gm[g, 2]
     # texture: 0 none, 1 a 2d texture on a plane, 2 a checker elsewhere (cube textures: their flat colour)
     tex = int(gm[g, 8])
     kind = 0
     sx = sy = 1.0
     if tex >= 0:
-      if tt[tex, 12] == 0 and gt == PLANE:
+      if tt[tex, 12] == 0 and gt == GEOM_PLANE:
         kind = 1
         sx, sy = gm[g, 9], gm[g, 10]
         if gm[g, 11] == 0 and size[0] > 0:
@@ -1002,13 +700,13 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
         dz = az + u * bz + v * cz
         t = depth[i, j]
         lx, ly, lz = ox + t * dx, oy + t * dy, oz + t * dz
-        if gt == PLANE:
+        if gt == GEOM_PLANE:
           # the plane's z axis (turned towards the camera below)
           nx, ny, nz = 0.0, 0.0, 1.0
-        elif gt == MESH:
-          nx, ny, nz = _smooth_normal(mesh_vert, mesh_face, mesh_normal, vadr, elem[i, j], ox, oy, oz, dx, dy, dz)
-        elif gt == HFIELD:
-          nx, ny, nz = _hfield_normal(mesh_vert, vadr, elem[i, j], dx, dy, dz)
+        elif gt == GEOM_MESH:
+          nx, ny, nz = _smooth_normal(tables, mesh_normal, dataid, elem[i, j], ox, oy, oz, dx, dy, dz)
+        elif gt == GEOM_HFIELD:
+          nx, ny, nz = ray.hfield_normal(tables, dataid, elem[i, j])
         else:
           nx, ny, nz = _local_normal(gt, size, lx, ly, lz)
         # two-sided: light the face the camera sees
@@ -1031,8 +729,8 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertad
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-             mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, depth, gid, surf, rgb):
+def lighting(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect,
+             depth, gid, surf, rgb):
   """Pixel by pixel: sky, or the lit surface of surf (shadows, mirror images on reflective planes, blended over
   what lies behind when translucent) into rgb."""
   height, width = depth.shape
@@ -1048,32 +746,29 @@ def lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, me
         t = depth[i, j]
         wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
         dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-        r, gg, b = _illuminate(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                               mesh_facenum, gxpos, gxmat, sph, light, gm, g, surf[i, j, 0], surf[i, j, 1],
-                               surf[i, j, 2], surf[i, j, 3], surf[i, j, 4], surf[i, j, 5], wx, wy, wz, -dx / dn,
-                               -dy / dn, -dz / dn, shadows, i, j)
+        r, gg, b = _illuminate(gtype, gsize, gvis, gdataid, tables, gxpos, gxmat, sph, light, gm, g, surf[i, j, 0],
+                               surf[i, j, 1], surf[i, j, 2], surf[i, j, 3], surf[i, j, 4], surf[i, j, 5], wx, wy, wz,
+                               -dx / dn, -dy / dn, -dz / dn, shadows, i, j)
         refl = gm[g, 7]
-        if (refl > 0 and mirrors and gtype[g] == PLANE and rect[g, 4] <= i < rect[g, 5]
+        if (refl > 0 and mirrors and gtype[g] == GEOM_PLANE and rect[g, 4] <= i < rect[g, 5]
             and rect[g, 6] <= j < rect[g, 7]):
-          found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                                      mesh_facenum, mesh_normal, gm, tt, gxpos, gxmat, sph, light, g, wx, wy, wz,
-                                      dx, dy, dz, _plane_footprint(cam, gxmat, g, t, dx, dy, dz))
+          found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph,
+                                      light, g, wx, wy, wz, dx, dy, dz, _plane_footprint(cam, gxmat, g, t, dx, dy, dz))
           if found:
             r = (1 - refl) * r + refl * rr
             gg = (1 - refl) * gg + refl * rg
             b = (1 - refl) * b + refl * rb
         if gm[g, 3] < 1.0:
-          r, gg, b = _composite(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                                mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, i,
-                                j, j + 0.5, i + 0.5, g, t, r, gg, b)
+          r, gg, b = _composite(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light,
+                                opts, sky, rect, i, j, j + 0.5, i + 0.5, g, t, r, gg, b)
       rgb[i, j, 0] = np.uint8(r * 255.0 + 0.5)
       rgb[i, j, 1] = np.uint8(gg * 255.0 + 0.5)
       rgb[i, j, 2] = np.uint8(b * 255.0 + 0.5)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-              mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, gid, rect, rgb):
+def antialias(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, gid,
+              rect, rgb):
   """Supersamples (4 rotated-grid samples) the pixels on silhouettes: those with a neighbour of another geom.
 
   Samples that land on the geom of the pixel's centre take the centre's colour; the others are shaded."""
@@ -1090,20 +785,17 @@ def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, m
       for s in range(4):
         px = j + 0.5 + _AA_DX[s]
         py = i + 0.5 + _AA_DY[s]
-        t, g, e = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
-                         mesh_faceadr, mesh_facenum, rect, i, j, px, py, cam[13], -1)
+        t, g, e = _trace(cam, gtype, gsize, gvis, gxpos, gxmat, gdataid, tables, rect, i, j, px, py, cam[13], -1)
         if g == c:
           ar += cr
           ag += cg
           ab += cb
           continue
-        r, gg, b = _shade_sample(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                                 mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, g, e, t,
-                                 px, py)
+        r, gg, b = _shade_sample(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph,
+                                 light, opts, sky, g, e, t, px, py)
         if g >= 0 and gm[g, 3] < 1.0:
-          r, gg, b = _composite(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr,
-                                mesh_facenum, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, i,
-                                j, px, py, g, t, r, gg, b)
+          r, gg, b = _composite(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light,
+                                opts, sky, rect, i, j, px, py, g, t, r, gg, b)
         ar += r
         ag += gg
         ab += b
@@ -1113,14 +805,13 @@ def antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, m
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky, rect, sph, depth, gid, elem, surf, rgb):
+def render_world(gtype, gsize, gbox, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, light, opts, sky,
+                 rect, sph, depth, gid, elem, surf, rgb):
   """One frame of one world: visibility, then (when opts[0]) surfaces, lighting and supersampling into rgb.
 
   Scratch buffers: rect (ngeom, 8) int32, sph (ngeom, 5), surf (H, W, 6) float32; light's last 4 columns.
   """
-  visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, mesh_vert, mesh_face, mesh_vertadr,
-             mesh_faceadr, mesh_facenum, rect, depth, gid, elem)
+  visibility(cam, gtype, gsize, gbox, gvis, gxpos, gxmat, gdataid, tables, rect, depth, gid, elem)
   if opts[0] <= 0:
     return
   bounding_spheres(gtype.shape[0], gbox, gm, gxpos, gxmat, sph)
@@ -1128,21 +819,19 @@ def render_world(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_v
     shadow_rects(cam, gtype, gbox, gvis, gxpos, gxmat, light)
   if opts[3] > 0:
     mirror_rects(cam, gtype, gbox, gvis, gm, gxpos, gxmat, rect)
-  surfaces(cam, gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_normal, gm, tt, gxpos, gxmat,
-           rect, depth, gid, elem, surf)
-  lighting(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum, mesh_normal,
-           gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect, depth, gid, surf, rgb)
+  surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, rect, depth, gid, elem, surf)
+  lighting(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, rect,
+           depth, gid, surf, rgb)
   if opts[2] > 0:
-    antialias(gtype, gsize, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-              mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, gid, rect, rgb)
+    antialias(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light, opts, sky, gid,
+              rect, rgb)
 
 
 @njit(cache=True, fastmath=_FAST, parallel=True)
-def render_batch(gtype, gsize, gbox, gvis, gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, cams, gxpos, gxmat, lights, opts, sky, rects, sphs, depth, gid, elem, surf, rgb):
+def render_batch(gtype, gsize, gbox, gvis, gdataid, tables, mesh_normal, gm, tt, cams, gxpos, gxmat, lights, opts, sky,
+                 rects, sphs, depth, gid, elem, surf, rgb):
   """render_world for every world of a batch, worlds in parallel: gsize, gbox, gvis and everything after tt have
   a leading world axis."""
   for w in prange(cams.shape[0]):
-    render_world(gtype, gsize[w], gbox[w], gvis[w], gdataid, mesh_vert, mesh_face, mesh_vertadr, mesh_faceadr, mesh_facenum,
-                 mesh_normal, gm, tt, cams[w], gxpos[w], gxmat[w], lights[w], opts, sky, rects[w], sphs[w], depth[w],
-                 gid[w], elem[w], surf[w], rgb[w])
+    render_world(gtype, gsize[w], gbox[w], gvis[w], gdataid, tables, mesh_normal, gm, tt, cams[w], gxpos[w], gxmat[w],
+                 lights[w], opts, sky, rects[w], sphs[w], depth[w], gid[w], elem[w], surf[w], rgb[w])

@@ -1,4 +1,4 @@
-"""What the kernels draw: per-model geom, material, texture and mesh tables, per-frame cameras and lights.
+"""What the kernels draw: per-model geom, material, texture and mesh-normal tables, per-frame cameras and lights.
 
 Everything per model is built once (``Scene``); per frame only the camera row and the light rows are
 filled, in place, from a Data.
@@ -8,20 +8,20 @@ import math
 
 import numpy as np
 
+from mjgym.physics import ray
 from mjgym.physics.render import kernels
 from mjgym.physics.types import GeomType
+from mjgym.physics.types import LightType
 from mjgym.physics.types import ObjType
+from mjgym.physics.types import WrapType
 
 # MuJoCo's geom rgba default: a geom left at it takes its material's colour.
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-# mjtCamera and mjtLightType.
+# mjtCamera.
 CAMERA_FREE = 0
 CAMERA_TRACKING = 1
 CAMERA_FIXED = 2
-_LIGHT_DIRECTIONAL = 1
-_LIGHT_POINT = 2
-# mjtWrap / wrap_obj codes
-_WRAP_JOINT = 1
+# wrap_obj (a tendon path point in Data) of a pulley
 _WRAP_PULLEY = -2
 # Faces whose normals are within this cosine of a face's own share its smooth normal at a vertex (sharper
 # creases stay sharp, as MuJoCo's default smoothnormal="false" does).
@@ -227,7 +227,7 @@ class Scene:
     self.fovy = _vis(m, "vis_global_fovy", 45.0)
     # spatial tendons: path point ranges; at most 2 points per path element
     self.spatial = [t for t in range(m.ntendon)
-                    if m.tendon_num[t] and m.wrap_type[m.tendon_adr[t]] != _WRAP_JOINT]
+                    if m.tendon_num[t] and m.wrap_type[m.tendon_adr[t]] != WrapType.JOINT]
     self.nseg = int(sum(2 * m.tendon_num[t] - 1 for t in self.spatial))
     self.ncon = int(m.nconmax)
     self.ngeom, self.nsite = ng, ns
@@ -286,7 +286,6 @@ class Scene:
     for g in range(n):
       if gtype[g] == GeomType.HFIELD:
         rx, ry, top, bottom = m.hfield_size[m.geom_dataid[g]]
-        size0[g] = (rx, ry, bottom)
         box0[g] = (0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom))
       elif gtype[g] == GeomType.MESH:
         mid = m.geom_dataid[g]
@@ -318,30 +317,6 @@ class Scene:
         fa, fn = m.mesh_faceadr[mid], m.mesh_facenum[mid]
         parts.append(_mesh_normals(np.asarray(m.mesh_vert[va:va + vn]), np.asarray(m.mesh_face[fa:fa + fn])))
       normals = np.concatenate(parts)
-    mesh_vert = np.ascontiguousarray(m.mesh_vert, np.float64).reshape(-1, 3)
-    mesh_face = np.ascontiguousarray(m.mesh_face, np.int32).reshape(-1, 3)
-    vertadr = np.asarray(m.mesh_vertadr, np.int32)
-    faceadr = np.asarray(m.mesh_faceadr, np.int32)
-    facenum = np.asarray(m.mesh_facenum, np.int32)
-    if m.nhfield:
-      # height fields ride along as vertex grids after the meshes (see kernels._hit_hfield): a header row
-      # (nrow, ncol, top), then the nrow x ncol terrain vertices; their rows point at entries nmesh + h
-      grids, adrs = [], []
-      start = len(mesh_vert)
-      for h in range(m.nhfield):
-        nrow, ncol = int(m.hfield_nrow[h]), int(m.hfield_ncol[h])
-        rx, ry, top, _ = m.hfield_size[h]
-        z = np.asarray(m.hfield_data[m.hfield_adr[h]:m.hfield_adr[h] + nrow * ncol]).reshape(nrow, ncol) * top
-        x, y = np.meshgrid(np.linspace(-rx, rx, ncol), np.linspace(-ry, ry, nrow))
-        adrs.append(start)
-        grids.append(np.concatenate([[[nrow, ncol, top]], np.stack([x, y, z], axis=2).reshape(-1, 3)]))
-        start += 1 + nrow * ncol
-      mesh_vert = np.ascontiguousarray(np.concatenate([mesh_vert] + grids))
-      vertadr = np.concatenate([vertadr, adrs]).astype(np.int32)
-      faceadr = np.concatenate([faceadr, np.zeros(m.nhfield, np.int32)])
-      facenum = np.concatenate([facenum, np.zeros(m.nhfield, np.int32)])
-      hf = gtype[:ng] == GeomType.HFIELD
-      dataid[:ng][hf] = m.nmesh + np.asarray(m.geom_dataid)[hf]
     ntex = m.ntex
     self.sky = -1
     for t in range(ntex):
@@ -355,8 +330,8 @@ class Scene:
       if m.tex_builtin[t] == 0:
         tt[t, 2:5] = _mean_texture_color(m, t, tt[t, 2:5])
     self.gdataid = dataid
-    self.mesh = (mesh_vert, mesh_face, np.ascontiguousarray(vertadr), np.ascontiguousarray(faceadr),
-                 np.ascontiguousarray(facenum), np.ascontiguousarray(normals, np.float64))
+    self.tables = ray.shape_tables(m._struct)
+    self.mesh_normal = np.ascontiguousarray(normals, np.float64)
     self.gm = np.ascontiguousarray(gm)
     self.tt = tt
     # lights: the model's active ones, then the headlight
@@ -372,12 +347,12 @@ class Scene:
     static = np.zeros((self.nlight, kernels.LIGHT_SIZE))
     for row, li in enumerate(self.light_ids):
       ltype = m.light_type[li]
-      static[row, 0] = 1.0 if ltype == _LIGHT_DIRECTIONAL else 0.0
+      static[row, 0] = 1.0 if ltype == LightType.DIRECTIONAL else 0.0
       static[row, 7:10] = m.light_ambient[li]
       static[row, 10:13] = m.light_diffuse[li]
       static[row, 13:16] = m.light_specular[li]
       static[row, 16:19] = m.light_attenuation[li]
-      static[row, 19] = -1.0 if ltype == _LIGHT_POINT else math.cos(math.radians(min(m.light_cutoff[li], 180.0)))
+      static[row, 19] = -1.0 if ltype == LightType.POINT else math.cos(math.radians(min(m.light_cutoff[li], 180.0)))
       static[row, 20] = m.light_exponent[li]
       static[row, 21] = m.light_castshadow[li]
     if self.headlight:
@@ -386,13 +361,15 @@ class Scene:
     self.light_static = static
 
   def kernel_args(self, gsize, gbox, gvis):
-    """The object and mesh tables in the kernels' argument order, with this frame's sizes, boxes, visibility.
+    """The object tables, the model's meshes and height fields (physics.ray's tables) and the mesh normals in the
+    kernels' argument order, with this frame's sizes, boxes, visibility.
 
     ``gtype`` is cut after the last row visible this frame (in any world when gvis has a world axis): the
     kernels loop over its length, so unused decor rows (contact capacity, tendon segments) cost nothing.
     """
     on = np.flatnonzero(np.asarray(gvis).reshape(-1, self.n).any(axis=0))
-    return (self.gtype[:on[-1] + 1 if len(on) else 0], gsize, gbox, gvis, self.gdataid, *self.mesh, self.gm, self.tt)
+    return (self.gtype[:on[-1] + 1 if len(on) else 0], gsize, gbox, gvis, self.gdataid, self.tables,
+            self.mesh_normal, self.gm, self.tt)
 
   def set_option(self, option):
     """What is drawn, from an ``MjvOption``-like object (geomgroup, sitegroup, tendongroup, flags)."""
