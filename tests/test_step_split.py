@@ -58,6 +58,7 @@ def test_env_step_equals_steps_then_forward(name, integrator):
   m = _model(name, integrator)
   split, plain = _batches(m, 0)
   rng = np.random.default_rng(1)
+  contacts = 0
   for k in range(30):
     ctrl = rng.uniform(-1, 1, size=(NWORLD, m.nu))
     split.ctrl[:] = ctrl
@@ -68,7 +69,8 @@ def test_env_step_equals_steps_then_forward(name, integrator):
     for w in range(NWORLD):
       physics.mj_rnePostConstraint(m, plain[w])
     _assert_equal(split, plain, f"step {k}")
-  assert split.ncon.sum() > 0 or name == "half_cheetah.xml" or integrator != physics.mjtIntegrator.RK4
+    contacts += split.ncon.sum()
+  assert contacts > 0  # the constraint solver's outputs were compared too
 
 
 @pytest.mark.parametrize("name", ["ant.xml", "hopper.xml"])

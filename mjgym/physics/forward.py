@@ -505,6 +505,12 @@ def step2(m, d, narrow):
   as set, otherwise Euler (for RK4 too, as MuJoCo: RK4 re-evaluates the whole pipeline, which a split step
   cannot)."""
   _acceleration_checked(m, d, narrow)
+  _integrate_split(m, d)
+
+
+@njit(cache=True, error_model="numpy")
+def _integrate_split(m, d):
+  """mj_step2's integrator: implicit or implicitfast as set, otherwise Euler (RK4 too)."""
   integrator = m.opt_integrator[0]
   if integrator == INT_IMPLICIT or integrator == INT_IMPLICITFAST:
     implicit(m, d)
@@ -662,12 +668,7 @@ def _apply_part(m, d, part, narrow):
     if _check(m, d, d.qacc, WARN_BADQACC):
       return 1
   elif part == PART_INTEGRATE:
-    integrator = m.opt_integrator[0]
-    if integrator == INT_IMPLICIT or integrator == INT_IMPLICITFAST:
-      implicit(m, d)
-    else:
-      euler(m, d)
-    d.step1_valid[0] = 0
+    _integrate_split(m, d)
   return 0
 
 
