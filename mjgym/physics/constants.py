@@ -8,6 +8,7 @@ has none of these problems: numba freezes it into the machine code as a constant
 ``icmp`` as the enum member, at the same compile time).
 """
 
+from mjgym.physics.types import Builtin
 from mjgym.physics.types import ConstraintState
 from mjgym.physics.types import ConstraintType
 from mjgym.physics.types import DisableBit
@@ -15,7 +16,9 @@ from mjgym.physics.types import EnableBit
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import JointType
+from mjgym.physics.types import Mark
 from mjgym.physics.types import SameFrame
+from mjgym.physics.types import TextureType
 from mjgym.physics.types import Warning
 
 # mjtJoint
@@ -105,3 +108,11 @@ CNSTRSTATE_QUADRATIC = int(ConstraintState.QUADRATIC)
 CNSTRSTATE_LINEARNEG = int(ConstraintState.LINEARNEG)
 CNSTRSTATE_LINEARPOS = int(ConstraintState.LINEARPOS)
 CNSTRSTATE_CONE = int(ConstraintState.CONE)
+
+# mjtTexture, mjtBuiltin, mjtMark (the renderer's textures)
+TEXTURE_2D = int(TextureType.TWO_D)
+BUILTIN_NONE = int(Builtin.NONE)
+BUILTIN_GRADIENT = int(Builtin.GRADIENT)
+BUILTIN_CHECKER = int(Builtin.CHECKER)
+BUILTIN_FLAT = int(Builtin.FLAT)
+MARK_EDGE = int(Mark.EDGE)

@@ -31,6 +31,8 @@ from numba import njit
 from numba import prange
 
 from mjgym.physics import ray
+from mjgym.physics.constants import BUILTIN_CHECKER
+from mjgym.physics.constants import BUILTIN_GRADIENT
 from mjgym.physics.constants import GEOM_BOX
 from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_CYLINDER
@@ -39,15 +41,11 @@ from mjgym.physics.constants import GEOM_HFIELD
 from mjgym.physics.constants import GEOM_MESH
 from mjgym.physics.constants import GEOM_PLANE
 from mjgym.physics.constants import GEOM_SPHERE
+from mjgym.physics.constants import MARK_EDGE
+from mjgym.physics.constants import TEXTURE_2D
 
 LIGHT_SIZE = 26
 INF = 1e30
-
-# Builtin textures (mjtBuiltin) and marks (mjtMark).
-_GRADIENT = 1
-_CHECKER = 2
-_FLAT = 3
-_MARK_EDGE = 1
 
 # Rotated-grid subpixel offsets for the silhouette supersampling (4 samples, no two on a row or column).
 _AA_DX = (-0.375, 0.125, 0.375, -0.125)
@@ -427,16 +425,16 @@ def _checker(s, t, w, tt, tex):
 def _texture(tt, tex, s, t, w):
   """Colour of a 2d builtin texture at texture coordinates (s, t); w is the pixel footprint in (s, t)."""
   kind = int(tt[tex, 0])
-  if kind == _CHECKER:
+  if kind == BUILTIN_CHECKER:
     r, g, b = _checker(s, t, w, tt, tex)
-  elif kind == _GRADIENT:
+  elif kind == BUILTIN_GRADIENT:
     a = t - math.floor(t)
     r = (1 - a) * tt[tex, 2] + a * tt[tex, 5]
     g = (1 - a) * tt[tex, 3] + a * tt[tex, 6]
     b = (1 - a) * tt[tex, 4] + a * tt[tex, 7]
   else:
     r, g, b = tt[tex, 2], tt[tex, 3], tt[tex, 4]
-  if int(tt[tex, 1]) == _MARK_EDGE and tt[tex, 11] > 0:
+  if int(tt[tex, 1]) == MARK_EDGE and tt[tex, 11] > 0:
     # a line one texel wide along the texture's border, faded out when it gets thinner than a pixel
     texel = 1.0 / tt[tex, 11]
     fs = s - math.floor(s)
@@ -504,7 +502,7 @@ def _surface(gtype, gsize, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, g
         sx = sx / (2 * gsize[g, 0])
         sy = sy / (2 * gsize[g, 1])
       tr, tg, tb = _texture(tt, tex, lx * sx, ly * sy, footprint * max(sx, sy))
-    elif int(tt[tex, 0]) == _CHECKER:
+    elif int(tt[tex, 0]) == BUILTIN_CHECKER:
       tr, tg, tb = _checker(lx * gm[g, 9], ly * gm[g, 10], footprint * gm[g, 9], tt, tex)
     else:
       # cube textures: the flat colour (marks and random dots are not drawn)
@@ -678,13 +676,13 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
     kind = 0
     sx = sy = 1.0
     if tex >= 0:
-      if tt[tex, 12] == 0 and gt == GEOM_PLANE:
+      if tt[tex, 12] == TEXTURE_2D and gt == GEOM_PLANE:
         kind = 1
         sx, sy = gm[g, 9], gm[g, 10]
         if gm[g, 11] == 0 and size[0] > 0:
           sx = sx / (2 * size[0])
           sy = sy / (2 * size[1])
-      elif int(tt[tex, 0]) == _CHECKER:
+      elif int(tt[tex, 0]) == BUILTIN_CHECKER:
         kind = 2
         sx, sy = gm[g, 9], gm[g, 10]
       else:

@@ -10,9 +10,11 @@ import numpy as np
 
 from mjgym.physics import ray
 from mjgym.physics.render import kernels
+from mjgym.physics.types import Builtin
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import LightType
 from mjgym.physics.types import ObjType
+from mjgym.physics.types import TextureType
 from mjgym.physics.types import WrapType
 
 # MuJoCo's geom rgba default: a geom left at it takes its material's colour.
@@ -320,14 +322,14 @@ class Scene:
     ntex = m.ntex
     self.sky = -1
     for t in range(ntex):
-      if m.tex_type[t] == 2 and m.tex_builtin[t] == 1:
+      if m.tex_type[t] == TextureType.SKYBOX and m.tex_builtin[t] == Builtin.GRADIENT:
         self.sky = t
     gm = np.concatenate([rgba, gmat, gtex[:, None], texrepeat, texuniform[:, None]], axis=1)
     tt = np.zeros((ntex, 13))
     for t in range(ntex):
       tt[t] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
                m.tex_width[t], m.tex_type[t]]
-      if m.tex_builtin[t] == 0:
+      if m.tex_builtin[t] == Builtin.NONE:
         tt[t, 2:5] = _mean_texture_color(m, t, tt[t, 2:5])
     self.gdataid = dataid
     self.tables = ray.shape_tables(m._struct)
