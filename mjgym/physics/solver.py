@@ -957,45 +957,55 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
           res[j] = efc_b[i + j] + _dot_row(ar, i + j, force, nefc_all)
       else:
         _residual(m, d, res, i, dim, False)
+      if not elliptic:
+        # one row: the update and the dim-1 case of _cost_change on scalars, so that the force stays in a register
+        # instead of going through memory that the compiler must assume the scratch arrays alias
+        f0 = force[i]
+        fi = f0 - res[0] * arinv[c]
+        if ne <= c < ne + nf:
+          fi = min(max(fi, -fl[i]), fl[i])
+        elif c >= ne + nf and fi < 0.0:
+          fi = 0.0
+        delta = fi - f0
+        change = 0.5 * delta * delta * (1.0 / arinv[c]) + delta * res[0]
+        if change > 1e-10:
+          fi = f0
+          change = 0.0
+        force[i] = fi
+        improvement -= change
+        continue
+      # elliptic block
       for k in range(dim):
         old[k] = force[i + k]
-      if not elliptic:
-        force[i] -= res[0] * arinv[c]
-        if ne <= c < ne + nf:
-          force[i] = min(max(force[i], -fl[i]), fl[i])
-        elif c >= ne + nf and force[i] < 0.0:
-          force[i] = 0.0
-        athis[0, 0] = 1.0 / arinv[c]
+      _block(m, d, athis, i, dim, False)
+      if force[i] < MINVAL:
+        # normal update from zero normal force; friction cleared
+        force[i] = max(0.0, force[i] - res[0] * arinv[c])
+        for k in range(1, dim):
+          force[i + k] = 0.0
       else:
-        _block(m, d, athis, i, dim, False)
-        if force[i] < MINVAL:
-          # normal update from zero normal force; friction cleared
-          force[i] = max(0.0, force[i] - res[0] * arinv[c])
-          for k in range(1, dim):
-            force[i + k] = 0.0
-        else:
-          # ray update: scale the whole block along itself
+        # ray update: scale the whole block along itself
+        for k in range(dim):
+          v[k] = force[i + k]
+        for k in range(dim):
+          v1[k] = linalg.dot(athis[k], v, dim)
+        denom = linalg.dot(v, v1, dim)
+        if denom >= MINVAL:
+          x = -linalg.dot(v, res, dim) / denom
+          if force[i] + x * v[0] < 0.0:
+            x = -v[0] / force[i]
           for k in range(dim):
-            v[k] = force[i + k]
-          for k in range(dim):
-            v1[k] = linalg.dot(athis[k], v, dim)
-          denom = linalg.dot(v, v1, dim)
-          if denom >= MINVAL:
-            x = -linalg.dot(v, res, dim) / denom
-            if force[i] + x * v[0] < 0.0:
-              x = -v[0] / force[i]
-            for k in range(dim):
-              force[i + k] += x * v[k]
-        # friction with the normal force fixed
-        for p in range(dim - 1):
-          for q in range(dim - 1):
-            ac[p, q] = athis[p + 1, q + 1]
-          bc[p] = res[p + 1] - linalg.dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
-        if force[i] < MINVAL:
-          for k in range(1, dim):
-            force[i + k] = 0.0
-        else:
-          _friction_qcqp(d, force, i, dim, ac, bc)
+            force[i + k] += x * v[k]
+      # friction with the normal force fixed
+      for p in range(dim - 1):
+        for q in range(dim - 1):
+          ac[p, q] = athis[p + 1, q + 1]
+        bc[p] = res[p + 1] - linalg.dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
+      if force[i] < MINVAL:
+        for k in range(1, dim):
+          force[i + k] = 0.0
+      else:
+        _friction_qcqp(d, force, i, dim, ac, bc)
       improvement -= _cost_change(athis, force, old, res, i, dim, dvec)
     nactive, nchange = _state_change(d, ne, nf, nefc, rows)
     improvement *= scale
