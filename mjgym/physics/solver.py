@@ -626,6 +626,29 @@ def _ar_row(m, d, i):
 
 
 @njit(cache=True, error_model="numpy")
+def _dot_row(a, r, b, n):
+  """linalg.dot(a[r], b, n) for a 2-D a, in the same order, without taking a view of the row: a view made inside
+  the Gauss-Seidel sweep costs a reference-count increment and decrement per row visit, more than the dot."""
+  s0 = s1 = s2 = s3 = 0.0
+  k = 0
+  while k + 4 <= n:
+    s0 += a[r, k] * b[k]
+    s1 += a[r, k + 1] * b[k + 1]
+    s2 += a[r, k + 2] * b[k + 2]
+    s3 += a[r, k + 3] * b[k + 3]
+    k += 4
+  s = (s0 + s2) + (s1 + s3)
+  left = n - k
+  if left == 3:
+    s += a[r, k] * b[k] + a[r, k + 1] * b[k + 1] + a[r, k + 2] * b[k + 2]
+  elif left == 2:
+    s += a[r, k] * b[k] + a[r, k + 1] * b[k + 1]
+  elif left == 1:
+    s += a[r, k] * b[k]
+  return s
+
+
+@njit(cache=True, error_model="numpy")
 def _residual(m, d, res, i, dim, sub_r):
   """res[:dim] = b + AR f on rows i.., without the R f term when sub_r."""
   nefc = d.nefc[0]
@@ -670,26 +693,29 @@ def _cost_change(a, force, old, res, first, dim, dvec):
 def _dual_state(d, ne, nf, nefc, rows):
   """efc_state of the current dual forces on the listed rows; returns the number of active rows."""
   f = d.efc_force
+  state = d.efc_state
+  etype = d.efc_type
+  floss = d.efc_frictionloss
   nactive = ne + nf
   for c in range(ne):
-    d.efc_state[rows[c]] = CNSTRSTATE_QUADRATIC
+    state[rows[c]] = CNSTRSTATE_QUADRATIC
   for c in range(ne, ne + nf):
     i = rows[c]
-    fl = d.efc_frictionloss[i]
+    fl = floss[i]
     if f[i] <= -fl:
-      d.efc_state[i] = CNSTRSTATE_LINEARPOS
+      state[i] = CNSTRSTATE_LINEARPOS
     elif f[i] >= fl:
-      d.efc_state[i] = CNSTRSTATE_LINEARNEG
+      state[i] = CNSTRSTATE_LINEARNEG
     else:
-      d.efc_state[i] = CNSTRSTATE_QUADRATIC
+      state[i] = CNSTRSTATE_QUADRATIC
   c = ne + nf
   while c < nefc:
     i = rows[c]
-    if d.efc_type[i] != CNSTR_CONTACT_ELLIPTIC:
+    if etype[i] != CNSTR_CONTACT_ELLIPTIC:
       if f[i] <= 0.0:
-        d.efc_state[i] = CNSTRSTATE_SATISFIED
+        state[i] = CNSTRSTATE_SATISFIED
       else:
-        d.efc_state[i] = CNSTRSTATE_QUADRATIC
+        state[i] = CNSTRSTATE_QUADRATIC
         nactive += 1
       c += 1
       continue
@@ -703,15 +729,15 @@ def _dual_state(d, ne, nf, nefc, rows):
       t2 += ft * ft
     t = pymath.sqrt(t2)
     if mu * fn >= t:
-      state = CNSTRSTATE_SATISFIED
+      cone_state = CNSTRSTATE_SATISFIED
     elif fn + mu * t <= 0.0:
-      state = CNSTRSTATE_QUADRATIC
+      cone_state = CNSTRSTATE_QUADRATIC
       nactive += dim
     else:
-      state = CNSTRSTATE_CONE
+      cone_state = CNSTRSTATE_CONE
       nactive += dim
     for k in range(dim):
-      d.efc_state[i + k] = state
+      state[i + k] = cone_state
     c += dim
   return nactive
 
@@ -746,12 +772,13 @@ def _dual_start(m, d, ne, nf, nefc, rows, sub_r, island):
 def _state_change(d, ne, nf, nefc, rows):
   """_dual_state, also counting the rows whose state changed; returns (nactive, nchange)."""
   old = d.solver_state_old
+  state = d.efc_state
   for c in range(nefc):
-    old[c] = d.efc_state[rows[c]]
+    old[c] = state[rows[c]]
   nactive = _dual_state(d, ne, nf, nefc, rows)
   nchange = 0
   for c in range(nefc):
-    if old[c] != d.efc_state[rows[c]]:
+    if old[c] != state[rows[c]]:
       nchange += 1
   return nactive, nchange
 
@@ -829,13 +856,10 @@ def _friction_qcqp(d, force, i, dim, ac, bc):
 
 
 @njit(cache=True, error_model="numpy")
-def _project(d, i, dim, elliptic):
-  """Force of a contact block back into its cone (pyramidal rows: non-negative)."""
+def _project_elliptic(d, i, dim):
+  """Force of an elliptic contact block back into its cone."""
   f = d.efc_force
-  if not elliptic:
-    if f[i] < 0.0:
-      f[i] = 0.0
-  elif f[i] < 0.0:
+  if f[i] < 0.0:
     for k in range(dim):
       f[i + k] = 0.0
   else:
@@ -869,6 +893,11 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
   dvec = d.solver_dforce
   athis = d.solver_Ablock
   ac = d.solver_Asub
+  etype = d.efc_type
+  efc_b = d.efc_b
+  ar = d.efc_AR
+  nefc_all = d.nefc[0]
+  ar_stored = nefc_all <= ar.shape[0]
   scale = _dual_start(m, d, ne, nf, nefc, rows, False, island)
   for c in range(nefc):
     prev[c] = force[rows[c]]
@@ -881,9 +910,11 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     c += _block_rows(d, i) if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC else 1
   # a fixed seed each call: the same problem is always visited in the same orders
   _, rng = _pcg32(np.uint64(0))
+  maxiter = m.opt_iterations[0]
+  tolerance = m.opt_tolerance[0]
   it = 0
   k_nesterov = 0
-  while it < m.opt_iterations[0]:
+  while it < maxiter:
     # momentum: extrapolate along the last step, then back into the feasible set
     beta = (k_nesterov - 1) / (k_nesterov + 2) if it > 0 else 0.0
     if beta > 0.0:
@@ -898,10 +929,14 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       c = ne + nf
       while c < nefc:
         i = rows[c]
-        elliptic = d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC
-        dim = _block_rows(d, i) if elliptic else 1
-        _project(d, i, dim, elliptic)
-        c += dim
+        if etype[i] != CNSTR_CONTACT_ELLIPTIC:
+          if force[i] < 0.0:
+            force[i] = 0.0
+          c += 1
+        else:
+          dim = _block_rows(d, i)
+          _project_elliptic(d, i, dim)
+          c += dim
     else:
       for c in range(nefc):
         prev[c] = force[rows[c]]
@@ -915,48 +950,62 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     for b in range(nblocks):
       c = blocks[b]
       i = rows[c]
-      elliptic = d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC
+      elliptic = etype[i] == CNSTR_CONTACT_ELLIPTIC
       dim = _block_rows(d, i) if elliptic else 1
-      _residual(m, d, res, i, dim, False)
+      if ar_stored:
+        for j in range(dim):
+          res[j] = efc_b[i + j] + _dot_row(ar, i + j, force, nefc_all)
+      else:
+        _residual(m, d, res, i, dim, False)
+      if not elliptic:
+        # one row: the update and the dim-1 case of _cost_change on scalars, so that the force stays in a register
+        # instead of going through memory that the compiler must assume the scratch arrays alias
+        f0 = force[i]
+        fi = f0 - res[0] * arinv[c]
+        if ne <= c < ne + nf:
+          fi = min(max(fi, -fl[i]), fl[i])
+        elif c >= ne + nf and fi < 0.0:
+          fi = 0.0
+        delta = fi - f0
+        change = 0.5 * delta * delta * (1.0 / arinv[c]) + delta * res[0]
+        if change > 1e-10:
+          fi = f0
+          change = 0.0
+        force[i] = fi
+        improvement -= change
+        continue
+      # elliptic block
       for k in range(dim):
         old[k] = force[i + k]
-      if not elliptic:
-        force[i] -= res[0] * arinv[c]
-        if ne <= c < ne + nf:
-          force[i] = min(max(force[i], -fl[i]), fl[i])
-        elif c >= ne + nf and force[i] < 0.0:
-          force[i] = 0.0
-        athis[0, 0] = 1.0 / arinv[c]
+      _block(m, d, athis, i, dim, False)
+      if force[i] < MINVAL:
+        # normal update from zero normal force; friction cleared
+        force[i] = max(0.0, force[i] - res[0] * arinv[c])
+        for k in range(1, dim):
+          force[i + k] = 0.0
       else:
-        _block(m, d, athis, i, dim, False)
-        if force[i] < MINVAL:
-          # normal update from zero normal force; friction cleared
-          force[i] = max(0.0, force[i] - res[0] * arinv[c])
-          for k in range(1, dim):
-            force[i + k] = 0.0
-        else:
-          # ray update: scale the whole block along itself
+        # ray update: scale the whole block along itself
+        for k in range(dim):
+          v[k] = force[i + k]
+        for k in range(dim):
+          v1[k] = linalg.dot(athis[k], v, dim)
+        denom = linalg.dot(v, v1, dim)
+        if denom >= MINVAL:
+          x = -linalg.dot(v, res, dim) / denom
+          if force[i] + x * v[0] < 0.0:
+            x = -v[0] / force[i]
           for k in range(dim):
-            v[k] = force[i + k]
-          for k in range(dim):
-            v1[k] = linalg.dot(athis[k], v, dim)
-          denom = linalg.dot(v, v1, dim)
-          if denom >= MINVAL:
-            x = -linalg.dot(v, res, dim) / denom
-            if force[i] + x * v[0] < 0.0:
-              x = -v[0] / force[i]
-            for k in range(dim):
-              force[i + k] += x * v[k]
-        # friction with the normal force fixed
-        for p in range(dim - 1):
-          for q in range(dim - 1):
-            ac[p, q] = athis[p + 1, q + 1]
-          bc[p] = res[p + 1] - linalg.dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
-        if force[i] < MINVAL:
-          for k in range(1, dim):
-            force[i + k] = 0.0
-        else:
-          _friction_qcqp(d, force, i, dim, ac, bc)
+            force[i + k] += x * v[k]
+      # friction with the normal force fixed
+      for p in range(dim - 1):
+        for q in range(dim - 1):
+          ac[p, q] = athis[p + 1, q + 1]
+        bc[p] = res[p + 1] - linalg.dot(ac[p], old[1:], dim - 1) + athis[p + 1, 0] * (force[i] - old[0])
+      if force[i] < MINVAL:
+        for k in range(1, dim):
+          force[i + k] = 0.0
+      else:
+        _friction_qcqp(d, force, i, dim, ac, bc)
       improvement -= _cost_change(athis, force, old, res, i, dim, dvec)
     nactive, nchange = _state_change(d, ne, nf, nefc, rows)
     improvement *= scale
@@ -971,7 +1020,7 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     else:
       k_nesterov += 1
     it += 1
-    if improvement < m.opt_tolerance[0]:
+    if improvement < tolerance:
       break
   if island < NISLAND:
     d.solver_niter[island] += it
