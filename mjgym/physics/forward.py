@@ -2,8 +2,8 @@
 
 Reads like MuJoCo's engine_forward.c: ``fwd_position`` -> ``fwd_velocity`` -> ``fwd_actuation`` ->
 ``fwd_acceleration`` -> ``fwd_constraint``; ``step`` is MuJoCo's ``step1`` (state checks, position and velocity
-stages) then ``step2``'s work (acceleration stage, qacc check) and advances the state
-with the selected integrator (semi-implicit Euler, RK4, implicit, implicitfast).
+stages) then ``step2``'s work (acceleration stage, qacc check) and advances the state with the selected integrator
+(semi-implicit Euler, RK4, implicit, implicitfast).
 
 How this file is compiled matters as much as what it computes (physics/_link.py). numba finishes every jitted
 function as a program of its own, with the code of everything it calls linked in and optimized again; a pipeline
@@ -524,7 +524,6 @@ def finish_step(m, d, narrow):
   """The rest of a step after ``step1``: ``step2`` with the model's own integrator, RK4 included."""
   _acceleration_checked(m, d, narrow)
   integrate(m, d, narrow)
-  d.step1_valid[0] = 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -539,7 +538,8 @@ def _acceleration_checked(m, d, narrow):
 
 @njit(cache=True, error_model="numpy")
 def integrate(m, d, narrow):
-  """The model's integrator over one time step, from the forward dynamics of the current state."""
+  """The model's integrator over one time step, from the forward dynamics of the current state; the state moves,
+  so no step1 describes it any more."""
   integrator = m.opt_integrator[0]
   if integrator == INT_RK4:
     rungekutta4(m, d, narrow)
@@ -547,6 +547,7 @@ def integrate(m, d, narrow):
     implicit(m, d)
   else:
     euler(m, d)
+  d.step1_valid[0] = 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -610,7 +611,6 @@ def apply(m, d, op, nstep, narrow):
     _acceleration_checked(m, d, narrow)
   elif op == OP_INTEGRATE:
     integrate(m, d, narrow)
-    d.step1_valid[0] = 0
   elif op == OP_STEP_OBSERVE or op == OP_OBSERVE:
     if op == OP_STEP_OBSERVE:
       env_steps(m, d, nstep, narrow)

@@ -42,14 +42,14 @@ def set_const(m):
   _equality_at_qpos0(ms, ds)
   _invweights(ms, ds)
   # damping ratios below use dof_invweight0
-  _transmission_constants(m)
+  _transmission_constants(m, data)
 
 
-def _transmission_constants(m):
-  """Tendon and actuator constants at qpos0 (and spatial tendon spring lengths at qpos_spring)."""
+def _transmission_constants(m, d):
+  """Tendon and actuator constants at qpos0 (and spatial tendon spring lengths at qpos_spring), on ``d``, whose
+  position stages it reruns at those configurations."""
   if m.ntendon == 0 and m.nu == 0:
     return
-  d = MjData(m)
   pending = [t for t in range(m.ntendon) if np.all(m.tendon_lengthspring[t] == -1.0)]
   if pending:
     d.qpos[:] = m.qpos_spring
