@@ -153,14 +153,6 @@ def test_texture_errors(tmp_path, attrs, attribute, fragment):
   assert_located_error(tmp_path, text, 3, 'texture name="t"', attribute, fragment)
 
 
-def test_renderer_draws_image_textures_in_their_mean_colour(tmp_path):
-  iio.imwrite(tmp_path / "half.png", np.array([[[255, 0, 0], [0, 0, 255]]], np.uint8))
-  path = tmp_path / "model.xml"
-  path.write_text('<mujoco><asset><texture name="t" type="2d" file="half.png"/></asset><worldbody/></mujoco>')
-  m = physics.MjModel.from_xml_path(str(path))
-  oracle.assert_close(scene._mean_texture_color(m, 0, None), [0.5, 0.0, 0.5], 1e-12, "mean colour")
-
-
 def test_cube_from_ktx_warns(tmp_path):
   (tmp_path / "t.ktx").write_bytes(bytes(range(48)))
   path = tmp_path / "model.xml"
@@ -168,22 +160,6 @@ def test_cube_from_ktx_warns(tmp_path):
   with pytest.warns(MJCFWarning, match="RGB images"):
     m = physics.MjModel.from_xml_path(str(path))
   assert m.tex_width[0] == 0
-
-
-def test_skin_warns_and_is_left_out(tmp_path):
-  """A skin (a mesh drawn over bodies) is a rendering asset mjgym does not draw: a located warning, and the model
-  loads with MuJoCo's bodies and geoms."""
-  path = tmp_path / "model.xml"
-  path.write_text('<mujoco>\n<asset>\n<skin name="s" vertex="0 0 0 1 0 0 0 1 0" face="0 1 2">\n'
-                  '<bone body="b" bindpos="0 0 0" bindquat="1 0 0 0" vertid="0 1 2" vertweight="1 1 1"/>\n'
-                  '</skin>\n</asset>\n<worldbody>\n<body name="b"><freejoint/><geom size="0.1"/></body>\n'
-                  '</worldbody>\n</mujoco>')
-  ref = mujoco.MjModel.from_xml_path(str(path))
-  assert ref.nskin == 1
-  with pytest.warns(MJCFWarning) as record:
-    m = physics.MjModel.from_xml_path(str(path))
-  assert str(record[0].message).startswith(f'{path}:3: <skin name="s">: skins are not drawn')
-  assert (m.nbody, m.ngeom, m.nq) == (ref.nbody, ref.ngeom, ref.nq)
 
 
 def _png16(path, pixels):
@@ -218,3 +194,81 @@ def test_png_colour_types(tmp_path):
   path.write_text(f"<mujoco><asset>{textures}</asset></mujoco>")
   ref, ours = oracle.models(path)
   _same_textures(ours, ref)
+
+
+MESH_TEXCOORD_FIELDS = ("nmeshtexcoord", "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord",
+                        "mesh_facetexcoord", "mesh_face")
+
+# An OBJ with texture coordinates: triangles, quads (split like their vertices), negative indices and unused
+# texture coordinates.
+TEXTURED_OBJ = """v 0 0 0
+v 1 0 0
+v 1 1 0
+v 0 1 0
+v 0 0 1
+v 0.5 1.5 0.3
+vt 0 0
+vt 1 0
+vt 1 1
+vt 0.25 0.75
+vt 0.5 0.5 0
+vt 0.1 0.9
+f 1/1 2/2 3/3
+f 1/5 3/3 4/4
+f -6/-2 -5/-3 -2/-4 -1/-5
+f 4/4 3/3 6/1 5/2
+f 2/2 3/1 5/3
+f 1/1 5/2 4/3 2/5
+"""
+
+
+def _msh(vert, texcoord, face):
+  """MuJoCo's legacy binary mesh with texture coordinates one a vertex."""
+  head = np.array([len(vert), 0, len(texcoord), len(face)], "<i4").tobytes()
+  return (head + np.asarray(vert, "<f4").tobytes() + np.asarray(texcoord, "<f4").tobytes()
+          + np.asarray(face, "<i4").tobytes())
+
+
+def test_mesh_texcoords_as_mujoco_stores_them():
+  """mesh_texcoord (OBJ v flipped), mesh_facetexcoord (following the split of polygons and a mirroring scale),
+  the addresses (-1 for a mesh without) and counts, from OBJ, MSH and inline data, field for field."""
+  vert = [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0.3, 0.3, 0.3]]
+  face = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]
+  assets = {"t.obj": TEXTURED_OBJ.encode(), "t.msh": _msh(vert, [[0.1 * k, 1 - 0.2 * k] for k in range(5)], face)}
+  xml = """<mujoco><asset>
+    <mesh name="plain" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/>
+    <mesh name="obj" file="t.obj"/>
+    <mesh name="mirrored" file="t.obj" scale="1 -1 1"/>
+    <mesh name="msh" file="t.msh"/>
+    <mesh name="inline" vertex="0 0 0 1 0 0 0 1 0 0 0 1" face="0 2 1 0 1 3 0 3 2 1 2 3"
+          texcoord="0 0 1 0 0 1 0.5 0.5"/>
+  </asset><worldbody>
+    <geom type="mesh" mesh="plain"/><geom type="mesh" mesh="obj"/><geom type="mesh" mesh="mirrored"/>
+    <geom type="mesh" mesh="msh"/><geom type="mesh" mesh="inline"/>
+  </worldbody></mujoco>"""
+  mjm, m = oracle.models(xml, assets)
+  assert mjm.nmeshtexcoord == 6 + 6 + 5 + 4  # the test covers every kind
+  for name in MESH_TEXCOORD_FIELDS:
+    np.testing.assert_array_equal(np.asarray(getattr(m, name)).reshape(-1),
+                                  np.asarray(getattr(mjm, name)).reshape(-1), err_msg=name)
+
+
+def test_obj_face_without_texcoords_discards_them():
+  """A face corner naming no texture coordinate makes MuJoCo discard the file's (with a warning): none kept."""
+  obj = TEXTURED_OBJ.replace("f 2/2 3/1 5/3", "f 2 3 5")
+  mjm, m = oracle.models('<mujoco><asset><mesh file="t.obj"/></asset><worldbody><geom type="mesh" mesh="t"/>'
+                         '</worldbody></mujoco>', {"t.obj": obj.encode()})
+  assert mjm.nmeshtexcoord == 0
+  for name in MESH_TEXCOORD_FIELDS:
+    np.testing.assert_array_equal(np.asarray(getattr(m, name)).reshape(-1),
+                                  np.asarray(getattr(mjm, name)).reshape(-1), err_msg=name)
+
+
+def test_mesh_texcoord_errors(tmp_path):
+  text = ('<mujoco>\n<asset>\n<mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1" texcoord="0 0 1 0 0 1"/>\n'
+          '</asset>\n<worldbody/>\n</mujoco>')
+  path = tmp_path / "model.xml"
+  path.write_text(text)
+  with pytest.raises(ValueError):
+    mujoco.MjModel.from_xml_path(str(path))
+  assert_located_error(tmp_path, text, 3, 'mesh name="m"', "texcoord", "2 numbers a vertex")

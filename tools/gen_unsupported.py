@@ -80,7 +80,7 @@ def render():
       "## Read and not interpreted",
       "",
       "These only matter to a renderer or to user code, not to the physics; they are read and checked, then left",
-      "out of the model (`<skin>` warns that it is left out).",
+      "out of the model.",
       "",
       "| attribute | on |",
       "|---|---|",

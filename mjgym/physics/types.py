@@ -367,6 +367,13 @@ nmeshface               int                   | number of triangular faces in al
 nmeshpoly               int                   | number of polygons in all meshes
 nmeshpolyvert           int                   | number of vertices in all polygons
 nmeshpolymap            int                   | number of entries in the vertex-to-polygon map
+nmeshtexcoord           int                   | number of texture coordinates in all meshes
+nskin                   int                   | number of skins
+nskinvert               int                   | number of vertices in all skins
+nskintexvert            int                   | number of texture coordinates in all skins
+nskinface               int                   | number of triangular faces in all skins
+nskinbone               int                   | number of bones in all skins
+nskinbonevert           int                   | number of vertices in all skin bones
 nhfield                 int                   | number of height fields
 nhfielddata             int                   | number of elevation samples in all height fields
 ntex                    int                   | number of textures
@@ -582,12 +589,39 @@ mesh_polyvert           int    nmeshpolyvert  | vertex indices of all polygons, 
 mesh_polymapadr         int    nmeshvert      | address of the vertex's first polygon in mesh_polymap
 mesh_polymapnum         int    nmeshvert      | number of polygons at the vertex
 mesh_polymap            int    nmeshpolymap   | polygons at each vertex
+mesh_texcoordadr        int    nmesh          | address of the mesh's first texture coordinate; -1: none
+mesh_texcoordnum        int    nmesh          | number of texture coordinates of the mesh
+mesh_texcoord           float  nmeshtexcoord 2| texture coordinates (u, v), v down the image
+mesh_facetexcoord       int    nmeshface 3    | texture coordinate of each triangle corner, relative to mesh_texcoordadr
 mesh_hulladr            int    nmesh          | address of the mesh's first convex-hull vertex (mjgym)
 mesh_hullnum            int    nmesh          | number of convex-hull vertices of the mesh (mjgym)
 mesh_hullvert           float  nmeshhull 3    | convex-hull vertices in the mesh frame (m) (mjgym)
 mesh_hullfaceadr        int    nmesh          | address of the mesh's first convex-hull face (mjgym)
 mesh_hullfacenum        int    nmesh          | number of convex-hull faces of the mesh (mjgym)
 mesh_hullface           int    nmeshhullface 3| convex-hull triangles, relative to the mesh's first hull vertex (mjgym)
+
+# Skins (drawn only)
+skin_matid              int    nskin          | material id; -1: none
+skin_group              int    nskin          | group for visibility
+skin_rgba               float  nskin 4        | rgba when no material
+skin_inflate            float  nskin          | offset of the drawn surface along the vertex normals (m)
+skin_vertadr            int    nskin          | address of the skin's first vertex
+skin_vertnum            int    nskin          | number of vertices of the skin
+skin_texcoordadr        int    nskin          | address of the skin's first texture coordinate; -1: none
+skin_faceadr            int    nskin          | address of the skin's first face
+skin_facenum            int    nskin          | number of faces of the skin
+skin_boneadr            int    nskin          | address of the skin's first bone
+skin_bonenum            int    nskin          | number of bones of the skin
+skin_vert               float  nskinvert 3    | vertex positions in the bind pose (m)
+skin_texcoord           float  nskintexvert 2 | texture coordinates (u, v) of the vertices
+skin_face               int    nskinface 3    | vertex indices of each triangle, relative to the skin's first vertex
+skin_bonevertadr        int    nskinbone      | address of the bone's first vertex in skin_bonevertid
+skin_bonevertnum        int    nskinbone      | number of vertices the bone moves
+skin_bonebindpos        float  nskinbone 3    | bone position in the bind pose (m)
+skin_bonebindquat       float  nskinbone 4    | bone orientation in the bind pose (unit)
+skin_bonebodyid         int    nskinbone      | body of the bone
+skin_bonevertid         int    nskinbonevert  | vertex ids, relative to the skin's first vertex
+skin_bonevertweight     float  nskinbonevert  | vertex weights, summing to 1 over the bones at a vertex
 
 # Height fields
 hfield_size             float  nhfield 4      | x and y half extents, height of the top, depth of the base (m)

@@ -1,4 +1,5 @@
-"""The <asset> section: textures, materials, meshes and height fields in MuJoCo's order, and the tex_* data.
+"""The <asset> section: textures, materials, meshes, height fields and skins in MuJoCo's order, and the tex_* and
+skin_* data.
 
 Meshes and height fields are compiled in ``meshes``; the texture pixels are drawn and decoded in ``texture``.
 """
@@ -8,11 +9,13 @@ import os
 import numpy as np
 
 from mjgym.physics.mjcf import meshes
+from mjgym.physics.mjcf import meshfile
 from mjgym.physics.mjcf import texture as texlib
 from mjgym.physics.mjcf.context import keywords
 from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.mjcf.errors import warn
+from mjgym.physics.types import MINVAL
 from mjgym.physics.types import Builtin
 from mjgym.physics.types import ColorSpace
 from mjgym.physics.types import Mark
@@ -47,7 +50,7 @@ def compile_assets(ctx):
     for node in asset.all("hfield"):
       meshes.hfield(ctx, node)
     for node in asset.all("skin"):
-      warn(node, "skins are not drawn by mjgym's renderer and do not act on the physics; the skin is left out")
+      skin(ctx, node)
 
 
 def texture(ctx, node):
@@ -199,3 +202,124 @@ def texture_fields(ctx, v):
   count = [len(t) for t in ctx.texture_data]
   v.update(ntexdata=sum(count), tex_adr=np.concatenate([[0], np.cumsum(count)[:-1]]),
            tex_data=np.concatenate(ctx.texture_data))
+
+
+# The inline data of a skin (a file gives all of it instead).
+_SKIN_DATA = ("vertex", "texcoord", "face")
+_BONE_DATA = ("body", "bindpos", "bindquat", "vertid", "vertweight")
+
+
+def skin(ctx, node):
+  """A skin's mesh and bones, inline or from a .skn file, checked and normalized as MuJoCo's compiler does: the
+  weights at each vertex scaled to sum to 1 (in single precision), the bind quaternions to unit length. Bodies
+  and the material are resolved once the bodies exist (``skin_fields``)."""
+  bones = node.all("bone")
+  if node.get("file", ""):
+    name = node.get("file")
+    if any(node.has(a) for a in _SKIN_DATA) or bones:
+      fail(node, f"both skin data and file were specified: '{name}'", "file")
+    if os.path.splitext(name)[1].lower() != ".skn":
+      fail(node, f"unknown skin file type: '{name}' (expected .skn)", "file")
+    path = ctx.asset_path(node, name, ctx.cfg.meshdir)
+    try:
+      vert, texcoord, face, bonedata = meshfile.read_skn(ctx.source.read(path, node, "file"))
+    except ValueError as e:
+      fail(node, f"cannot load skin '{name}': {e}", "file")
+    where = [(node, "file")] * len(bonedata)
+  else:
+    vert = np.asarray(node.get("vertex", []), np.float32)
+    texcoord = np.asarray(node.get("texcoord", []), np.float32)
+    face = np.asarray(node.get("face", []), np.int64)
+    bonedata = [tuple(b.get(a, []) if a != "body" else b.get(a, "") for a in _BONE_DATA) for b in bones]
+    where = [(b, "vertid") for b in bones]
+  if vert.size == 0 or face.size == 0 or not bonedata:
+    fail(node, "missing data in skin: it needs vertices, faces and bones (inline or from a file)",
+         "file" if node.get("file", "") else "vertex")
+  if vert.size % 3:
+    fail(node, f"vertex data must be a multiple of 3 numbers, got {vert.size}", "vertex")
+  nvert = vert.size // 3
+  if texcoord.size and texcoord.size != 2 * nvert:
+    fail(node, f"texcoord must have 2 numbers a vertex ({2 * nvert}), got {texcoord.size}", "texcoord")
+  if face.size % 3:
+    fail(node, f"face data must be a multiple of 3 vertex indices, got {face.size}", "face")
+  if face.min() < 0 or face.max() >= nvert:
+    fail(node, f"face vertex index out of range [0, {nvert})", "face")
+  total = np.zeros(nvert, np.float32)
+  for (body, bindpos, bindquat, vertid, weight), (bnode, attr) in zip(bonedata, where):
+    if len(bindpos) != 3 or len(bindquat) != 4:
+      fail(bnode, "a bone needs bindpos (3 numbers) and bindquat (4)", "bindpos" if len(bindpos) != 3 else "bindquat")
+    if len(vertid) != len(weight) or not len(vertid):
+      fail(bnode, "vertid and vertweight must have the same non-zero size in skin", attr)
+    for j, w in zip(vertid, np.asarray(weight, np.float32)):
+      if not 0 <= j < nvert:
+        fail(bnode, f"vertid {j} out of range in skin (it has {nvert} vertices)", attr)
+      total[j] = np.float32(total[j] + w)
+  if np.any(total <= MINVAL):
+    k = int(np.argmax(total <= MINVAL))
+    fail(node, f"vertex {k} must have positive total weight in skin", "vertex")
+  out = []
+  for (body, bindpos, bindquat, vertid, weight), (bnode, _) in zip(bonedata, where):
+    vertid = np.asarray(vertid, np.int32)
+    quat = np.asarray(bindquat, np.float32).astype(np.float64)
+    norm = np.linalg.norm(quat)
+    quat = quat / norm if norm >= 1e-15 else np.array([1.0, 0.0, 0.0, 0.0])
+    out.append((body, bnode, np.asarray(bindpos, np.float32), quat.astype(np.float32), vertid,
+                np.asarray(weight, np.float32) / total[vertid]))
+  ctx.skins.append(dict(node=node, vert=vert.reshape(-1, 3), texcoord=texcoord.reshape(-1, 2),
+                        face=face.reshape(-1, 3).astype(np.int32), bones=out,
+                        rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]), inflate=node.get("inflate", 0.0),
+                        group=node.get("group", 0), material=node.get("material", "")))
+
+
+def skin_fields(ctx, v):
+  """skin_*: the skins' meshes and bones back to back, with their bodies and materials resolved by name."""
+  if not ctx.skins:
+    return
+  rows = {k: [] for k in ("matid", "group", "rgba", "inflate", "vertadr", "vertnum", "texcoordadr", "faceadr",
+                          "facenum", "boneadr", "bonenum")}
+  bones = {k: [] for k in ("bonevertadr", "bonevertnum", "bonebindpos", "bonebindquat", "bonebodyid")}
+  vert, tex, face, vertid, weight = [], [], [], [], []
+  nvert = ntex = nface = nbone = nbonevert = 0
+  for sk in ctx.skins:
+    node = sk["node"]
+    rows["matid"].append(ctx.lookup(ObjType.MATERIAL, node, "material") if sk["material"] else -1)
+    rows["group"].append(sk["group"])
+    # MuJoCo keeps a skin's numbers in single precision
+    rows["rgba"].append(np.asarray(sk["rgba"], np.float32).astype(float))
+    rows["inflate"].append(float(np.float32(sk["inflate"])))
+    rows["vertadr"].append(nvert)
+    rows["vertnum"].append(len(sk["vert"]))
+    rows["texcoordadr"].append(ntex if len(sk["texcoord"]) else -1)
+    rows["faceadr"].append(nface)
+    rows["facenum"].append(len(sk["face"]))
+    rows["boneadr"].append(nbone)
+    rows["bonenum"].append(len(sk["bones"]))
+    nvert += len(sk["vert"])
+    ntex += len(sk["texcoord"])
+    nface += len(sk["face"])
+    nbone += len(sk["bones"])
+    vert.append(sk["vert"])
+    tex.append(sk["texcoord"])
+    face.append(sk["face"])
+    for body, bnode, bindpos, bindquat, ids, w in sk["bones"]:
+      try:
+        bodyid = ctx.names[ObjType.BODY].index(body)
+      except ValueError:
+        fail(bnode, f"unknown body '{body}' in skin", "body" if bnode is not node else "file")
+      bones["bonevertadr"].append(nbonevert)
+      bones["bonevertnum"].append(len(ids))
+      bones["bonebindpos"].append(bindpos)
+      bones["bonebindquat"].append(bindquat)
+      bones["bonebodyid"].append(bodyid)
+      nbonevert += len(ids)
+      vertid.append(ids)
+      weight.append(w)
+  v.update({f"skin_{k}": np.array(r) for k, r in rows.items()})
+  v.update({f"skin_{k}": np.array(r, float if k.startswith("bonebind") else np.int32)
+            for k, r in bones.items()})
+  v.update(nskin=len(ctx.skins), nskinvert=nvert, nskintexvert=ntex, nskinface=nface, nskinbone=nbone,
+           nskinbonevert=nbonevert, skin_vert=np.concatenate(vert).astype(float),
+           skin_face=np.concatenate(face), skin_bonevertid=np.concatenate(vertid),
+           skin_bonevertweight=np.concatenate(weight).astype(float))
+  if ntex:
+    v.update(skin_texcoord=np.concatenate(tex).astype(float))

@@ -44,5 +44,6 @@ def compile_tree(root, filename, source):
   meshes.mesh_fields(ctx, v)
   meshes.hfield_fields(ctx, v)
   assets.texture_fields(ctx, v)
+  assets.skin_fields(ctx, v)
   options.capacities(ctx, v)
   return v, ctx.names, (ctx.lengthrange_jobs, actuators.lengthrange_settings(ctx), ctx.springdamper_jobs)

@@ -91,6 +91,8 @@ class Context:
     self.rows = {}
     self.body_info = []
     self.meshes, self.mesh_nodes = [], []
+    self.mesh_texcoords = []  # (texcoord (k, 2), facetexcoord (nface, 3)) by mesh id
+    self.skins = []  # dicts of skin_* rows and arrays, by skin id
     self.hfields = []
     self.texture_data = []
     self.lengthrange_jobs, self.springdamper_jobs = [], []

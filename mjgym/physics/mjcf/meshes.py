@@ -7,6 +7,7 @@ import numpy as np
 
 from mjgym.physics import types
 from mjgym.physics.mjcf import mesh as meshlib
+from mjgym.physics.mjcf import meshfile
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.types import ObjType
 
@@ -48,9 +49,40 @@ def mesh(ctx, node):
     fail(node, f"cannot load {what}: {e}", attr)
   except (ArithmeticError, IndexError, KeyError, TypeError, UnicodeError) as e:
     fail(node, f"cannot load {what}: {type(e).__name__}: {e}", attr)
+  texcoord, facetex = _texcoords(node, data if attr == "file" else None, name if attr == "file" else "", len(vert))
+  if len(texcoord):
+    # the face corners keep their texture coordinates: swapped alike under a mirroring scale, none for a hull
+    facetex = facetex[:, [0, 2, 1]] if processed.mirrored else facetex
+    if len(facetex) != len(processed.face):
+      facetex = np.zeros((len(processed.face), 3), np.int32)
   ctx.meshes.append(processed)
   ctx.mesh_nodes.append(node)
+  ctx.mesh_texcoords.append((texcoord, facetex))
   ctx.add(ObjType.MESH, node)
+
+
+def _texcoords(node, data, name, nvert):
+  """(texcoord (k, 2) float32, facetexcoord (nface, 3)) of a mesh as MuJoCo keeps them: an OBJ file's ``vt`` (v
+  flipped) with the indices its faces name, an MSH file's or the inline ``texcoord`` one a vertex (the corners
+  then use their vertex's); (0, 2) when the mesh has none."""
+  none = np.zeros((0, 2), np.float32), np.zeros((0, 3), np.int32)
+  ext = os.path.splitext(name)[1].lower()
+  try:
+    if ext == ".obj":
+      _, face, texcoord, facetex = meshfile.read_obj_textured(data)
+      return (texcoord, facetex) if len(texcoord) else none
+    if ext == ".msh":
+      texcoord = meshfile.read_msh_texcoord(data)
+      return (texcoord, meshfile.read_msh(data)[1]) if len(texcoord) else none
+  except ValueError as e:
+    fail(node, f"cannot load the texture coordinates of mesh '{name}': {e}", "file")
+  if data is None and node.has("texcoord"):
+    texcoord = np.asarray(node.get("texcoord"), np.float32)
+    if texcoord.size != 2 * nvert:
+      fail(node, f"texcoord must have 2 numbers a vertex ({2 * nvert}), got {texcoord.size}", "texcoord")
+    face = node.get("face", [])
+    return texcoord.reshape(-1, 2), np.reshape(np.asarray(face, np.int32), (-1, 3))
+  return none
 
 
 def _inline_mesh(node):
@@ -191,6 +223,23 @@ def mesh_fields(ctx, v):
     v.update(nmeshvert=sum(vnum), nmeshface=sum(fnum), mesh_vert=np.concatenate(verts),
              mesh_face=np.concatenate(faces), mesh_vertadr=vadr, mesh_faceadr=fadr, mesh_vertnum=vnum,
              mesh_facenum=fnum)
+    _texcoord_fields(ctx, v, fnum)
+
+
+def _texcoord_fields(ctx, v, fnum):
+  """mesh_texcoord*: each mesh's texture coordinates back to back (address -1 for a mesh without), and the
+  texture coordinate of every face corner (0 for the faces of meshes without)."""
+  tex, adr, num, facetex = [], [], [], []
+  total = 0
+  for (texcoord, ftex), nface in zip(ctx.mesh_texcoords, fnum):
+    adr.append(total if len(texcoord) else -1)
+    num.append(len(texcoord))
+    total += len(texcoord)
+    tex.append(texcoord)
+    facetex.append(ftex if len(texcoord) else np.zeros((nface, 3), np.int32))
+  v.update(mesh_texcoordadr=adr, mesh_texcoordnum=num, mesh_facetexcoord=np.concatenate(facetex))
+  if total:
+    v.update(nmeshtexcoord=total, mesh_texcoord=np.concatenate(tex).astype(float))
 
 
 def _polygon_fields(ctx, v):

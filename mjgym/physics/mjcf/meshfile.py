@@ -1,4 +1,5 @@
-"""Mesh files: STL (binary or ASCII), OBJ and MuJoCo's legacy MSH, decoded as MuJoCo's readers decode them."""
+"""Mesh files: STL (binary or ASCII), OBJ and MuJoCo's legacy MSH, decoded as MuJoCo's readers decode them, and
+MuJoCo's SKN skin files."""
 
 import struct
 
@@ -88,8 +89,17 @@ def _read_ascii_stl(data):
 
 
 def read_obj(data):
-  """Vertices and triangulated faces of an OBJ file; texture, normal, group and material lines are ignored."""
-  vert, polys = [], []
+  """Vertices and triangulated faces of an OBJ file; normal, group and material lines are ignored."""
+  vert, face, _, _ = read_obj_textured(data)
+  return vert, face
+
+
+def read_obj_textured(data):
+  """(vert (n, 3), face (m, 3), texcoord (k, 2) float32, facetexcoord (m, 3)) of an OBJ file: the ``vt`` lines
+  with v flipped (MuJoCo stores 1 - v, so that v runs down the image), and per triangle corner the ``vt`` index its
+  face names. ``texcoord`` is (0, 2) (and facetexcoord zeros) when the file has no ``vt`` lines or, as MuJoCo
+  discards them then, when a face corner names none."""
+  vert, texcoord, polys = [], [], []
   for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
     tok = line.split("#", 1)[0].split()
     if not tok:
@@ -101,30 +111,102 @@ def read_obj(data):
         vert.append([float(x) for x in tok[1:4]])
       except ValueError:
         raise MeshError(f"OBJ line {lineno}: expected 'v x y z', got '{line.strip()}'") from None
+    elif tok[0] == "vt":
+      try:
+        if len(tok) < 3:
+          raise ValueError
+        # in single precision, as MuJoCo flips it
+        texcoord.append([float(tok[1]), np.float32(1.0) - np.float32(float(tok[2]))])
+      except ValueError:
+        raise MeshError(f"OBJ line {lineno}: expected 'vt u v', got '{line.strip()}'") from None
     elif tok[0] == "f":
       if len(tok) < 4:
         raise MeshError(f"OBJ line {lineno}: a face needs at least 3 vertices, got '{line.strip()}'")
-      poly = []
+      poly, tex = [], []
       for ref in tok[1:]:
+        parts = ref.split("/")
         try:
-          idx = int(ref.split("/", 1)[0])
+          idx = int(parts[0])
+          tidx = int(parts[1]) if len(parts) > 1 and parts[1] else 0
         except ValueError:
           raise MeshError(f"OBJ line {lineno}: bad vertex reference '{ref}'") from None
-        # Negative indices count back from the last vertex defined so far.
+        # Negative indices count back from the last vertex (texture coordinate) defined so far.
         poly.append(idx - 1 if idx > 0 else len(vert) + idx if idx < 0 else -1)
         if idx == 0 or poly[-1] < 0:
           raise MeshError(f"OBJ line {lineno}: vertex index {idx} out of range")
-      polys.append((lineno, poly))
+        tex.append(tidx - 1 if tidx > 0 else len(texcoord) + tidx if tidx < 0 else -1)
+        if tidx and not 0 <= tex[-1] < len(texcoord):
+          raise MeshError(f"OBJ line {lineno}: texture coordinate index {tidx} out of range")
+      polys.append((lineno, poly, tex))
   if not vert:
     raise MeshError("OBJ file has no vertices")
   # MuJoCo stores asset vertices in single precision.
   vert = np.array(vert, dtype=np.float32).astype(np.float64)
-  face = []
-  for lineno, poly in polys:
+  face, facetex = [], []
+  for lineno, poly, tex in polys:
     if max(poly) >= len(vert):
       raise MeshError(f"OBJ line {lineno}: vertex index {max(poly) + 1} out of range (file has {len(vert)} vertices)")
-    face.extend(_triangulate(poly, vert))
-  return vert, np.array(face, dtype=np.int32).reshape(-1, 3)
+    # triangles as corners of the polygon, so that vertices and texture coordinates split alike
+    for tri in _triangulate(list(range(len(poly))), vert[poly]):
+      face.append([poly[c] for c in tri])
+      facetex.append([tex[c] for c in tri])
+  facetex = np.array(facetex, dtype=np.int32).reshape(-1, 3)
+  if facetex.size and facetex.min() < 0:
+    # a corner without texture coordinates: MuJoCo discards the file's texture coordinates
+    texcoord = []
+  return (vert, np.array(face, dtype=np.int32).reshape(-1, 3), np.array(texcoord, dtype=np.float32).reshape(-1, 2),
+          facetex if len(texcoord) else np.zeros_like(facetex))
+
+
+def read_msh_texcoord(data):
+  """The texture coordinates (n, 2) float32 of an MSH file (one a vertex, as stored), (0, 2) if it has none."""
+  nvert, nnormal, ntexcoord, _ = (int(x) for x in np.frombuffer(data, "<i4", 4))
+  return np.frombuffer(data, "<f4", 2 * ntexcoord, 16 + 12 * nvert + 12 * nnormal).reshape(-1, 2).copy()
+
+
+def read_skn(data):
+  """MuJoCo's binary skin: int32 counts of vertices, texture coordinates, faces and bones, then float32 vertices
+  (n, 3), texture coordinates (k, 2), int32 faces (m, 3), and per bone a 40-byte body name, float32 bindpos (3)
+  and bindquat (4), an int32 vertex count c, int32 vertex ids (c) and float32 weights (c); little-endian.
+  Returns (vert, texcoord, face, bones) with bones a list of (body, bindpos, bindquat, vertid, vertweight)."""
+  if len(data) < 16:
+    raise MeshError("missing header in SKN file (4 int32 counts)")
+  nvert, ntex, nface, nbone = (int(x) for x in np.frombuffer(data, "<i4", 4))
+  if min(nvert, ntex, nface, nbone) < 0:
+    raise MeshError(f"negative size in the header of the SKN file: {nvert}, {ntex}, {nface}, {nbone}")
+  words = len(data) // 4 - 4
+  need = 3 * nvert + 2 * ntex + 3 * nface + 18 * nbone
+  if words < need:
+    raise MeshError(f"insufficient data in SKN file: its counts need at least {16 + 4 * need} bytes, "
+                    f"it has {len(data)}")
+  f32 = np.frombuffer(data, "<f4", words, 16)
+  i32 = np.frombuffer(data, "<i4", words, 16)
+  at = 0
+  vert = f32[at:at + 3 * nvert].reshape(-1, 3).copy()
+  at += 3 * nvert
+  texcoord = f32[at:at + 2 * ntex].reshape(-1, 2).copy()
+  at += 2 * ntex
+  face = i32[at:at + 3 * nface].reshape(-1, 3).copy()
+  at += 3 * nface
+  bones = []
+  for b in range(nbone):
+    if words - at < 18:
+      raise MeshError(f"insufficient data in SKN file at bone {b}")
+    name = data[16 + 4 * at:16 + 4 * at + 39].split(b"\0", 1)[0].decode("utf-8", errors="replace")
+    at += 10
+    bindpos = f32[at:at + 3].copy()
+    bindquat = f32[at + 3:at + 7].copy()
+    count = int(i32[at + 7])
+    at += 8
+    if count < 1:
+      raise MeshError(f"vertex count must be positive in SKN file, bone {b} has {count}")
+    if (words - at) // 2 < count:
+      raise MeshError(f"insufficient vertex data in SKN file, bone {b}")
+    bones.append((name, bindpos, bindquat, i32[at:at + count].copy(), f32[at + count:at + 2 * count].copy()))
+    at += 2 * count
+  if at != words or len(data) % 4:
+    raise MeshError(f"unexpected size of SKN file: {len(data)} bytes, its contents take {16 + 4 * at}")
+  return vert, texcoord, face, bones
 
 
 def _triangulate(poly, vert):

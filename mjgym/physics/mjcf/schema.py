@@ -116,7 +116,7 @@ SENSORS["user"] = {**_SENSOR_COMMON, "objtype": "s", "objname": "s", "datatype":
 SPATIAL_TENDON = {**FIXED_TENDON, "material": "s", "rgba": "g4", "width": "f"}
 
 MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
-        "maxhullvert": "i", "vertex": "g*", "face": "i*", "normal": "x", "texcoord": "x", "refpos": "f3",
+        "maxhullvert": "i", "vertex": "g*", "face": "i*", "normal": "x", "texcoord": "g*", "refpos": "f3",
         "refquat": "f4", "inertia": "e:convex|exact|legacy|shell", "builtin": "x", "params": "x", "material": "v"}
 HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i", "size": "f4",
           "elevation": "g*"}
@@ -224,10 +224,10 @@ ELEMENTS = {
     "asset/hfield": HFIELD,
     "asset/material": MATERIAL,
     "material/layer": {"texture": "v", "role": "v"},
-    # skinned meshes are drawn only, and not by mjgym's renderer: read, warned about and left out
-    "asset/skin": {"name": "s", "file": "v", "material": "v", "rgba": "v", "inflate": "v", "vertex": "v",
-                   "texcoord": "v", "face": "v", "group": "v"},
-    "skin/bone": {"body": "v", "bindpos": "v", "bindquat": "v", "vertid": "v", "vertweight": "v"},
+    # skinned meshes: compiled into the skin_* fields and drawn; no physics
+    "asset/skin": {"name": "s", "file": "s", "material": "s", "rgba": "g4", "inflate": "g", "vertex": "g*",
+                   "texcoord": "g*", "face": "i*", "group": "i"},
+    "skin/bone": {"body": "s", "bindpos": "g3", "bindquat": "g4", "vertid": "i*", "vertweight": "g*"},
     "mujoco/default": {"class": "s"},
     "default/default": {"class": "s"},
     **{f"default/{k}": v for k, v in DEFAULTABLE.items()},
