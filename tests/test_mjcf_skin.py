@@ -1,4 +1,4 @@
-"""Skins against MuJoCo: the compiled skin_* fields (inline data and .skn files).
+"""Skins against MuJoCo: the compiled skin_* fields (inline data and .skn files) and the skinned vertices drawn.
 
 The .skn files are written at test time.
 """
@@ -10,6 +10,7 @@ import pytest
 import oracle
 from located_error import assert_located_error
 from mjgym import physics
+from mjgym.physics.render import scene
 
 SKIN_FIELDS = ("nskin", "nskinvert", "nskintexvert", "nskinface", "nskinbone", "nskinbonevert", "skin_matid",
                "skin_group", "skin_rgba", "skin_inflate", "skin_vertadr", "skin_vertnum", "skin_texcoordadr",
@@ -76,6 +77,26 @@ def test_skins_as_mujoco_compiles_them():
   for name in SKIN_FIELDS:
     np.testing.assert_array_equal(np.asarray(getattr(m, name)).reshape(-1),
                                   np.asarray(getattr(mjm, name)).reshape(-1), err_msg=name)
+
+
+def _skin_vertices_mujoco(mjm, mjd):
+  """MuJoCo's skinned vertices (mjv_updateScene, no OpenGL) of every skin group."""
+  scn = mujoco.MjvScene(mjm, 100)
+  opt = mujoco.MjvOption()
+  opt.skingroup[:] = 1
+  mujoco.mjv_updateScene(mjm, mjd, opt, None, mujoco.MjvCamera(), int(mujoco.mjtCatBit.mjCAT_ALL), scn)
+  return np.asarray(scn.skinvert).reshape(-1, 3)
+
+
+def test_skinned_vertices_follow_mujoco():
+  """Each vertex the weighted sum over its bones of bone pose * bind inverse * vertex, pushed out by inflate along
+  the area-weighted vertex normal: as MuJoCo's mjv_updateScene computes them (in single precision there), at random
+  poses."""
+  mjm, mjd, m, d = oracle.load_both(_xml(), {"arm.skn": _arm_skn()})
+  skins = scene.SkinTable(m)
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=3, count=4):
+    vert = skins.vertices(d.xpos, d.xquat)
+    oracle.assert_close(vert, _skin_vertices_mujoco(mjm, mjd), 1e-5, "skin vertices")
 
 
 def test_skin_errors(tmp_path):

@@ -22,6 +22,14 @@ Layouts (flat float64 arrays, filled by scene.py):
           planes the rectangle holding the mirror images of all other geoms' boxes
   sph:    (ngeom, 5) per frame: world centre(3) and radius of the sphere around each geom's box, and the cosine
           between normal and half vector below which the geom's specular highlight is under 1/512
+  tables: physics.ray's mesh and height-field tuple (skins appended as meshes, posed in world coordinates), then
+          TEX_TABLE: the texture pixels, RGB float32 in [0, 1], every mipmap level of every texture back to back
+  tt:     (ntex, TT_SIZE) per texture: builtin, mark, rgb1(3), rgb2(3), markrgb(3), width, type, height of a face,
+          mipmap levels, faces (1 or 6), then the address in the pixel table of each level
+  gm:     (nrow, 13) per object row: rgba(4), specular, shininess, emission, reflectance, texture id, texrepeat(2),
+          texuniform, whether its mesh has texture coordinates
+  mesh_normal: (3 * nface, 6) per mesh face corner: smooth normal(3), texture coordinates (u, v), and the face's
+          texture-coordinate units per metre
 """
 
 import math
@@ -32,7 +40,6 @@ from numba import prange
 
 from mjgym.physics import ray
 from mjgym.physics.constants import BUILTIN_CHECKER
-from mjgym.physics.constants import BUILTIN_GRADIENT
 from mjgym.physics.constants import GEOM_BOX
 from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_CYLINDER
@@ -46,6 +53,10 @@ from mjgym.physics.constants import TEXTURE_2D
 
 LIGHT_SIZE = 26
 INF = 1e30
+# The pixel table's place in the tables tuple, and the layout of a texture row (see above).
+TEX_TABLE = 10
+MAX_LEVELS = 16
+TT_SIZE = 16 + MAX_LEVELS
 
 # Rotated-grid subpixel offsets for the silhouette supersampling (4 samples, no two on a row or column).
 _AA_DX = (-0.375, 0.125, 0.375, -0.125)
@@ -415,27 +426,18 @@ def _filtered_square(x, w):
 def _checker(s, t, w, tt, tex):
   """MuJoCo's checker builtin (2x2 squares per texture repeat), box-filtered over the pixel footprint."""
   q = _filtered_square(s, w) * _filtered_square(t, w)
-  # q = +1 where s and t fall on the same half (rgb2 there, as MuJoCo's texture has it), -1 elsewhere (rgb1)
-  a = 0.5 - 0.5 * q
+  # q = +1 where s and t fall on the same half (rgb1 there, as in MuJoCo's tex_data), -1 elsewhere (rgb2)
+  a = 0.5 + 0.5 * q
   return (a * tt[tex, 2] + (1 - a) * tt[tex, 5], a * tt[tex, 3] + (1 - a) * tt[tex, 6],
           a * tt[tex, 4] + (1 - a) * tt[tex, 7])
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _texture(tt, tex, s, t, w):
-  """Colour of a 2d builtin texture at texture coordinates (s, t); w is the pixel footprint in (s, t)."""
-  kind = int(tt[tex, 0])
-  if kind == BUILTIN_CHECKER:
-    r, g, b = _checker(s, t, w, tt, tex)
-  elif kind == BUILTIN_GRADIENT:
-    a = t - math.floor(t)
-    r = (1 - a) * tt[tex, 2] + a * tt[tex, 5]
-    g = (1 - a) * tt[tex, 3] + a * tt[tex, 6]
-    b = (1 - a) * tt[tex, 4] + a * tt[tex, 7]
-  else:
-    r, g, b = tt[tex, 2], tt[tex, 3], tt[tex, 4]
+def _marked_checker(tt, tex, s, t, w):
+  """MuJoCo's checker builtin at texture coordinates (s, t), w the pixel footprint in (s, t): the squares, and the
+  edge mark (a line one texel wide along the texture's border, faded out when thinner than a pixel)."""
+  r, g, b = _checker(s, t, w, tt, tex)
   if int(tt[tex, 1]) == MARK_EDGE and tt[tex, 11] > 0:
-    # a line one texel wide along the texture's border, faded out when it gets thinner than a pixel
     texel = 1.0 / tt[tex, 11]
     fs = s - math.floor(s)
     ft = t - math.floor(t)
@@ -448,30 +450,214 @@ def _texture(tt, tex, s, t, w):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def sky_color(tt, sky, dx, dy, dz):
-  """Background along a world direction: the gradient skybox (rgb1 up, rgb2 down), else black."""
+def _texel_bilinear(pix, adr, w, h, face, x, y, wrap):
+  """Bilinear RGB of one mipmap level at texel coordinates (x, y) (texel centres at half integers): repeated
+  beyond the edges when wrap, else clamped to them (cube faces)."""
+  x -= 0.5
+  y -= 0.5
+  fx0 = math.floor(x)
+  fy0 = math.floor(y)
+  ax = x - fx0
+  ay = y - fy0
+  if wrap:
+    i0 = int(fx0 - w * math.floor(fx0 / w))
+    j0 = int(fy0 - h * math.floor(fy0 / h))
+    i1 = i0 + 1 if i0 + 1 < w else 0
+    j1 = j0 + 1 if j0 + 1 < h else 0
+  else:
+    i0 = min(max(int(fx0), 0), w - 1)
+    j0 = min(max(int(fy0), 0), h - 1)
+    i1 = min(max(int(fx0) + 1, 0), w - 1)
+    j1 = min(max(int(fy0) + 1, 0), h - 1)
+  base = adr + face * w * h * 3
+  p00 = base + (j0 * w + i0) * 3
+  p10 = base + (j0 * w + i1) * 3
+  p01 = base + (j1 * w + i0) * 3
+  p11 = base + (j1 * w + i1) * 3
+  w00 = (1 - ax) * (1 - ay)
+  w10 = ax * (1 - ay)
+  w01 = (1 - ax) * ay
+  w11 = ax * ay
+  return (w00 * pix[p00] + w10 * pix[p10] + w01 * pix[p01] + w11 * pix[p11],
+          w00 * pix[p00 + 1] + w10 * pix[p10 + 1] + w01 * pix[p01 + 1] + w11 * pix[p11 + 1],
+          w00 * pix[p00 + 2] + w10 * pix[p10 + 2] + w01 * pix[p01 + 2] + w11 * pix[p11 + 2])
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _sample(tables, tt, tex, face, s, t, texels, wrap):
+  """Texture tex at (s, t) (0..1 across the image, t down its rows) of one face: trilinear over the mipmap levels
+  (OpenGL's LINEAR_MIPMAP_LINEAR), the level chosen by texels, the pixel footprint in level-0 texels. White for
+  an empty texture."""
+  nlev = int(tt[tex, 14])
+  if nlev == 0:
+    return 1.0, 1.0, 1.0
+  if int(tt[tex, 15]) == 1:
+    face = 0
+  pix = tables[TEX_TABLE]
+  lod = math.log2(texels) if texels > 1.0 else 0.0
+  lod = min(lod, nlev - 1.0)
+  l0 = int(lod)
+  frac = lod - l0
+  w = max(1, int(tt[tex, 11]) >> l0)
+  h = max(1, int(tt[tex, 13]) >> l0)
+  r, g, b = _texel_bilinear(pix, int(tt[tex, 16 + l0]), w, h, face, s * w, t * h, wrap)
+  if frac > 1.0 / 256 and l0 + 1 < nlev:
+    w = max(1, w >> 1)
+    h = max(1, h >> 1)
+    r1, g1, b1 = _texel_bilinear(pix, int(tt[tex, 17 + l0]), w, h, face, s * w, t * h, wrap)
+    r = (1 - frac) * r + frac * r1
+    g = (1 - frac) * g + frac * g1
+    b = (1 - frac) * b + frac * b1
+  return r, g, b
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _cube_face(rx, ry, rz):
+  """OpenGL's cube-map lookup of direction r: (face +x -x +y -y +z -z as 0..5, s, t), s and t in 0..1."""
+  ax, ay, az = abs(rx), abs(ry), abs(rz)
+  if ax >= ay and ax >= az:
+    if ax == 0.0:
+      return 4, 0.5, 0.5
+    face, sc, tc, ma = (0, -rz, -ry, ax) if rx > 0 else (1, rz, -ry, ax)
+  elif ay >= az:
+    face, sc, tc, ma = (2, rx, rz, ay) if ry > 0 else (3, rx, -rz, ay)
+  else:
+    face, sc, tc, ma = (4, rx, -ry, az) if rz > 0 else (5, -rx, -ry, az)
+  return face, 0.5 * (sc / ma + 1.0), 0.5 * (tc / ma + 1.0)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _drawn_size(gt, size, k):
+  """Half size along local axis k of the unit shape MuJoCo scales to draw a primitive (its object coordinates)."""
+  if gt == GEOM_SPHERE:
+    return size[0]
+  if gt == GEOM_CAPSULE or gt == GEOM_CYLINDER:
+    return size[0] if k < 2 else size[1]
+  return size[k] if size[k] > 0 else 1.0
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _builtin_uv(gt, size, lx, ly, lz):
+  """Texture coordinates (u, v) MuJoCo's renderer gives the shapes it draws itself, at local point l, and the
+  texture units per metre there: a box's faces each the whole image, spheres and ellipsoids by longitude and
+  latitude, a cylinder's side by angle and height and its caps as disks, a capsule's caps by latitude."""
+  if gt == GEOM_BOX:
+    x, y, z = lx / size[0], ly / size[1], lz / size[2]
+    ax, ay, az = abs(x), abs(y), abs(z)
+    if az >= ax and az >= ay:
+      return 0.5 * (x + 1), 0.5 * (1 - y), 0.5 / min(size[0], size[1])
+    if ax >= ay:
+      return 0.5 * (y + 1), 0.5 * (1 - z), 0.5 / min(size[1], size[2])
+    return 0.5 * (x + 1), 0.5 * (1 - z), 0.5 / min(size[0], size[2])
+  if gt == GEOM_SPHERE or gt == GEOM_ELLIPSOID:
+    r0 = size[0]
+    r1 = size[0] if gt == GEOM_SPHERE else size[1]
+    r2 = size[0] if gt == GEOM_SPHERE else size[2]
+    x, y, z = lx / r0, ly / r1, lz / r2
+    n = math.sqrt(x * x + y * y + z * z)
+    az = math.atan2(y, x)
+    el = math.asin(min(max(z / n, -1.0), 1.0)) if n > 0 else 0.0
+    return (az / (2 * math.pi)) % 1.0, 0.5 - el / math.pi, 1.0 / (math.pi * min(r0, r1, r2))
+  r, h = size[0], size[1]
+  az = (math.atan2(ly, lx) / (2 * math.pi)) % 1.0
+  if gt == GEOM_CYLINDER:
+    if h - abs(lz) < r - math.sqrt(lx * lx + ly * ly):
+      return 0.5 + 0.5 * lx / r, 0.5 + 0.5 * ly / r, 0.5 / r
+    return az, 0.5 * (1 - lz / h), 1.0 / (math.pi * min(r, h))
+  # capsule: the side as a cylinder's, each cap by latitude from its rim (v 1 at the top rim to 0 at the top
+  # pole; 0 at the bottom rim to 1 at the bottom pole)
+  if abs(lz) <= h:
+    return az, 0.5 * (1 - lz / h), 1.0 / (math.pi * min(r, h) if h > 0 else math.pi * r)
+  zc = lz - h if lz > 0 else lz + h
+  n = math.sqrt(lx * lx + ly * ly + zc * zc)
+  el = math.asin(min(max(abs(zc) / n, -1.0), 1.0)) if n > 0 else 0.0
+  v = 1.0 - 2 * el / math.pi if lz > 0 else 2 * el / math.pi
+  return az, v, 1.0 / (math.pi * r)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _tex_color(tables, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint):
+  """Colour of texture tex on row g at local point l, as MuJoCo's renderer maps it: 2d textures by the plane's
+  grid, a mesh's texture coordinates (projected along z without), the texture coordinates of MuJoCo's drawn
+  shapes (_builtin_uv); cube textures by the direction of l in the drawn shape's coordinates. footprint: the
+  pixel's size on the surface (m)."""
+  rep0, rep1 = gm[g, 9], gm[g, 10]
+  uniform = gm[g, 11] != 0
+  if tt[tex, 12] == TEXTURE_2D:
+    if gt == GEOM_PLANE:
+      if size[0] > 0:
+        k0 = rep0 * (size[0] if uniform else 1.0) / (2 * size[0])
+        s = k0 * (lx + size[0])
+      else:
+        k0 = 0.5 * rep0
+        s = k0 * lx - 0.5
+      if size[1] > 0:
+        k1 = rep1 * (size[1] if uniform else 1.0) / (2 * size[1])
+        t = k1 * (size[1] - ly)
+      else:
+        k1 = 0.5 * rep1
+        t = -k1 * ly - 0.5
+      scale = max(abs(k0), abs(k1))
+    elif hasuv:
+      k0 = rep0 if rep0 > 0 else 1.0
+      k1 = rep1 if rep1 > 0 else 1.0
+      s = tu * k0
+      t = tv * k1
+      scale = uvscale * max(k0, k1)
+    elif gt == GEOM_MESH or gt == GEOM_HFIELD:
+      # no texture coordinates: projected along z, one repeat per 2 m
+      s = 0.5 * rep0 * lx - 0.5
+      t = -0.5 * rep1 * ly - 0.5
+      scale = 0.5 * max(abs(rep0), abs(rep1))
+    else:
+      u, v, uvscale = _builtin_uv(gt, size, lx, ly, lz)
+      k0 = (rep0 if rep0 > 0 else 1.0) * (size[0] if uniform and size[0] > 0 else 1.0)
+      k1 = (rep1 if rep1 > 0 else 1.0) * (size[1] if uniform and size[1] > 0 else 1.0)
+      s = u * k0
+      t = v * k1
+      scale = uvscale * max(k0, k1)
+    if int(tt[tex, 0]) == BUILTIN_CHECKER:
+      return _marked_checker(tt, tex, s, t, footprint * scale)
+    return _sample(tables, tt, tex, 0, s, t, footprint * scale * max(tt[tex, 11], tt[tex, 13]), True)
+  # cube textures
+  if gt == GEOM_MESH or gt == GEOM_HFIELD or uniform:
+    rx, ry, rz = lx, ly, lz
+    extent = max(abs(lx), abs(ly), abs(lz))
+  else:
+    s0, s1, s2 = _drawn_size(gt, size, 0), _drawn_size(gt, size, 1), _drawn_size(gt, size, 2)
+    rx, ry, rz = lx / s0, ly / s1, lz / s2
+    extent = min(s0, s1, s2)
+  face, s, t = _cube_face(rx, ry, rz)
+  return _sample(tables, tt, tex, face, s, t, footprint * tt[tex, 11] / max(2 * extent, 1e-9), False)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def sky_color(tables, tt, sky, dx, dy, dz, f):
+  """Background along a world direction d: the first skybox texture (MuJoCo's cube mapping with z up: lookup
+  direction (x, z, -y)), else black; f is the focal length (px) that sets the footprint of a pixel."""
   if sky < 0:
     return 0.0, 0.0, 0.0
-  n = math.sqrt(dx * dx + dy * dy + dz * dz)
-  # elevation mapped to [0, 1], 1 straight up
-  a = 0.5 + 0.5 * dz / n
-  a = a * a * (3 - 2 * a)
-  return (a * tt[sky, 2] + (1 - a) * tt[sky, 5], a * tt[sky, 3] + (1 - a) * tt[sky, 6],
-          a * tt[sky, 4] + (1 - a) * tt[sky, 7])
+  face, s, t = _cube_face(dx, dz, -dy)
+  # a face spans 90 degrees: about width / 2 texels per radian at its centre
+  return _sample(tables, tt, sky, face, s, t, 0.5 * tt[sky, 11] / f, False)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _smooth_normal(tables, mesh_normal, meshid, e, ox, oy, oz, dx, dy, dz):
-  """Unit normal (local) of face e of mesh meshid where the ray o + t d meets it: its corner normals blended."""
+  """Where the ray o + t d meets face e of mesh meshid: its unit normal (local, the corner normals blended), its
+  texture coordinates (u, v) and the face's texture-coordinate units per metre."""
   _, u, v = ray.mesh_triangle(tables, meshid, e, (ox, oy, oz), (dx, dy, dz))
   w0 = 1 - u - v
-  nx = w0 * mesh_normal[3 * e, 0] + u * mesh_normal[3 * e + 1, 0] + v * mesh_normal[3 * e + 2, 0]
-  ny = w0 * mesh_normal[3 * e, 1] + u * mesh_normal[3 * e + 1, 1] + v * mesh_normal[3 * e + 2, 1]
-  nz = w0 * mesh_normal[3 * e, 2] + u * mesh_normal[3 * e + 1, 2] + v * mesh_normal[3 * e + 2, 2]
+  a, b, c = 3 * e, 3 * e + 1, 3 * e + 2
+  nx = w0 * mesh_normal[a, 0] + u * mesh_normal[b, 0] + v * mesh_normal[c, 0]
+  ny = w0 * mesh_normal[a, 1] + u * mesh_normal[b, 1] + v * mesh_normal[c, 1]
+  nz = w0 * mesh_normal[a, 2] + u * mesh_normal[b, 2] + v * mesh_normal[c, 2]
+  tu = w0 * mesh_normal[a, 3] + u * mesh_normal[b, 3] + v * mesh_normal[c, 3]
+  tv = w0 * mesh_normal[a, 4] + u * mesh_normal[b, 4] + v * mesh_normal[c, 4]
   nn = math.sqrt(nx * nx + ny * ny + nz * nz)
   if nn > 0:
-    return nx / nn, ny / nn, nz / nn
-  return nx, ny, nz
+    return nx / nn, ny / nn, nz / nn, tu, tv, mesh_normal[a, 5]
+  return nx, ny, nz, tu, tv, mesh_normal[a, 5]
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
@@ -479,10 +665,11 @@ def _surface(gtype, gsize, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, g
   """Normal (world) and base colour of geom g at world point w seen along d."""
   lx, ly, lz = _to_local(gxpos, gxmat, g, wx, wy, wz)
   gt = gtype[g]
+  tu = tv = uvscale = 0.0
   if gt == GEOM_MESH:
     ox, oy, oz = _to_local(gxpos, gxmat, g, wx - dx, wy - dy, wz - dz)
     ddx, ddy, ddz = _dir_to_local(gxmat, g, dx, dy, dz)
-    nx, ny, nz = _smooth_normal(tables, mesh_normal, gdataid[g], e, ox, oy, oz, ddx, ddy, ddz)
+    nx, ny, nz, tu, tv, uvscale = _smooth_normal(tables, mesh_normal, gdataid[g], e, ox, oy, oz, ddx, ddy, ddz)
   elif gt == GEOM_HFIELD:
     nx, ny, nz = ray.hfield_normal(tables, gdataid[g], e)
   else:
@@ -494,19 +681,8 @@ def _surface(gtype, gsize, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, g
   r, gg, b = gm[g, 0], gm[g, 1], gm[g, 2]
   tex = int(gm[g, 8])
   if tex >= 0:
-    if tt[tex, 12] == 0 and gt == GEOM_PLANE:
-      # 2d textures on planes: repeated texrepeat times over the plane, or per metre when texuniform
-      sx = gm[g, 9]
-      sy = gm[g, 10]
-      if gm[g, 11] == 0 and gsize[g, 0] > 0:
-        sx = sx / (2 * gsize[g, 0])
-        sy = sy / (2 * gsize[g, 1])
-      tr, tg, tb = _texture(tt, tex, lx * sx, ly * sy, footprint * max(sx, sy))
-    elif int(tt[tex, 0]) == BUILTIN_CHECKER:
-      tr, tg, tb = _checker(lx * gm[g, 9], ly * gm[g, 10], footprint * gm[g, 9], tt, tex)
-    else:
-      # cube textures: the flat colour (marks and random dots are not drawn)
-      tr, tg, tb = tt[tex, 2], tt[tex, 3], tt[tex, 4]
+    tr, tg, tb = _tex_color(tables, tt, gm, g, tex, gt, gsize[g], lx, ly, lz, gm[g, 12] > 0, tu, tv, uvscale,
+                            footprint)
     r, gg, b = r * tr, gg * tg, b * tb
   return nx, ny, nz, r, gg, b
 
@@ -623,7 +799,7 @@ def _shade_sample(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam,
   mirror image on reflective planes. The per-pixel passes below compute the same colours faster."""
   dx, dy, dz = _pixel_dir(cam, px, py)
   if g < 0:
-    return sky_color(tt, sky, dx, dy, dz)
+    return sky_color(tables, tt, sky, dx, dy, dz, cam[12])
   wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
   plane = gtype[g] == GEOM_PLANE
   footprint = _plane_footprint(cam, gxmat, g, t, dx, dy, dz) if plane else t / cam[12]
@@ -671,22 +847,8 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
     m = gxmat[g]
     dataid = gdataid[g]
     br, bg, bb = gm[g, 0], gm[g, 1], gm[g, 2]
-    # texture: 0 none, 1 a 2d texture on a plane, 2 a checker elsewhere (cube textures: their flat colour)
     tex = int(gm[g, 8])
-    kind = 0
-    sx = sy = 1.0
-    if tex >= 0:
-      if tt[tex, 12] == TEXTURE_2D and gt == GEOM_PLANE:
-        kind = 1
-        sx, sy = gm[g, 9], gm[g, 10]
-        if gm[g, 11] == 0 and size[0] > 0:
-          sx = sx / (2 * size[0])
-          sy = sy / (2 * size[1])
-      elif int(tt[tex, 0]) == BUILTIN_CHECKER:
-        kind = 2
-        sx, sy = gm[g, 9], gm[g, 10]
-      else:
-        br, bg, bb = br * tt[tex, 2], bg * tt[tex, 3], bb * tt[tex, 4]
+    hasuv = gm[g, 12] > 0
     for i in range(rect[g, 0], rect[g, 1]):
       v = (0.5 * height - i - 0.5) / f
       for j in range(rect[g, 2], rect[g, 3]):
@@ -698,11 +860,12 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
         dz = az + u * bz + v * cz
         t = depth[i, j]
         lx, ly, lz = ox + t * dx, oy + t * dy, oz + t * dz
+        tu = tv = uvscale = 0.0
         if gt == GEOM_PLANE:
           # the plane's z axis (turned towards the camera below)
           nx, ny, nz = 0.0, 0.0, 1.0
         elif gt == GEOM_MESH:
-          nx, ny, nz = _smooth_normal(tables, mesh_normal, dataid, elem[i, j], ox, oy, oz, dx, dy, dz)
+          nx, ny, nz, tu, tv, uvscale = _smooth_normal(tables, mesh_normal, dataid, elem[i, j], ox, oy, oz, dx, dy, dz)
         elif gt == GEOM_HFIELD:
           nx, ny, nz = ray.hfield_normal(tables, dataid, elem[i, j])
         else:
@@ -714,12 +877,12 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
         surf[i, j, 1] = m[3] * nx + m[4] * ny + m[5] * nz
         surf[i, j, 2] = m[6] * nx + m[7] * ny + m[8] * nz
         r, gg, b = br, bg, bb
-        if kind == 1:
-          footprint = t / f / max(abs(dz) / math.sqrt(dx * dx + dy * dy + dz * dz), 0.05)
-          tr, tg, tb = _texture(tt, tex, lx * sx, ly * sy, footprint * max(sx, sy))
-          r, gg, b = r * tr, gg * tg, b * tb
-        elif kind == 2:
-          tr, tg, tb = _checker(lx * sx, ly * sy, t / f * sx, tt, tex)
+        if tex >= 0:
+          dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+          footprint = t / f
+          if gt == GEOM_PLANE:
+            footprint = footprint / max(abs(dz) / dn, 0.05)
+          tr, tg, tb = _tex_color(tables, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint)
           r, gg, b = r * tr, gg * tg, b * tb
         surf[i, j, 3] = r
         surf[i, j, 4] = gg
@@ -739,7 +902,7 @@ def lighting(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpo
       dx, dy, dz = _pixel_dir(cam, j + 0.5, i + 0.5)
       g = gid[i, j]
       if g < 0:
-        r, gg, b = sky_color(tt, sky, dx, dy, dz)
+        r, gg, b = sky_color(tables, tt, sky, dx, dy, dz, cam[12])
       else:
         t = depth[i, j]
         wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz

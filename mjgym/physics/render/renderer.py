@@ -133,7 +133,7 @@ class Renderer:
     """Images of every world of an ``MjDataBatch`` in the current mode, worlds rendered in parallel.
 
     Returns (nworld, H, W, 3) uint8 RGB, (nworld, H, W) float32 depth or (nworld, H, W, 2) segmentation.
-    ``camera`` as in update_scene (one camera for all worlds).
+    ``camera`` as in update_scene (one camera for all worlds). Models with skins are drawn world after world.
     """
     self._check_open()
     n = batch.nworld
@@ -145,14 +145,21 @@ class Renderer:
                      np.zeros(hw, np.int32), np.zeros(hw, np.int32), np.zeros(hw + (6,), np.float32),
                      np.zeros(hw + (3,), np.uint8))
     cams, lights, rows, rects, sphs, depth, gid, elem, surf, rgb = self._batch
+    gsize, gbox, gvis, gxpos, gxmat = rows
+    opts = self._opts(self._mode == _RGB)
     for w in range(n):
       d = batch[w]
       s.fill_camera(d, camera, self._width, self._height, cams[w])
       s.fill_lights(d, cams[w], lights[w])
       s.fill_frame(d, *(a[w] for a in rows))
-    gsize, gbox, gvis, gxpos, gxmat = rows
-    kernels.render_batch(*s.kernel_args(gsize, gbox, gvis), cams, gxpos, gxmat, lights,
-                         self._opts(self._mode == _RGB), s.sky, rects, sphs, depth, gid, elem, surf, rgb)
+      if s.skins is not None:
+        # skinned vertices live in the scene's mesh tables, shared by the worlds: one world at a time
+        kernels.render_world(*s.kernel_args(gsize[w], gbox[w], gvis[w]), cams[w], gxpos[w], gxmat[w], lights[w],
+                             opts, s.sky, rects[w], sphs[w], depth[w], gid[w], elem[w], surf[w], rgb[w])
+    if s.skins is not None:
+      return _output(self._mode, s, rgb, depth, gid, out)
+    kernels.render_batch(*s.kernel_args(gsize, gbox, gvis), cams, gxpos, gxmat, lights, opts, s.sky, rects, sphs,
+                         depth, gid, elem, surf, rgb)
     return _output(self._mode, s, rgb, depth, gid, out)
 
   def _check_open(self):

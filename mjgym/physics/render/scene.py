@@ -10,7 +10,7 @@ import numpy as np
 
 from mjgym.physics import ray
 from mjgym.physics.render import kernels
-from mjgym.physics.types import Builtin
+from mjgym.physics.types import ColorSpace
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import LightType
 from mjgym.physics.types import ObjType
@@ -25,6 +25,8 @@ CAMERA_TRACKING = 1
 CAMERA_FIXED = 2
 # wrap_obj (a tendon path point in Data) of a pulley
 _WRAP_PULLEY = -2
+# mjtObj of skins (segmentation)
+_OBJ_SKIN = 11
 # Faces whose normals are within this cosine of a face's own share its smooth normal at a vertex (sharper
 # creases stay sharp, as MuJoCo's default smoothnormal="false" does).
 _CREASE_COS = 0.8
@@ -105,16 +107,51 @@ def orbit_pose(lookat, distance, azimuth, elevation):
   return pos, np.column_stack([right, up, -fwd]).ravel()
 
 
-def _mean_texture_color(m, t, fallback):
-  """The average colour of an image texture (in [0, 1]): the renderer draws image textures flat in it."""
-  nchannel = int(m.tex_nchannel[t]) if m.ntexdata else 0
-  count = int(m.tex_width[t]) * int(m.tex_height[t]) * nchannel
-  if count == 0:
-    return fallback
-  adr = int(m.tex_adr[t])
-  pixels = np.asarray(m.tex_data[adr:adr + count], float).reshape(-1, nchannel)
-  rgb = pixels[:, [0, 0, 0]] if nchannel == 1 else pixels[:, :3]
-  return rgb.mean(axis=0) / 255.0
+def _srgb_to_linear(c):
+  """OpenGL's decoding of sRGB texels (MuJoCo uploads sRGB textures as GL_SRGB8): c in [0, 1]."""
+  return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _mipmaps(faces):
+  """Mipmap levels of (nface, h, w, 3) float32 pixels: each level half the last (rounded down, at least 1) by
+  averaging 2 x 2 texels (an odd last row or column is dropped, as OpenGL's box filter may)."""
+  levels = [faces]
+  while (faces.shape[1] > 1 or faces.shape[2] > 1) and len(levels) < kernels.MAX_LEVELS:
+    if faces.shape[1] > 1:
+      h = faces.shape[1] // 2
+      faces = 0.5 * (faces[:, 0:2 * h:2] + faces[:, 1:2 * h:2])
+    if faces.shape[2] > 1:
+      w = faces.shape[2] // 2
+      faces = 0.5 * (faces[:, :, 0:2 * w:2] + faces[:, :, 1:2 * w:2])
+    levels.append(faces.astype(np.float32))
+  return levels
+
+
+def texture_tables(m):
+  """(tt (ntex, kernels.TT_SIZE), pixels float32): the kernels' texture rows and every texture's RGB mipmaps
+  (in [0, 1], sRGB textures decoded to linear as OpenGL samples them) back to back."""
+  tt = np.zeros((m.ntex, kernels.TT_SIZE))
+  parts, total = [], 0
+  for t in range(m.ntex):
+    tt[t, :13] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
+                  m.tex_width[t], m.tex_type[t]]
+    w, h, nc = int(m.tex_width[t]), int(m.tex_height[t]), int(m.tex_nchannel[t])
+    if w * h * nc == 0:
+      continue
+    adr = int(m.tex_adr[t])
+    pixels = np.asarray(m.tex_data[adr:adr + w * h * nc], np.float32).reshape(h, w, nc) / 255.0
+    rgb = pixels[..., [0, 0, 0]] if nc == 1 else pixels[..., :3]
+    if m.tex_colorspace[t] == ColorSpace.SRGB:
+      rgb = _srgb_to_linear(rgb)
+    nface = 1 if m.tex_type[t] == TextureType.TWO_D or h == w else 6
+    levels = _mipmaps(np.ascontiguousarray(rgb, np.float32).reshape(nface, h // nface, w, 3))
+    tt[t, 13:16] = (h // nface, len(levels), nface)
+    for k, level in enumerate(levels):
+      tt[t, 16 + k] = total
+      parts.append(level.ravel())
+      total += level.size
+  pixels = np.concatenate(parts).astype(np.float32) if parts else np.zeros(1, np.float32)
+  return tt, pixels
 
 
 def _mesh_normals(vert, face):
@@ -137,6 +174,125 @@ def _mesh_normals(vert, face):
   return out
 
 
+def _corner_uv_scale(vert, face, uv):
+  """Per face (k,): texture-coordinate units per metre, the square root of the ratio of the areas."""
+  tri = vert[face]
+  area = np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+  t = uv.reshape(-1, 3, 2)
+  uvarea = np.abs((t[:, 1, 0] - t[:, 0, 0]) * (t[:, 2, 1] - t[:, 0, 1])
+                  - (t[:, 2, 0] - t[:, 0, 0]) * (t[:, 1, 1] - t[:, 0, 1]))
+  return np.sqrt(uvarea / np.maximum(area, 1e-300))
+
+
+def _mesh_corner_table(m):
+  """(corners (3 * nmeshface, 6), hasuv (nmesh,)): per mesh face corner the smooth normal, the texture coordinates
+  (mesh_texcoord through mesh_facetexcoord) and the face's texture units per metre (see kernels)."""
+  out = np.zeros((3 * m.nmeshface, 6))
+  hasuv = np.zeros(m.nmesh, bool)
+  for mid in range(m.nmesh):
+    va, vn = m.mesh_vertadr[mid], m.mesh_vertnum[mid]
+    fa, fn = m.mesh_faceadr[mid], m.mesh_facenum[mid]
+    vert, face = np.asarray(m.mesh_vert[va:va + vn]), np.asarray(m.mesh_face[fa:fa + fn])
+    rows = slice(3 * fa, 3 * (fa + fn))
+    out[rows, :3] = _mesh_normals(vert, face)
+    tadr = int(m.mesh_texcoordadr[mid]) if m.nmeshtexcoord else -1
+    if tadr >= 0 and fn:
+      hasuv[mid] = True
+      uv = np.asarray(m.mesh_texcoord)[tadr + np.asarray(m.mesh_facetexcoord[fa:fa + fn]).reshape(-1)]
+      out[rows, 3:5] = uv
+      out[rows, 5] = np.repeat(_corner_uv_scale(vert, face, uv), 3)
+  return out, hasuv
+
+
+class SkinTable:
+  """A model's skins posed from body poses as MuJoCo's mjv_updateScene poses them: each vertex the weighted sum
+  over its bones of (bone pose) (bind pose)^-1 vertex, then moved by inflate along its normal (the area-weighted
+  sum of its faces' normals)."""
+
+  def __init__(self, m):
+    self.nskin = m.nskin
+    self.vertadr = np.asarray(m.skin_vertadr)
+    self.vertnum = np.asarray(m.skin_vertnum)
+    self.vert = np.asarray(m.skin_vert, float).reshape(-1, 3)
+    nbone = m.nskinbone
+    bone_skin = np.repeat(np.arange(m.nskin), m.skin_bonenum)
+    self.bodyid = np.asarray(m.skin_bonebodyid)
+    self.bindpos = np.asarray(m.skin_bonebindpos, float).reshape(-1, 3)
+    self.bindquat = np.asarray(m.skin_bonebindquat, float).reshape(-1, 4)
+    # one entry per (bone, vertex): the bone, the global vertex index, the weight
+    self.entry_bone = np.repeat(np.arange(nbone), m.skin_bonevertnum)
+    self.entry_vert = (np.asarray(m.skin_bonevertid) + self.vertadr[bone_skin][self.entry_bone]).astype(np.int64)
+    self.entry_weight = np.asarray(m.skin_bonevertweight, float)
+    face_skin = np.repeat(np.arange(m.nskin), m.skin_facenum)
+    self.face = np.asarray(m.skin_face, np.int64).reshape(-1, 3) + self.vertadr[face_skin][:, None]
+    self.inflate = np.repeat(np.asarray(m.skin_inflate, float), self.vertnum)[:, None]
+    self.corner_vert = self.face.reshape(-1)
+    self.texcoordadr = np.asarray(m.skin_texcoordadr)
+    self.model = m
+    self.vert0 = self.face0 = 0  # where the skins start in the extended mesh tables
+
+  def pose(self, xpos, xquat):
+    """(vertices (nskinvert, 3), unit normals (nskinvert, 3)) in world coordinates for the body poses."""
+    q = _quat_mul(np.asarray(xquat)[self.bodyid], self.bindquat * [1.0, -1.0, -1.0, -1.0])
+    rot = _quat_mats(q)
+    trans = np.asarray(xpos)[self.bodyid] - np.einsum("kij,kj->ki", rot, self.bindpos)
+    moved = np.einsum("kij,kj->ki", rot[self.entry_bone], self.vert[self.entry_vert]) + trans[self.entry_bone]
+    vert = np.zeros_like(self.vert)
+    np.add.at(vert, self.entry_vert, self.entry_weight[:, None] * moved)
+    tri = vert[self.face]
+    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    normal = np.zeros_like(vert)
+    for k in range(3):
+      np.add.at(normal, self.face[:, k], fn)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-15)
+    return vert + self.inflate * normal, normal
+
+  def vertices(self, xpos, xquat):
+    """The skinned vertices (nskinvert, 3) for the body poses."""
+    return self.pose(xpos, xquat)[0]
+
+  def extend_tables(self, tables, corners):
+    """physics.ray's mesh tables and the corner table with the skins appended as meshes (vertices filled per
+    frame): (tables, corners)."""
+    m = self.model
+    vert, face, vadr, fadr, fnum = tables[:5]
+    self.vert0, self.face0 = len(vert), len(face)
+    vert = np.ascontiguousarray(np.concatenate([np.reshape(vert, (-1, 3)), self.vert]), np.float64)
+    local_face = np.asarray(m.skin_face).reshape(-1, 3)
+    face = np.ascontiguousarray(np.concatenate([np.reshape(face, (-1, 3)), local_face]).astype(np.asarray(face).dtype))
+    vadr = np.concatenate([vadr, self.vert0 + self.vertadr]).astype(np.asarray(vadr).dtype)
+    fadr = np.concatenate([fadr, self.face0 + np.asarray(m.skin_faceadr)]).astype(np.asarray(fadr).dtype)
+    fnum = np.concatenate([fnum, m.skin_facenum]).astype(np.asarray(fnum).dtype)
+    extra = np.zeros((3 * len(local_face), 6))
+    for k in range(self.nskin):
+      tadr = int(self.texcoordadr[k])
+      f0, nf = int(m.skin_faceadr[k]), int(m.skin_facenum[k])
+      if tadr < 0 or not nf:
+        continue
+      f = local_face[f0:f0 + nf]
+      uv = np.asarray(m.skin_texcoord).reshape(-1, 2)[tadr + f.reshape(-1)]
+      v = self.vert[self.vertadr[k]:self.vertadr[k] + self.vertnum[k]]
+      extra[3 * f0:3 * (f0 + nf), 3:5] = uv
+      extra[3 * f0:3 * (f0 + nf), 5] = np.repeat(_corner_uv_scale(v, f, uv), 3)
+    return (vert, face, vadr, fadr, fnum) + tuple(tables[5:]), np.concatenate([corners, extra])
+
+
+def _quat_mul(a, b):
+  """Row-wise quaternion products a b (w, x, y, z)."""
+  aw, ax, ay, az = a.T
+  bw, bx, by, bz = b.T
+  return np.stack([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                   aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw], axis=1)
+
+
+def _quat_mats(q):
+  """Rotation matrices (n, 3, 3) of unit quaternions (n, 4)."""
+  w, x, y, z = q.T
+  return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+                   2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                   2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=1).reshape(-1, 3, 3)
+
+
 # Decor MuJoCo draws besides geoms (visual-only rows after the geoms in the kernels' tables).
 VIS_TENDON = 7          # mjtVisFlag indices
 VIS_CONTACTPOINT = 14
@@ -153,7 +309,7 @@ _FORCE_SCALE = 0.005    # vis.map.force: arrow length (m) per unit of force over
 class MjvOption:
   """What to draw besides the geoms, like the bindings' ``mujoco.MjvOption`` (same defaults).
 
-  Attributes: geomgroup, sitegroup, tendongroup: (6,) uint8 flags per group (groups 0-2 on); flags: (31,)
+  Attributes: geomgroup, sitegroup, tendongroup, skingroup: (6,) uint8 flags per group (groups 0-2 on); flags: (31,)
   uint8 indexed by mjtVisFlag (mjVIS_TENDON = 7 on; mjVIS_CONTACTPOINT = 14 and mjVIS_CONTACTFORCE = 16 off by
   default).
   """
@@ -162,6 +318,7 @@ class MjvOption:
     self.geomgroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.sitegroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.tendongroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
+    self.skingroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.flags = np.zeros(31, np.uint8)
     self.flags[VIS_TENDON] = 1
 
@@ -233,14 +390,18 @@ class Scene:
     self.nseg = int(sum(2 * m.tendon_num[t] - 1 for t in self.spatial))
     self.ncon = int(m.nconmax)
     self.ngeom, self.nsite = ng, ns
-    self.seg0 = ng + ns
-    self.con0 = ng + ns + self.nseg
+    nsk = m.nskin
+    self.skins = SkinTable(m) if nsk else None
+    self.skin0 = ng + ns
+    self.seg0 = ng + ns + nsk
+    self.con0 = self.seg0 + self.nseg
     self.force0 = self.con0 + self.ncon
     n = self.force0 + self.ncon
     self.n = n
     gtype = np.full(n, GeomType.CAPSULE, np.int32)
     gtype[:ng] = m.geom_type
     gtype[ng:ng + ns] = m.site_type
+    gtype[self.skin0:self.seg0] = GeomType.MESH  # skins: meshes posed per frame, in world coordinates
     gtype[self.con0:] = GeomType.CYLINDER  # contact points and forces
     size0 = np.zeros((n, 3))
     size0[:ng] = m.geom_size
@@ -253,10 +414,13 @@ class Scene:
     self.meanmass = float(masses.mean()) if len(masses) and masses.mean() > 0 else 1.0
     dataid = np.full(n, -1, np.int32)
     dataid[:ng] = m.geom_dataid
+    dataid[self.skin0:self.seg0] = m.nmesh + np.arange(nsk)
     rgba = np.zeros((n, 4))
     matid = np.full(n, -1, np.int64)
     rgba[:ng], matid[:ng] = np.reshape(m.geom_rgba, (ng, 4)), m.geom_matid
     rgba[ng:ng + ns], matid[ng:ng + ns] = np.reshape(m.site_rgba, (ns, 4)), m.site_matid
+    if nsk:
+      rgba[self.skin0:self.seg0], matid[self.skin0:self.seg0] = np.reshape(m.skin_rgba, (nsk, 4)), m.skin_matid
     seg_tendon = np.full(self.nseg, -1, np.int64)
     row = 0
     for t in self.spatial:
@@ -289,8 +453,10 @@ class Scene:
       if gtype[g] == GeomType.HFIELD:
         rx, ry, top, bottom = m.hfield_size[m.geom_dataid[g]]
         box0[g] = (0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom))
+      elif self.skin0 <= g < self.seg0:
+        continue  # sized per frame
       elif gtype[g] == GeomType.MESH:
-        mid = m.geom_dataid[g]
+        mid = dataid[g]
         v = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
         lo, hi = v.min(axis=0), v.max(axis=0)
         box0[g, :3] = 0.5 * (lo + hi)
@@ -305,37 +471,25 @@ class Scene:
     self.vis0 = np.zeros(n, np.uint8)
     self.set_option(MjvOption())
     # segmentation: (object id, mjtObj) of every row
-    self.objid = np.concatenate([np.arange(ng), np.arange(ns), seg_tendon, np.arange(self.ncon),
+    self.objid = np.concatenate([np.arange(ng), np.arange(ns), np.arange(nsk), seg_tendon, np.arange(self.ncon),
                                  np.arange(self.ncon)]).astype(np.int32)
-    self.objtype = np.concatenate([np.full(ng, ObjType.GEOM), np.full(ns, ObjType.SITE),
+    self.objtype = np.concatenate([np.full(ng, ObjType.GEOM), np.full(ns, ObjType.SITE), np.full(nsk, _OBJ_SKIN),
                                    np.full(self.nseg, ObjType.TENDON),
                                    np.full(2 * self.ncon, ObjType.UNKNOWN)]).astype(np.int32)
     self._force = np.zeros(6)
-    normals = np.zeros((0, 3))
-    if m.nmesh:
-      parts = []
-      for mid in range(m.nmesh):
-        va, vn = m.mesh_vertadr[mid], m.mesh_vertnum[mid]
-        fa, fn = m.mesh_faceadr[mid], m.mesh_facenum[mid]
-        parts.append(_mesh_normals(np.asarray(m.mesh_vert[va:va + vn]), np.asarray(m.mesh_face[fa:fa + fn])))
-      normals = np.concatenate(parts)
-    ntex = m.ntex
-    self.sky = -1
-    for t in range(ntex):
-      if m.tex_type[t] == TextureType.SKYBOX and m.tex_builtin[t] == Builtin.GRADIENT:
-        self.sky = t
-    gm = np.concatenate([rgba, gmat, gtex[:, None], texrepeat, texuniform[:, None]], axis=1)
-    tt = np.zeros((ntex, 13))
-    for t in range(ntex):
-      tt[t] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
-               m.tex_width[t], m.tex_type[t]]
-      if m.tex_builtin[t] == Builtin.NONE:
-        tt[t, 2:5] = _mean_texture_color(m, t, tt[t, 2:5])
+    corners, hasuv = _mesh_corner_table(m)
+    gm = np.concatenate([rgba, gmat, gtex[:, None], texrepeat, texuniform[:, None], np.zeros((n, 1))], axis=1)
+    gm[:ng, 12] = [hasuv[i] if t == GeomType.MESH and i >= 0 else 0 for t, i in zip(m.geom_type, m.geom_dataid)]
+    self.sky = next((t for t in range(m.ntex) if m.tex_type[t] == TextureType.SKYBOX), -1)
+    self.tt, pixels = texture_tables(m)
     self.gdataid = dataid
-    self.tables = ray.shape_tables(m._struct)
-    self.mesh_normal = np.ascontiguousarray(normals, np.float64)
+    tables = ray.shape_tables(m._struct)
+    if self.skins is not None:
+      gm[self.skin0:self.seg0, 12] = np.asarray(m.skin_texcoordadr) >= 0
+      tables, corners = self.skins.extend_tables(tables, corners)
+    self.tables = tuple(tables) + (pixels,)
+    self.mesh_normal = np.ascontiguousarray(corners, np.float64)
     self.gm = np.ascontiguousarray(gm)
-    self.tt = tt
     # lights: the model's active ones, then the headlight
     self.light_ids = [i for i in range(m.nlight) if m.light_active[i]]
     if m.vis_map_zfar[0] > 0:
@@ -380,6 +534,9 @@ class Scene:
     vis = np.zeros(self.n, bool)
     vis[:ng] = np.asarray(option.geomgroup).astype(bool)[np.clip(m.geom_group, 0, 5)]
     vis[ng:ng + ns] = np.asarray(option.sitegroup).astype(bool)[np.clip(m.site_group, 0, 5)]
+    if self.skins is not None:
+      skingroup = np.asarray(getattr(option, "skingroup", MjvOption().skingroup)).astype(bool)
+      vis[self.skin0:self.seg0] = skingroup[np.clip(m.skin_group, 0, 5)]
     flags = np.asarray(getattr(option, "flags", MjvOption().flags))
     self.draw_tendons = bool(flags[VIS_TENDON]) and self.nseg > 0
     self.draw_contacts = bool(flags[VIS_CONTACTPOINT]) and self.ncon > 0
@@ -398,6 +555,8 @@ class Scene:
     gxpos[ng:ng + ns] = d.site_xpos
     gxmat[ng:ng + ns] = d.site_xmat
     gvis[:] = self.vis0
+    if self.skins is not None:
+      self._fill_skins(d, gbox, gxpos, gxmat)
     if self.draw_tendons:
       self._fill_tendons(d, gsize, gbox, gvis, gxpos, gxmat)
     ncon = d.ncon
@@ -410,6 +569,21 @@ class Scene:
       frame = np.asarray(d.contact_frame[:ncon]).reshape(ncon, 3, 3)
       gxmat[rows] = frame[:, [1, 2, 0], :].transpose(0, 2, 1).reshape(ncon, 9)
       gvis[rows] = self.drawable[rows]
+
+  def _fill_skins(self, d, gbox, gxpos, gxmat):
+    """Skin rows: the skinned vertices and their normals into the mesh tables, identity poses, boxes around them."""
+    sk = self.skins
+    vert, normal = sk.pose(d.xpos, d.xquat)
+    self.tables[0][sk.vert0:] = vert
+    self.mesh_normal[3 * sk.face0:, :3] = normal[sk.corner_vert]
+    rows = slice(self.skin0, self.seg0)
+    gxpos[rows] = 0.0
+    gxmat[rows] = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    for k in range(sk.nskin):
+      v = vert[sk.vertadr[k]:sk.vertadr[k] + sk.vertnum[k]]
+      lo, hi = v.min(axis=0), v.max(axis=0)
+      gbox[self.skin0 + k, :3] = 0.5 * (lo + hi)
+      gbox[self.skin0 + k, 3:] = 0.5 * (hi - lo) * (1 + 1e-9) + 1e-9
 
   def _fill_forces(self, d, ncon, gsize, gbox, gvis, gxpos, gxmat):
     from mjgym.physics import api  # pylint: disable=import-outside-toplevel
