@@ -40,6 +40,7 @@ from numba import prange
 
 from mjgym.physics import ray
 from mjgym.physics.constants import BUILTIN_CHECKER
+from mjgym.physics.constants import BUILTIN_GRADIENT
 from mjgym.physics.constants import GEOM_BOX
 from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_CYLINDER
@@ -484,7 +485,7 @@ def _texel_bilinear(pix, adr, w, h, face, x, y, wrap):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _sample(tables, tt, tex, face, s, t, texels, wrap):
+def _sample(pix, tt, tex, face, s, t, texels, wrap):
   """Texture tex at (s, t) (0..1 across the image, t down its rows) of one face: trilinear over the mipmap levels
   (OpenGL's LINEAR_MIPMAP_LINEAR), the level chosen by texels, the pixel footprint in level-0 texels. White for
   an empty texture."""
@@ -493,7 +494,6 @@ def _sample(tables, tt, tex, face, s, t, texels, wrap):
     return 1.0, 1.0, 1.0
   if int(tt[tex, 15]) == 1:
     face = 0
-  pix = tables[TEX_TABLE]
   lod = math.log2(texels) if texels > 1.0 else 0.0
   lod = min(lod, nlev - 1.0)
   l0 = int(lod)
@@ -537,6 +537,27 @@ def _drawn_size(gt, size, k):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
+def _plane_map(gm, g, size):
+  """MuJoCo's texture coordinates on plane g: s = k0 x + c0, t = c1 - k1 y; (k0, c0, k1, c1). A finite plane spans
+  the image over its size texrepeat times (texuniform: texrepeat times its size), the image's first row at +y; an infinite one repeats it every 2 m over texrepeat."""
+  rep0, rep1 = gm[g, 9], gm[g, 10]
+  uniform = gm[g, 11] != 0
+  if size[0] > 0:
+    k0 = rep0 * (size[0] if uniform else 1.0) / (2 * size[0])
+    c0 = k0 * size[0]
+  else:
+    k0 = 0.5 * rep0
+    c0 = -0.5
+  if size[1] > 0:
+    k1 = rep1 * (size[1] if uniform else 1.0) / (2 * size[1])
+    c1 = k1 * size[1]
+  else:
+    k1 = 0.5 * rep1
+    c1 = -0.5
+  return k0, c0, k1, c1
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
 def _builtin_uv(gt, size, lx, ly, lz):
   """Texture coordinates (u, v) MuJoCo's renderer gives the shapes it draws itself, at local point l, and the
   texture units per metre there: a box's faces each the whole image, spheres and ellipsoids by longitude and
@@ -576,7 +597,7 @@ def _builtin_uv(gt, size, lx, ly, lz):
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def _tex_color(tables, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint):
+def _tex_color(pix, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint):
   """Colour of texture tex on row g at local point l, as MuJoCo's renderer maps it: 2d textures by the plane's
   grid, a mesh's texture coordinates (projected along z without), the texture coordinates of MuJoCo's drawn
   shapes (_builtin_uv); cube textures by the direction of l in the drawn shape's coordinates. footprint: the
@@ -585,18 +606,9 @@ def _tex_color(tables, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvsc
   uniform = gm[g, 11] != 0
   if tt[tex, 12] == TEXTURE_2D:
     if gt == GEOM_PLANE:
-      if size[0] > 0:
-        k0 = rep0 * (size[0] if uniform else 1.0) / (2 * size[0])
-        s = k0 * (lx + size[0])
-      else:
-        k0 = 0.5 * rep0
-        s = k0 * lx - 0.5
-      if size[1] > 0:
-        k1 = rep1 * (size[1] if uniform else 1.0) / (2 * size[1])
-        t = k1 * (size[1] - ly)
-      else:
-        k1 = 0.5 * rep1
-        t = -k1 * ly - 0.5
+      k0, c0, k1, c1 = _plane_map(gm, g, size)
+      s = k0 * lx + c0
+      t = c1 - k1 * ly
       scale = max(abs(k0), abs(k1))
     elif hasuv:
       k0 = rep0 if rep0 > 0 else 1.0
@@ -618,7 +630,7 @@ def _tex_color(tables, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvsc
       scale = uvscale * max(k0, k1)
     if int(tt[tex, 0]) == BUILTIN_CHECKER:
       return _marked_checker(tt, tex, s, t, footprint * scale)
-    return _sample(tables, tt, tex, 0, s, t, footprint * scale * max(tt[tex, 11], tt[tex, 13]), True)
+    return _sample(pix, tt, tex, 0, s, t, footprint * scale * max(tt[tex, 11], tt[tex, 13]), True)
   # cube textures
   if gt == GEOM_MESH or gt == GEOM_HFIELD or uniform:
     rx, ry, rz = lx, ly, lz
@@ -628,18 +640,24 @@ def _tex_color(tables, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvsc
     rx, ry, rz = lx / s0, ly / s1, lz / s2
     extent = min(s0, s1, s2)
   face, s, t = _cube_face(rx, ry, rz)
-  return _sample(tables, tt, tex, face, s, t, footprint * tt[tex, 11] / max(2 * extent, 1e-9), False)
+  return _sample(pix, tt, tex, face, s, t, footprint * tt[tex, 11] / max(2 * extent, 1e-9), False)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
-def sky_color(tables, tt, sky, dx, dy, dz, f):
+def sky_color(pix, tt, sky, dx, dy, dz, f):
   """Background along a world direction d: the first skybox texture (MuJoCo's cube mapping with z up: lookup
   direction (x, z, -y)), else black; f is the focal length (px) that sets the footprint of a pixel."""
   if sky < 0:
     return 0.0, 0.0, 0.0
+  if int(tt[sky, 0]) == BUILTIN_GRADIENT and int(tt[sky, 1]) == 0:
+    # MuJoCo's gradient skybox in closed form (its texels hold this blend of the elevation, in bytes)
+    pos = math.asin(min(max(dz / math.sqrt(dx * dx + dy * dy + dz * dz), -1.0), 1.0)) / (0.5 * math.pi)
+    a = min(max(0.5 * (1 + math.sqrt(2.0) * pos / math.sqrt(1 + pos * pos)), 0.0), 1.0)
+    return (a * tt[sky, 2] + (1 - a) * tt[sky, 5], a * tt[sky, 3] + (1 - a) * tt[sky, 6],
+            a * tt[sky, 4] + (1 - a) * tt[sky, 7])
   face, s, t = _cube_face(dx, dz, -dy)
   # a face spans 90 degrees: about width / 2 texels per radian at its centre
-  return _sample(tables, tt, sky, face, s, t, 0.5 * tt[sky, 11] / f, False)
+  return _sample(pix, tt, sky, face, s, t, 0.5 * tt[sky, 11] / f, False)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
@@ -681,7 +699,7 @@ def _surface(gtype, gsize, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, g
   r, gg, b = gm[g, 0], gm[g, 1], gm[g, 2]
   tex = int(gm[g, 8])
   if tex >= 0:
-    tr, tg, tb = _tex_color(tables, tt, gm, g, tex, gt, gsize[g], lx, ly, lz, gm[g, 12] > 0, tu, tv, uvscale,
+    tr, tg, tb = _tex_color(tables[TEX_TABLE], tt, gm, g, tex, gt, gsize[g], lx, ly, lz, gm[g, 12] > 0, tu, tv, uvscale,
                             footprint)
     r, gg, b = r * tr, gg * tg, b * tb
   return nx, ny, nz, r, gg, b
@@ -799,7 +817,7 @@ def _shade_sample(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam,
   mirror image on reflective planes. The per-pixel passes below compute the same colours faster."""
   dx, dy, dz = _pixel_dir(cam, px, py)
   if g < 0:
-    return sky_color(tables, tt, sky, dx, dy, dz, cam[12])
+    return sky_color(tables[TEX_TABLE], tt, sky, dx, dy, dz, cam[12])
   wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
   plane = gtype[g] == GEOM_PLANE
   footprint = _plane_footprint(cam, gxmat, g, t, dx, dy, dz) if plane else t / cam[12]
@@ -849,6 +867,10 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
     br, bg, bb = gm[g, 0], gm[g, 1], gm[g, 2]
     tex = int(gm[g, 8])
     hasuv = gm[g, 12] > 0
+    # a 2d checker on a plane (most floors): its grid's affine map s = k0 x + c0, t = c1 - k1 y, set per geom
+    plane_checker = (tex >= 0 and gt == GEOM_PLANE and tt[tex, 12] == TEXTURE_2D
+                     and int(tt[tex, 0]) == BUILTIN_CHECKER)
+    k0, c0, k1, c1 = _plane_map(gm, g, size)
     for i in range(rect[g, 0], rect[g, 1]):
       v = (0.5 * height - i - 0.5) / f
       for j in range(rect[g, 2], rect[g, 3]):
@@ -877,12 +899,16 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
         surf[i, j, 1] = m[3] * nx + m[4] * ny + m[5] * nz
         surf[i, j, 2] = m[6] * nx + m[7] * ny + m[8] * nz
         r, gg, b = br, bg, bb
-        if tex >= 0:
+        if plane_checker:
+          footprint = t / f / max(abs(dz) / math.sqrt(dx * dx + dy * dy + dz * dz), 0.05)
+          tr, tg, tb = _marked_checker(tt, tex, k0 * lx + c0, c1 - k1 * ly, footprint * max(abs(k0), abs(k1)))
+          r, gg, b = r * tr, gg * tg, b * tb
+        elif tex >= 0:
           dn = math.sqrt(dx * dx + dy * dy + dz * dz)
           footprint = t / f
           if gt == GEOM_PLANE:
             footprint = footprint / max(abs(dz) / dn, 0.05)
-          tr, tg, tb = _tex_color(tables, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint)
+          tr, tg, tb = _tex_color(tables[TEX_TABLE], tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint)
           r, gg, b = r * tr, gg * tg, b * tb
         surf[i, j, 3] = r
         surf[i, j, 4] = gg
@@ -902,7 +928,7 @@ def lighting(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpo
       dx, dy, dz = _pixel_dir(cam, j + 0.5, i + 0.5)
       g = gid[i, j]
       if g < 0:
-        r, gg, b = sky_color(tables, tt, sky, dx, dy, dz, cam[12])
+        r, gg, b = sky_color(tables[TEX_TABLE], tt, sky, dx, dy, dz, cam[12])
       else:
         t = depth[i, j]
         wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
