@@ -25,7 +25,8 @@ Layouts (flat float64 arrays, filled by scene.py):
   tables: physics.ray's mesh and height-field tuple (skins appended as meshes, posed in world coordinates), then
           TEX_TABLE: the texture pixels, RGB float32 in [0, 1], every mipmap level of every texture back to back
   tt:     (ntex, TT_SIZE) per texture: builtin, mark, rgb1(3), rgb2(3), markrgb(3), width, type, height of a face,
-          mipmap levels, faces (1 or 6), then the address in the pixel table of each level
+          mipmap levels, faces (1 or 6), the address in the pixel table of each level, and (TT_SKY) that of a
+          gradient skybox's colour table (SKY_TABLE RGB entries over the sine of the elevation; -1: none)
   gm:     (nrow, 13) per object row: rgba(4), specular, shininess, emission, reflectance, texture id, texrepeat(2),
           texuniform, whether its mesh has texture coordinates
   mesh_normal: (3 * nface, 6) per mesh face corner: smooth normal(3), texture coordinates (u, v), and the face's
@@ -40,7 +41,6 @@ from numba import prange
 
 from mjgym.physics import ray
 from mjgym.physics.constants import BUILTIN_CHECKER
-from mjgym.physics.constants import BUILTIN_GRADIENT
 from mjgym.physics.constants import GEOM_BOX
 from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_CYLINDER
@@ -57,7 +57,10 @@ INF = 1e30
 # The pixel table's place in the tables tuple, and the layout of a texture row (see above).
 TEX_TABLE = 10
 MAX_LEVELS = 16
-TT_SIZE = 16 + MAX_LEVELS
+TT_SKY = 16 + MAX_LEVELS
+TT_SIZE = TT_SKY + 1
+# Entries of a gradient skybox's colour table over the elevation sine, -1 to 1.
+SKY_TABLE = 1024
 
 # Rotated-grid subpixel offsets for the silhouette supersampling (4 samples, no two on a row or column).
 _AA_DX = (-0.375, 0.125, 0.375, -0.125)
@@ -649,12 +652,15 @@ def sky_color(pix, tt, sky, dx, dy, dz, f):
   direction (x, z, -y)), else black; f is the focal length (px) that sets the footprint of a pixel."""
   if sky < 0:
     return 0.0, 0.0, 0.0
-  if int(tt[sky, 0]) == BUILTIN_GRADIENT and int(tt[sky, 1]) == 0:
-    # MuJoCo's gradient skybox in closed form (its texels hold this blend of the elevation, in bytes)
-    pos = math.asin(min(max(dz / math.sqrt(dx * dx + dy * dy + dz * dz), -1.0), 1.0)) / (0.5 * math.pi)
-    a = min(max(0.5 * (1 + math.sqrt(2.0) * pos / math.sqrt(1 + pos * pos)), 0.0), 1.0)
-    return (a * tt[sky, 2] + (1 - a) * tt[sky, 5], a * tt[sky, 3] + (1 - a) * tt[sky, 6],
-            a * tt[sky, 4] + (1 - a) * tt[sky, 7])
+  adr = int(tt[sky, TT_SKY])
+  if adr >= 0:
+    # a gradient skybox: a function of the elevation only, interpolated in its colour table
+    x = (dz / math.sqrt(dx * dx + dy * dy + dz * dz) + 1.0) * (0.5 * (SKY_TABLE - 1))
+    k = min(max(int(x), 0), SKY_TABLE - 2)
+    a = min(max(x - k, 0.0), 1.0)
+    p = adr + 3 * k
+    return ((1 - a) * pix[p] + a * pix[p + 3], (1 - a) * pix[p + 1] + a * pix[p + 4],
+            (1 - a) * pix[p + 2] + a * pix[p + 5])
   face, s, t = _cube_face(dx, dz, -dy)
   # a face spans 90 degrees: about width / 2 texels per radian at its centre
   return _sample(pix, tt, sky, face, s, t, 0.5 * tt[sky, 11] / f, False)
@@ -866,11 +872,10 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
     dataid = gdataid[g]
     br, bg, bb = gm[g, 0], gm[g, 1], gm[g, 2]
     tex = int(gm[g, 8])
-    hasuv = gm[g, 12] > 0
-    # a 2d checker on a plane (most floors): its grid's affine map s = k0 x + c0, t = c1 - k1 y, set per geom
-    plane_checker = (tex >= 0 and gt == GEOM_PLANE and tt[tex, 12] == TEXTURE_2D
-                     and int(tt[tex, 0]) == BUILTIN_CHECKER)
+    # a builtin checker on a plane (most floors) is drawn here, other textures in a second pass (_textured)
+    checker = tex >= 0 and gt == GEOM_PLANE and tt[tex, 12] == TEXTURE_2D and int(tt[tex, 0]) == BUILTIN_CHECKER
     k0, c0, k1, c1 = _plane_map(gm, g, size)
+    kmax = max(abs(k0), abs(k1))
     for i in range(rect[g, 0], rect[g, 1]):
       v = (0.5 * height - i - 0.5) / f
       for j in range(rect[g, 2], rect[g, 3]):
@@ -881,17 +886,15 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
         dy = ay + u * by + v * cy
         dz = az + u * bz + v * cz
         t = depth[i, j]
-        lx, ly, lz = ox + t * dx, oy + t * dy, oz + t * dz
-        tu = tv = uvscale = 0.0
         if gt == GEOM_PLANE:
           # the plane's z axis (turned towards the camera below)
           nx, ny, nz = 0.0, 0.0, 1.0
         elif gt == GEOM_MESH:
-          nx, ny, nz, tu, tv, uvscale = _smooth_normal(tables, mesh_normal, dataid, elem[i, j], ox, oy, oz, dx, dy, dz)
+          nx, ny, nz, _, _, _ = _smooth_normal(tables, mesh_normal, dataid, elem[i, j], ox, oy, oz, dx, dy, dz)
         elif gt == GEOM_HFIELD:
           nx, ny, nz = ray.hfield_normal(tables, dataid, elem[i, j])
         else:
-          nx, ny, nz = _local_normal(gt, size, lx, ly, lz)
+          nx, ny, nz = _local_normal(gt, size, ox + t * dx, oy + t * dy, oz + t * dz)
         # two-sided: light the face the camera sees
         if nx * dx + ny * dy + nz * dz > 0:
           nx, ny, nz = -nx, -ny, -nz
@@ -899,20 +902,84 @@ def surfaces(cam, gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpo
         surf[i, j, 1] = m[3] * nx + m[4] * ny + m[5] * nz
         surf[i, j, 2] = m[6] * nx + m[7] * ny + m[8] * nz
         r, gg, b = br, bg, bb
-        if plane_checker:
+        if checker:
           footprint = t / f / max(abs(dz) / math.sqrt(dx * dx + dy * dy + dz * dz), 0.05)
-          tr, tg, tb = _marked_checker(tt, tex, k0 * lx + c0, c1 - k1 * ly, footprint * max(abs(k0), abs(k1)))
-          r, gg, b = r * tr, gg * tg, b * tb
-        elif tex >= 0:
-          dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-          footprint = t / f
-          if gt == GEOM_PLANE:
-            footprint = footprint / max(abs(dz) / dn, 0.05)
-          tr, tg, tb = _tex_color(tables[TEX_TABLE], tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint)
+          tr, tg, tb = _marked_checker(tt, tex, k0 * (ox + t * dx) + c0, c1 - k1 * (oy + t * dy), footprint * kmax)
           r, gg, b = r * tr, gg * tg, b * tb
         surf[i, j, 3] = r
         surf[i, j, 4] = gg
         surf[i, j, 5] = b
+    if tex >= 0 and not checker:
+      _textured(cam, gtype, gsize, gdataid, tables, mesh_normal, gm, tt, g, ox, oy, oz, ax, ay, az, bx, by, bz, cx, cy,
+                cz, rect, depth, gid, elem, surf)
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _textured(cam, gtype, gsize, gdataid, tables, mesh_normal, gm, tt, g, ox, oy, oz, ax, ay, az, bx, by, bz, cx, cy,
+              cz, rect, depth, gid, elem, surf):
+  """The surfaces pass's second half for a textured geom g but a checkered plane (camera ray d = a + u b + v c
+  and origin o in its frame): its pixels' base colours times the texture's."""
+  height, width = depth.shape
+  f = cam[12]
+  gt = gtype[g]
+  size = gsize[g]
+  dataid = gdataid[g]
+  pix = tables[TEX_TABLE]
+  tex = int(gm[g, 8])
+  hasuv = gm[g, 12] > 0
+  for i in range(rect[g, 0], rect[g, 1]):
+    v = (0.5 * height - i - 0.5) / f
+    for j in range(rect[g, 2], rect[g, 3]):
+      if gid[i, j] != g:
+        continue
+      u = (j + 0.5 - 0.5 * width) / f
+      dx = ax + u * bx + v * cx
+      dy = ay + u * by + v * cy
+      dz = az + u * bz + v * cz
+      t = depth[i, j]
+      lx, ly, lz = ox + t * dx, oy + t * dy, oz + t * dz
+      footprint = t / f
+      if gt == GEOM_PLANE:
+        footprint = footprint / max(abs(dz) / math.sqrt(dx * dx + dy * dy + dz * dz), 0.05)
+      tu = tv = uvscale = 0.0
+      if hasuv:
+        _, _, _, tu, tv, uvscale = _smooth_normal(tables, mesh_normal, dataid, elem[i, j], ox, oy, oz, dx, dy, dz)
+      tr, tg, tb = _tex_color(pix, tt, gm, g, tex, gt, size, lx, ly, lz, hasuv, tu, tv, uvscale, footprint)
+      surf[i, j, 3] *= tr
+      surf[i, j, 4] *= tg
+      surf[i, j, 5] *= tb
+
+
+@njit(cache=True, fastmath=_FAST, _nrt=False)
+def _background(cam, pix, tt, sky, gid, rgb):
+  """The sky (black without a skybox) into rgb where no geom is seen."""
+  height, width = gid.shape
+  f = cam[12]
+  adr = int(tt[sky, TT_SKY]) if sky >= 0 else -1
+  for i in range(height):
+    v = (0.5 * height - i - 0.5) / f
+    for j in range(width):
+      if gid[i, j] >= 0:
+        continue
+      if sky < 0:
+        rgb[i, j, 0] = rgb[i, j, 1] = rgb[i, j, 2] = 0
+        continue
+      u = (j + 0.5 - 0.5 * width) / f
+      if adr >= 0:
+        # a gradient skybox: the table at the sine of the ray's elevation (|(u, v, -1)| in camera axes)
+        x = ((cam[9] * u + cam[10] * v - cam[11]) / math.sqrt(u * u + v * v + 1.0) + 1.0) * (0.5 * (SKY_TABLE - 1))
+        k = min(max(int(x), 0), SKY_TABLE - 2)
+        a = min(max(x - k, 0.0), 1.0)
+        p = adr + 3 * k
+        r = (1 - a) * pix[p] + a * pix[p + 3]
+        gg = (1 - a) * pix[p + 1] + a * pix[p + 4]
+        b = (1 - a) * pix[p + 2] + a * pix[p + 5]
+      else:
+        r, gg, b = sky_color(pix, tt, sky, cam[3] * u + cam[4] * v - cam[5], cam[6] * u + cam[7] * v - cam[8],
+                             cam[9] * u + cam[10] * v - cam[11], f)
+      rgb[i, j, 0] = np.uint8(r * 255.0 + 0.5)
+      rgb[i, j, 1] = np.uint8(gg * 255.0 + 0.5)
+      rgb[i, j, 2] = np.uint8(b * 255.0 + 0.5)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
@@ -923,31 +990,31 @@ def lighting(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpo
   height, width = depth.shape
   shadows = opts[1] > 0
   mirrors = opts[3] > 0
+  _background(cam, tables[TEX_TABLE], tt, sky, gid, rgb)
   for i in range(height):
     for j in range(width):
-      dx, dy, dz = _pixel_dir(cam, j + 0.5, i + 0.5)
       g = gid[i, j]
       if g < 0:
-        r, gg, b = sky_color(tables[TEX_TABLE], tt, sky, dx, dy, dz, cam[12])
-      else:
-        t = depth[i, j]
-        wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
-        dn = math.sqrt(dx * dx + dy * dy + dz * dz)
-        r, gg, b = _illuminate(gtype, gsize, gvis, gdataid, tables, gxpos, gxmat, sph, light, gm, g, surf[i, j, 0],
-                               surf[i, j, 1], surf[i, j, 2], surf[i, j, 3], surf[i, j, 4], surf[i, j, 5], wx, wy, wz,
-                               -dx / dn, -dy / dn, -dz / dn, shadows, i, j)
-        refl = gm[g, 7]
-        if (refl > 0 and mirrors and gtype[g] == GEOM_PLANE and rect[g, 4] <= i < rect[g, 5]
-            and rect[g, 6] <= j < rect[g, 7]):
-          found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph,
-                                      light, g, wx, wy, wz, dx, dy, dz, _plane_footprint(cam, gxmat, g, t, dx, dy, dz))
-          if found:
-            r = (1 - refl) * r + refl * rr
-            gg = (1 - refl) * gg + refl * rg
-            b = (1 - refl) * b + refl * rb
-        if gm[g, 3] < 1.0:
-          r, gg, b = _composite(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light,
-                                opts, sky, rect, i, j, j + 0.5, i + 0.5, g, t, r, gg, b)
+        continue
+      dx, dy, dz = _pixel_dir(cam, j + 0.5, i + 0.5)
+      t = depth[i, j]
+      wx, wy, wz = cam[0] + t * dx, cam[1] + t * dy, cam[2] + t * dz
+      dn = math.sqrt(dx * dx + dy * dy + dz * dz)
+      r, gg, b = _illuminate(gtype, gsize, gvis, gdataid, tables, gxpos, gxmat, sph, light, gm, g, surf[i, j, 0],
+                             surf[i, j, 1], surf[i, j, 2], surf[i, j, 3], surf[i, j, 4], surf[i, j, 5], wx, wy, wz,
+                             -dx / dn, -dy / dn, -dz / dn, shadows, i, j)
+      refl = gm[g, 7]
+      if (refl > 0 and mirrors and gtype[g] == GEOM_PLANE and rect[g, 4] <= i < rect[g, 5]
+          and rect[g, 6] <= j < rect[g, 7]):
+        found, rr, rg, rb = _mirror(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, gxpos, gxmat, sph,
+                                    light, g, wx, wy, wz, dx, dy, dz, _plane_footprint(cam, gxmat, g, t, dx, dy, dz))
+        if found:
+          r = (1 - refl) * r + refl * rr
+          gg = (1 - refl) * gg + refl * rg
+          b = (1 - refl) * b + refl * rb
+      if gm[g, 3] < 1.0:
+        r, gg, b = _composite(gtype, gsize, gvis, gdataid, tables, mesh_normal, gm, tt, cam, gxpos, gxmat, sph, light,
+                              opts, sky, rect, i, j, j + 0.5, i + 0.5, g, t, r, gg, b)
       rgb[i, j, 0] = np.uint8(r * 255.0 + 0.5)
       rgb[i, j, 1] = np.uint8(gg * 255.0 + 0.5)
       rgb[i, j, 2] = np.uint8(b * 255.0 + 0.5)

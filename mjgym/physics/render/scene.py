@@ -10,6 +10,7 @@ import numpy as np
 
 from mjgym.physics import ray
 from mjgym.physics.render import kernels
+from mjgym.physics.types import Builtin
 from mjgym.physics.types import ColorSpace
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import LightType
@@ -131,6 +132,7 @@ def texture_tables(m):
   """(tt (ntex, kernels.TT_SIZE), pixels float32): the kernels' texture rows and every texture's RGB mipmaps
   (in [0, 1], sRGB textures decoded to linear as OpenGL samples them) back to back."""
   tt = np.zeros((m.ntex, kernels.TT_SIZE))
+  tt[:, kernels.TT_SKY] = -1
   parts, total = [], 0
   for t in range(m.ntex):
     tt[t, :13] = [m.tex_builtin[t], m.tex_mark[t], *m.tex_rgb1[t], *m.tex_rgb2[t], *m.tex_markrgb[t],
@@ -150,6 +152,15 @@ def texture_tables(m):
       tt[t, 16 + k] = total
       parts.append(level.ravel())
       total += level.size
+    if m.tex_type[t] == TextureType.SKYBOX and m.tex_builtin[t] == Builtin.GRADIENT and m.tex_mark[t] == 0:
+      # MuJoCo's gradient skybox texels: this blend of the elevation (in bytes), as a table over its sine
+      pos = np.arcsin(np.linspace(-1.0, 1.0, kernels.SKY_TABLE)) / (0.5 * np.pi)
+      a = np.clip(0.5 * (1 + np.sqrt(2.0) * pos / np.sqrt(1 + pos * pos)), 0.0, 1.0)[:, None]
+      table = a * m.tex_rgb1[t] + (1 - a) * m.tex_rgb2[t]
+      table = (_srgb_to_linear(table) if m.tex_colorspace[t] == ColorSpace.SRGB else table).astype(np.float32)
+      tt[t, kernels.TT_SKY] = total
+      parts.append(table.ravel())
+      total += table.size
   pixels = np.concatenate(parts).astype(np.float32) if parts else np.zeros(1, np.float32)
   return tt, pixels
 
