@@ -489,29 +489,20 @@ def _texel_bilinear(pix, adr, w, h, face, x, y, wrap):
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _sample(pix, tt, tex, face, s, t, texels, wrap):
-  """Texture tex at (s, t) (0..1 across the image, t down its rows) of one face: trilinear over the mipmap levels
-  (OpenGL's LINEAR_MIPMAP_LINEAR), the level chosen by texels, the pixel footprint in level-0 texels. White for
-  an empty texture."""
+  """Texture tex at (s, t) (0..1 across the image, t down its rows) of one face: bilinear in the mipmap level
+  nearest the pixel's footprint (OpenGL's LINEAR_MIPMAP_NEAREST), texels the footprint in level-0 texels. White
+  for an empty texture."""
   nlev = int(tt[tex, 14])
   if nlev == 0:
     return 1.0, 1.0, 1.0
   if int(tt[tex, 15]) == 1:
     face = 0
-  lod = math.log2(texels) if texels > 1.0 else 0.0
-  lod = min(lod, nlev - 1.0)
-  l0 = int(lod)
-  frac = lod - l0
-  w = max(1, int(tt[tex, 11]) >> l0)
-  h = max(1, int(tt[tex, 13]) >> l0)
-  r, g, b = _texel_bilinear(pix, int(tt[tex, 16 + l0]), w, h, face, s * w, t * h, wrap)
-  if frac > 1.0 / 256 and l0 + 1 < nlev:
-    w = max(1, w >> 1)
-    h = max(1, h >> 1)
-    r1, g1, b1 = _texel_bilinear(pix, int(tt[tex, 17 + l0]), w, h, face, s * w, t * h, wrap)
-    r = (1 - frac) * r + frac * r1
-    g = (1 - frac) * g + frac * g1
-    b = (1 - frac) * b + frac * b1
-  return r, g, b
+  level = 0
+  if texels > 1.414:
+    level = min(int(math.log2(texels) + 0.5), nlev - 1)
+  w = max(1, int(tt[tex, 11]) >> level)
+  h = max(1, int(tt[tex, 13]) >> level)
+  return _texel_bilinear(pix, int(tt[tex, 16 + level]), w, h, face, s * w, t * h, wrap)
 
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
@@ -927,6 +918,10 @@ def _textured(cam, gtype, gsize, gdataid, tables, mesh_normal, gm, tt, g, ox, oy
   pix = tables[TEX_TABLE]
   tex = int(gm[g, 8])
   hasuv = gm[g, 12] > 0
+  # a 2d image on a plane: the grid's affine map and the texel scale once for the geom
+  plane2d = gt == GEOM_PLANE and tt[tex, 12] == TEXTURE_2D
+  k0, c0, k1, c1 = _plane_map(gm, g, size)
+  kmax = max(abs(k0), abs(k1)) * max(tt[tex, 11], tt[tex, 13])
   for i in range(rect[g, 0], rect[g, 1]):
     v = (0.5 * height - i - 0.5) / f
     for j in range(rect[g, 2], rect[g, 3]):
@@ -941,6 +936,12 @@ def _textured(cam, gtype, gsize, gdataid, tables, mesh_normal, gm, tt, g, ox, oy
       footprint = t / f
       if gt == GEOM_PLANE:
         footprint = footprint / max(abs(dz) / math.sqrt(dx * dx + dy * dy + dz * dz), 0.05)
+      if plane2d:
+        tr, tg, tb = _sample(pix, tt, tex, 0, k0 * lx + c0, c1 - k1 * ly, footprint * kmax, True)
+        surf[i, j, 3] *= tr
+        surf[i, j, 4] *= tg
+        surf[i, j, 5] *= tb
+        continue
       tu = tv = uvscale = 0.0
       if hasuv:
         _, _, _, tu, tv, uvscale = _smooth_normal(tables, mesh_normal, dataid, elem[i, j], ox, oy, oz, dx, dy, dz)
