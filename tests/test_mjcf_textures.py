@@ -16,7 +16,6 @@ import oracle
 from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics.mjcf.errors import MJCFWarning
-from mjgym.physics.render import scene
 
 TEX_FIELDS = ("tex_type", "tex_height", "tex_width", "tex_nchannel", "tex_adr", "tex_colorspace", "tex_data")
 

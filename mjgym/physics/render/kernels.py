@@ -532,8 +532,9 @@ def _drawn_size(gt, size, k):
 
 @njit(cache=True, fastmath=_FAST, _nrt=False)
 def _plane_map(gm, g, size):
-  """MuJoCo's texture coordinates on plane g: s = k0 x + c0, t = c1 - k1 y; (k0, c0, k1, c1). A finite plane spans
-  the image over its size texrepeat times (texuniform: texrepeat times its size), the image's first row at +y; an infinite one repeats it every 2 m over texrepeat."""
+  """MuJoCo's texture coordinates on plane g: s = k0 x + c0, t = c1 - k1 y; (k0, c0, k1, c1). A finite plane shows
+  the image texrepeat times across (texuniform: texrepeat times its half size), its first row at +y; an infinite
+  one repeats it texrepeat times every 2 m."""
   rep0, rep1 = gm[g, 9], gm[g, 10]
   uniform = gm[g, 11] != 0
   if size[0] > 0:

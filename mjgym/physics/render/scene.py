@@ -1,7 +1,8 @@
-"""What the kernels draw: per-model geom, material, texture and mesh-normal tables, per-frame cameras and lights.
+"""What the kernels draw: per-model geom, material, texture (mipmapped pixels) and mesh-corner tables, per-frame
+cameras, lights and skinned vertices.
 
-Everything per model is built once (``Scene``); per frame only the camera row and the light rows are
-filled, in place, from a Data.
+Everything per model is built once (``Scene``); per frame only the camera row, the light rows and the skins'
+vertices are filled, in place, from a Data.
 """
 
 import math
@@ -379,11 +380,12 @@ def _frames_along(p0, p1):
 class Scene:
   """The per-model tables the kernels read, and the per-frame rows (poses, decor, camera, lights) filled in place.
 
-  Rows of the object tables: the model's geoms, then its sites, then tendon segments (spatial tendons, drawn as
+  Rows of the object tables: the model's geoms, then its sites, then its skins (meshes appended to physics.ray's
+  mesh tables, posed in world coordinates each frame), then tendon segments (spatial tendons, drawn as
   capsules of the tendon's width between consecutive path points), then contact points (cylinders along the
   contact normal), then contact forces (cylinders from the contact point along the force, MuJoCo's arrows
   without their heads). Segmentation reports each row's (object id, mjtObj type); contact decor is
-  (contact index, mjOBJ_UNKNOWN).
+  (contact index, mjOBJ_UNKNOWN). With skins the mesh tables belong to the scene and change every frame.
   """
 
   def __init__(self, m):
@@ -528,8 +530,9 @@ class Scene:
     self.light_static = static
 
   def kernel_args(self, gsize, gbox, gvis):
-    """The object tables, the model's meshes and height fields (physics.ray's tables) and the mesh normals in the
-    kernels' argument order, with this frame's sizes, boxes, visibility.
+    """The object tables, the model's meshes and height fields (physics.ray's tables, skins and the texture pixels
+    appended) and the mesh-corner table in the kernels' argument order, with this frame's sizes, boxes,
+    visibility.
 
     ``gtype`` is cut after the last row visible this frame (in any world when gvis has a world axis): the
     kernels loop over its length, so unused decor rows (contact capacity, tendon segments) cost nothing.
