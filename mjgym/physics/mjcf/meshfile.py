@@ -112,13 +112,10 @@ def read_obj_textured(data):
       except ValueError:
         raise MeshError(f"OBJ line {lineno}: expected 'v x y z', got '{line.strip()}'") from None
     elif tok[0] == "vt":
-      try:
-        if len(tok) < 3:
-          raise ValueError
-        # in single precision, as MuJoCo flips it
-        texcoord.append([float(tok[1]), np.float32(1.0) - np.float32(float(tok[2]))])
-      except ValueError:
-        raise MeshError(f"OBJ line {lineno}: expected 'vt u v', got '{line.strip()}'") from None
+      # a missing or unreadable number reads as 0 (as the OBJ reader MuJoCo uses does); v is flipped in single
+      # precision, as MuJoCo flips it
+      u, v = (_number(tok[k]) if len(tok) > k else 0.0 for k in (1, 2))
+      texcoord.append([u, float(np.float32(1.0) - np.float32(v))])
     elif tok[0] == "f":
       if len(tok) < 4:
         raise MeshError(f"OBJ line {lineno}: a face needs at least 3 vertices, got '{line.strip()}'")
@@ -156,6 +153,13 @@ def read_obj_textured(data):
     texcoord = []
   return (vert, np.array(face, dtype=np.int32).reshape(-1, 3), np.array(texcoord, dtype=np.float32).reshape(-1, 2),
           facetex if len(texcoord) else np.zeros_like(facetex))
+
+
+def _number(token):
+  try:
+    return float(token)
+  except ValueError:
+    return 0.0
 
 
 def read_msh_texcoord(data):
