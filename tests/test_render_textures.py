@@ -89,6 +89,13 @@ def _write_images(tmp_path):
   iio.imwrite(tmp_path / "quad.png", _QUADRANTS)
   for name, rgb in _FACES.items():
     iio.imwrite(tmp_path / f"{name}.png", np.full((32, 32, 3), rgb, np.uint8))
+  # a 3 x 4 grid of faces (gridlayout ".U..LFRB.D.."), each with an off-centre bar that shows its orientation
+  grid = np.zeros((3 * 32, 4 * 32, 3), np.uint8)
+  for (r, c), name in {(0, 1): "up", (1, 0): "left", (1, 1): "front", (1, 2): "right", (1, 3): "back",
+                       (2, 1): "down"}.items():
+    grid[r * 32:(r + 1) * 32, c * 32:(c + 1) * 32] = _FACES[name]
+    grid[r * 32 + 4:r * 32 + 12, c * 32 + 4:c * 32 + 20] = 255
+  iio.imwrite(tmp_path / "grid.png", grid)
 
 
 def _load(tmp_path, xml):
@@ -284,13 +291,15 @@ def _mujoco_renderer_works():
 
 
 @pytest.mark.skipif(not _mujoco_renderer_works(), reason="MuJoCo's renderer has no headless GL here")
-@pytest.mark.parametrize("scene", ["plane", "cube", "skybox", "mesh", "shapes", "skin"])
+@pytest.mark.parametrize("scene", ["plane", "cube", "grid", "skybox", "mesh", "shapes", "skin"])
 def test_textures_against_mujoco_renderer(tmp_path, scene):
   """Our pixels against MuJoCo's OpenGL renderer's on the scenes above (in a child process: a GL backend can abort
   a process)."""
   _write_images(tmp_path)
   (tmp_path / "sq.obj").write_text(_MESH_OBJ)
-  xml = {"plane": _PLANE, "cube": _CUBE,
+  grid = _CUBE.replace(" ".join(f'file{k}="{k}.png"' for k in _FACES),
+                       'file="grid.png" gridsize="3 4" gridlayout=".U..LFRB.D.."')
+  xml = {"plane": _PLANE, "cube": _CUBE, "grid": grid,
          "skybox": _CUBE.replace('type="cube"', 'type="skybox"').replace('<geom type="box"', '<geom type="sphere"'),
          "mesh": _PLANE.replace("<texture", '<mesh name="sq" file="sq.obj"/><texture').replace(
              '<geom type="plane" size="1 1 0.1" material="quad"/>', '<geom type="mesh" mesh="sq" material="quad"/>'),
