@@ -177,8 +177,13 @@ def _velocity_to_passive(m, d):
 @njit(cache=True, error_model="numpy")
 def fwd_acceleration(m, d):
   """Sums the smooth forces and solves for the unconstrained acceleration qacc_smooth."""
+  qfrc_smooth = d.qfrc_smooth
+  qfrc_passive = d.qfrc_passive
+  qfrc_bias = d.qfrc_bias
+  qfrc_applied = d.qfrc_applied
+  qfrc_actuator = d.qfrc_actuator
   for i in range(m.nv):
-    d.qfrc_smooth[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i]
+    qfrc_smooth[i] = qfrc_passive[i] - qfrc_bias[i] + qfrc_applied[i] + qfrc_actuator[i]
   support.xfrc_accumulate(m, d, d.qfrc_smooth)
   smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 

@@ -957,6 +957,7 @@ solver_Mgrad_old        float  nv             | preconditioned gradient at the p
 solver_dgrad            float  nv             | change of the gradient over the last iteration (CG)
 solver_dMgrad           float  nv             | change of the preconditioned gradient over the last iteration (CG)
 solver_hrow             float  nv             | direction of a rank-one term of an elliptic cone's Hessian (Newton)
+solver_state_h          int    njmax          | efc_state of every row when the Newton Hessian was last built (primal)
 solver_rows             int    njmax          | 0, 1, ..., nefc - 1: the dual sweeps' row list when there are no islands
 solver_arinv            float  njmax          | 1 / diagonal of AR at each list position (dual)
 solver_prev             float  njmax          | forces before the last momentum step, by list position (PGS)
