@@ -38,9 +38,8 @@ class Settings:
       a.update(node.attrs)
       if node.get("coordinate") == "global":
         fail(node, "coordinate='global' is not supported (unsupported feature)", "coordinate")
-      for flag in ("discardvisual", "fusestatic", "alignfree"):
-        if node.get(flag):
-          fail(node, f"{flag}='true' is not supported (unsupported feature)", flag)
+      if node.get("alignfree"):
+        fail(node, "alignfree='true' is not supported (unsupported feature)", "alignfree")
       seq = node.get("eulerseq")
       if seq is not None and (len(seq) != 3 or any(c not in "xyzXYZ" for c in seq)):
         fail(node, f"expected three characters from xyzXYZ, got '{seq}'", "eulerseq")
@@ -52,6 +51,8 @@ class Settings:
     self.boundinertia = a.get("boundinertia", 0.0)
     self.settotalmass = a.get("settotalmass", -1.0)
     self.balanceinertia = a.get("balanceinertia", False)
+    self.discardvisual = a.get("discardvisual", False)
+    self.fusestatic = a.get("fusestatic", False)
     self.inertiagrouprange = a.get("inertiagrouprange", [0, 5])
     self.assetdir = a.get("assetdir", "")
     self.meshdir = a.get("meshdir", self.assetdir)

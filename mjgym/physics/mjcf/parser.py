@@ -89,7 +89,16 @@ class Source:
 
 def parse(text, filename, source):
   """Parses MJCF bytes into a Node tree with includes spliced in and default classes applied."""
-  root_elem = _xml(text, filename)
+  return parse_element(read_xml(text, filename), filename, source)
+
+
+def read_xml(text, filename):
+  """The root element of XML bytes (lxml), or a located MJCFError."""
+  return _xml(text, filename)
+
+
+def parse_element(root_elem, filename, source):
+  """``parse`` of an XML root element already read (see read_xml)."""
   if root_elem.tag != "mujoco":
     raise MJCFError(f"root element must be <mujoco>, got <{root_elem.tag}>", filename, root_elem.sourceline)
   source.main_dir = os.path.dirname(filename)
