@@ -122,11 +122,11 @@ def joint(ctx, node, bodyid):
   springref = node.get("springref", 0.0)
   if jtype == JointType.HINGE:
     ref, springref = ctx.cfg.angle(ref), ctx.cfg.angle(springref)
-  # a free joint sits at the body origin along z, whatever it is given
+  # a free joint sits at the body origin along z, whatever it is given; a ball joint's axis is z too (MuJoCo 4)
   free = jtype == JointType.FREE
   jntid = ctx.add(ObjType.JOINT, node, jnt_type=int(jtype), jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
                   jnt_limited=int(limited), jnt_pos=np.zeros(3) if free else jpos,
-                  jnt_axis=np.array([0.0, 0.0, 1.0]) if free else axis,
+                  jnt_axis=np.array([0.0, 0.0, 1.0]) if jtype in (JointType.FREE, JointType.BALL) else axis,
                   jnt_stiffness=linear(node, "stiffness"), jnt_range=rng,
                   jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", SOLREF),
                   jnt_solimp=node.get("solimplimit", SOLIMP), jnt_actfrclimited=int(actfrclimited),

@@ -47,8 +47,9 @@ def discard_visual(ctx, v):
   meshes = [i for i, name in enumerate(ctx.names[ObjType.MESH]) if i in used or (name and ("mesh", name) in named)]
   _select(ctx, "geom_", ObjType.GEOM, keep)
   new_mesh = {old: new for new, old in enumerate(meshes)}
-  rows["geom_dataid"] = [new_mesh[d] if t == GeomType.MESH else d
-                         for d, t in zip(rows["geom_dataid"], rows["geom_type"])]
+  if keep:
+    rows["geom_dataid"] = [new_mesh[d] if t == GeomType.MESH else d
+                           for d, t in zip(rows["geom_dataid"], rows["geom_type"])]
   ctx.meshes = [ctx.meshes[i] for i in meshes]
   ctx.mesh_nodes = [ctx.mesh_nodes[i] for i in meshes]
   ctx.names[ObjType.MESH] = [ctx.names[ObjType.MESH][i] for i in meshes]

@@ -9,7 +9,8 @@ URDF reader does (measured against it with mj_saveLastXML):
 - joint types: revolute and continuous are hinges, prismatic a slide, floating a free joint, planar two slides
   along the x and y axes of a frame whose z is the joint axis (``NAME_TX``, ``NAME_TY``) and a hinge about the
   axis (``NAME_RZ``), spherical (Bullet's extension) a ball, fixed no joint; <limit> lower / upper is the range
-  (unlimited when only one is given or lower > upper), |effort| the actuator force range; <dynamics> damping and
+  (unlimited when only one is given or lower > upper; a continuous joint ignores it), |effort| the actuator force
+  range; <dynamics> damping and
   friction (friction loss), the same on all three joints of a planar joint;
 - <inertial>: mass, and the inertia tensor, given in the rpy frame of its origin, turned to its principal axes (a
   tensor of zeros leaves the moments at zero);
@@ -82,6 +83,8 @@ class _Translator:
     self.meshes = {}  # mesh name -> [(scale, mesh element)], in the order made
     self.worldbody = self._sub(self.mujoco, "worldbody", robot)
     links, joints = self._links(robot), self._joints(robot)
+    # geoms (and the mesh assets and names they make) in the links' document order, as MuJoCo makes them
+    self.link_geoms = {name: self._geoms(link) for name, link in links.items()}
     children = {name: [] for name in links}
     parent_joint = {}
     for joint in joints:
@@ -96,7 +99,7 @@ class _Translator:
       if name not in parent_joint:
         if name == "world":
           reached.add(name)
-          self._geoms(link, self.worldbody)
+          self.worldbody.extend(self.link_geoms[name])
           self._add_children(name, self.worldbody, links, children, parent_joint, reached)
         else:
           self._body(name, self.worldbody, links, children, parent_joint, reached)
@@ -177,8 +180,9 @@ class _Translator:
   # ---- writing
 
   def _sub(self, parent, tag, source, **attrs):
-    """A new MJCF element located at the URDF element ``source``."""
-    elem = etree.SubElement(parent, tag, {k: v for k, v in attrs.items() if v is not None})
+    """A new MJCF element located at the URDF element ``source`` (inside ``parent`` unless None)."""
+    attrib = {k: v for k, v in attrs.items() if v is not None}
+    elem = etree.Element(tag, attrib) if parent is None else etree.SubElement(parent, tag, attrib)
     elem.sourceline = source.sourceline
     return elem
 
@@ -201,7 +205,7 @@ class _Translator:
     if joint is not None:
       self._joint(joint, body)
     self._inertial(link, body)
-    self._geoms(link, body)
+    body.extend(self.link_geoms[name])
     self._add_children(name, body, links, children, parent_joint, reached)
 
   def _add_children(self, name, elem, links, children, parent_joint, reached):
@@ -235,7 +239,9 @@ class _Translator:
     if limit is not None:
       lower, upper = (limit.get(a) is not None for a in ("lower", "upper"))
       rng = [self._numbers(limit, "lower", 1, 0.0), self._numbers(limit, "upper", 1, 0.0)]
-      # only the first joint of a planar joint takes the limits
+      # only the first joint of a planar joint takes the limits; a continuous joint takes none (MuJoCo 4)
+      if jtype == "continuous":
+        lower = upper = False
       if lower or upper:
         made[0].set("range", _text(rng))
       if lower != upper or rng[0] > rng[1]:
@@ -273,8 +279,9 @@ class _Translator:
     self._sub(body, "inertial", inertial, pos=origin.get("pos", "0 0 0"),
               quat=_text(quat) if quat is not None else None, mass=_text([mass]), diaginertia=_text(diag))
 
-  def _geoms(self, link, body):
-    """The link's visual and collision geoms, in document order."""
+  def _geoms(self, link):
+    """The <geom> elements of the link's visual and collision elements, in document order."""
+    geoms = []
     rgba = None
     names = self.geom_names
     for elem in link:
@@ -288,9 +295,9 @@ class _Translator:
             rgba = self.colors.get(self._name(material), rgba)
         if self.discardvisual:
           continue
-        geom = self._geom(elem, body, contype="0", conaffinity="0", group="1", density="0")
+        geom = self._geom(elem, contype="0", conaffinity="0", group="1", density="0")
       elif elem.tag == "collision":
-        geom = self._geom(elem, body, contype="1", conaffinity="1")
+        geom = self._geom(elem, contype="1", conaffinity="1")
       else:
         continue
       if rgba is not None:
@@ -300,8 +307,10 @@ class _Translator:
       if name and name not in names:
         geom.set("name", name)
       names.add(name)
+      geoms.append(geom)
+    return geoms
 
-  def _geom(self, elem, body, **attrs):
+  def _geom(self, elem, **attrs):
     geometry = _first(elem, "geometry")
     if geometry is None:
       self._fail(elem, "needs a <geometry> element")
@@ -317,7 +326,7 @@ class _Translator:
       attrs["mesh"] = self._mesh(shape)
     else:
       size = [self._numbers(shape, "radius", 1), 0.5 * self._numbers(shape, "length", 1)]
-    return self._sub(body, "geom", elem, type=shape.tag, size=_text(size) if size else None, **attrs,
+    return self._sub(None, "geom", elem, type=shape.tag, size=_text(size) if size else None, **attrs,
                      **self._origin(elem))
 
   def _mesh(self, shape):
