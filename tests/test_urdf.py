@@ -288,3 +288,15 @@ def test_urdf_from_string_and_error_type():
   assert m.nbody == 1  # the root link has no joint: fused into the world
   with pytest.raises(MJCFError, match="root element must be <mujoco>"):
     physics.MjModel.from_xml_string("<sdf/>")
+
+
+def test_mjcf_strippath_matches_mujoco():
+  """compiler strippath in MJCF: asset file names lose their directories before the asset directories apply."""
+  xml = f"""<mujoco>
+    <compiler strippath="true" meshdir="{MESHDIR}"/>
+    <asset><mesh file="some/where/else/wedge.obj" scale="1 1 2"/><mesh file="C:\\\\models\\\\tetra.stl"/></asset>
+    <worldbody><body><freejoint/><geom type="mesh" mesh="wedge"/><geom type="mesh" mesh="tetra"/></body></worldbody>
+  </mujoco>"""
+  mjm, m = _load(xml)
+  _assert_same_model(mjm, m)
+  assert m.nmesh == 2

@@ -53,6 +53,7 @@ class Settings:
     self.balanceinertia = a.get("balanceinertia", False)
     self.discardvisual = a.get("discardvisual", False)
     self.fusestatic = a.get("fusestatic", False)
+    self.strippath = a.get("strippath", False)
     self.inertiagrouprange = a.get("inertiagrouprange", [0, 5])
     self.assetdir = a.get("assetdir", "")
     self.meshdir = a.get("meshdir", self.assetdir)
@@ -137,7 +138,10 @@ class Context:
     directory for its kind (``subdir``), even inside an <include>d file. A file not found there is looked up
     relative to the included file's directory joined below the main directory and ``loaddir`` (where a height
     field reads from): with an absolute model path that is the included file's directory, with a relative one
-    MuJoCo puts the kind's directory in front of it, and so does mjgym."""
+    MuJoCo puts the kind's directory in front of it, and so does mjgym. Under strippath the name loses its
+    directories first."""
+    if self.cfg.strippath:
+      name = name[max(name.rfind("/"), name.rfind("\\")) + 1:]
     if os.path.isabs(name):
       return name
     main = os.path.dirname(self.filename)
