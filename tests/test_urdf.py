@@ -184,6 +184,20 @@ def test_rewriting_compiler_options_match_mujoco(name):
   _assert_same_trajectory(mjm, m)
 
 
+def test_fusestatic_with_discardvisual_matches_mujoco():
+  """Both options: drawn geoms of fused bodies are dropped after their mass joined the parent's."""
+  text = (oracle.MODELS_DIR / "fusestatic.xml").read_text()
+  meshdir = f'discardvisual="true" meshdir="{oracle.MODELS_DIR}/'
+  for old, new in (('meshdir="', meshdir),
+                   ('pos="0 0.1 0"/>', 'pos="0 0.1 0" contype="0" conaffinity="0"/>'),
+                   ('mesh="wedge"/>', 'mesh="wedge" contype="0" conaffinity="0"/>')):
+    assert old in text, old
+    text = text.replace(old, new)
+  mjm, m = _load(text)
+  _assert_same_model(mjm, m)
+  assert mjm.nmesh == 0
+
+
 @pytest.mark.parametrize("name", ["fusestatic.xml", "discardvisual.xml"])
 def test_rewriting_options_change_the_model(name):
   """The two test models exercise the options: with the option off, MuJoCo (and mjgym) keep more objects."""

@@ -27,7 +27,6 @@ point into the URDF file.
 """
 
 import copy
-import os
 
 import numpy as np
 from lxml import etree
@@ -42,6 +41,7 @@ from mjgym.physics.mjcf.errors import MJCFError
 _JOINTS = {"revolute": "hinge", "continuous": "hinge", "prismatic": "slide", "fixed": None, "floating": "free",
            "planar": None, "spherical": "ball"}
 _EXTENSION = ("compiler", "option", "size")
+_SHAPES = ("box", "cylinder", "sphere", "capsule", "mesh")
 
 
 def is_urdf(root):
@@ -314,7 +314,8 @@ class _Translator:
     geometry = _first(elem, "geometry")
     if geometry is None:
       self._fail(elem, "needs a <geometry> element")
-    shape = next((c for c in geometry if c.tag in ("box", "cylinder", "sphere", "capsule", "mesh")), None)
+    # the first of these kinds that is there, in MuJoCo's order of looking
+    shape = next((s for s in (_first(geometry, t) for t in _SHAPES) if s is not None), None)
     if shape is None:
       self._fail(geometry, "needs a <box>, <cylinder>, <sphere>, <capsule> or <mesh> element")
     if shape.tag == "box":
@@ -338,7 +339,8 @@ class _Translator:
     scale = self._numbers(shape, "scale", 3, [1.0, 1.0, 1.0])
     if self.strippath:
       path = _strip(path)
-    name = os.path.splitext(_strip(path))[0] if "." in _strip(path) else _strip(path)
+    base = _strip(path)
+    name = base[:base.rfind(".")] if "." in base else base  # MuJoCo's mjuu_stripext: up to the last dot
     made = self.meshes.setdefault(name, [])
     for i, (known, _) in enumerate(made):
       if known == scale:
