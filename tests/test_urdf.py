@@ -5,11 +5,13 @@ inertial origins with rpy, box / cylinder / sphere / capsule / mesh geometry wit
 elements, materials, a ``world`` link), variants of it made here with MuJoCo's <mujoco> extension element
 (each <compiler> option URDF uses, <option>), tests/models/fusestatic.xml and discardvisual.xml (MJCF), and the
 URDF files that installed PyPI packages ship, found at test time (never copied here): ``upkie_description``
-(5.9 MB, pure data; the test extra), and, where installed, ``robot_properties_fingers`` and pybullet's
-``pybullet_data``. A package that is not installed skips its tests.
+(a 5.7 MB wheel of pure data, meant for the test extra), and, where installed, ``robot_properties_fingers``
+(its meshes given as assets, with strippath) and pybullet's ``pybullet_data``. A package that is not installed
+has no tests.
 
-Checks: every model field and every object name within 1e-9 relative (oracle.model_differences), and a
-200-step trajectory; errors name the URDF file, line, element and attribute.
+Checks: every model field and every object name within 1e-9 relative (oracle.model_differences, name_differences),
+200-step trajectories (qpos, qvel within 1e-8 relative, each step); a file MuJoCo refuses is refused with an
+MJCFError, which names the URDF file, line, element and attribute.
 """
 
 import importlib.util
@@ -220,15 +222,18 @@ def _package_params():
 
 @pytest.mark.parametrize("model_id, source, assets", _package_params())
 def test_package_urdf_matches_mujoco(model_id, source, assets):
-  """The URDF files of installed packages that MuJoCo loads: its model, field by field and by name."""
+  """The URDF files of installed packages: MuJoCo's model, field by field and by name, or, for a file MuJoCo
+  refuses (Collada meshes, broken inertias, missing links), an MJCFError."""
   del model_id
+  ours = physics.MjModel.from_xml_string if assets is not None else physics.MjModel.from_xml_path
   try:
     mjm = (mujoco.MjModel.from_xml_string(source, assets) if assets is not None
            else mujoco.MjModel.from_xml_path(source))
-  except ValueError as e:
-    pytest.skip(f"MuJoCo does not load it: {str(e).splitlines()[0]}")
-  m = physics.MjModel.from_xml_string(source, assets) if assets is not None else physics.MjModel.from_xml_path(source)
-  _assert_same_model(mjm, m)
+  except ValueError:
+    with pytest.raises(MJCFError):
+      ours(source, assets)
+    return
+  _assert_same_model(mjm, ours(source, assets))
 
 
 def test_package_urdf_present():
@@ -267,6 +272,9 @@ ERRORS = {
     "joint_type": (_robot(_LINK.format("a"), _LINK.format("b"),
                           '<joint name="j" type="hinge"><parent link="a"/><child link="b"/></joint>'), 4, None,
                    "type", '<joint name="j"> attribute \'type\': unknown joint type \'hinge\''),
+    "repeated_element": (_robot(_LINK.format("a"), _LINK.format("b"), '<joint name="j" type="revolute">'
+                                '<parent link="a"/><child link="b"/><axis xyz="1 0 0"/><axis xyz="0 1 0"/></joint>'),
+                         4, "axis", None, "repeated element <axis> inside <joint>"),
     "missing_mesh_file": (_robot('<link name="a"><collision><geometry><mesh filename="nowhere.stl"/></geometry>',
                                  "</collision></link>"), 2, None, "file", '<mesh name="nowhere"> attribute \'file\': '
                           "cannot read file"),

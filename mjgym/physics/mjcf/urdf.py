@@ -59,8 +59,8 @@ class _Translator:
 
   def __init__(self, robot, filename):
     self.file = filename
-    extension = _first(robot, "mujoco")
-    compiler = _first(extension, "compiler") if extension is not None else None
+    extension = self._child(robot, "mujoco")
+    compiler = self._child(extension, "compiler") if extension is not None else None
     # URDF's own compiler defaults, overridden by the extension's <compiler>
     self.discardvisual = self._flag(compiler, "discardvisual", True)
     self.strippath = self._flag(compiler, "strippath", False)
@@ -73,7 +73,7 @@ class _Translator:
     self._sub(self.mujoco, "compiler", robot, fusestatic="true", discardvisual="true")
     if extension is not None:
       for tag in _EXTENSION:
-        elem = _first(extension, tag)
+        elem = self._child(extension, tag)
         if elem is not None:
           self.mujoco.append(_copy_located(elem))
     # URDF angles are radians and rpy turns about the fixed axes, whatever the extension says
@@ -133,6 +133,13 @@ class _Translator:
       self._fail(elem, f"expected {count} number{'s' if count > 1 else ''}, got {len(values)}", attr)
     return values[0] if count == 1 else values
 
+  def _child(self, elem, tag):
+    """The child element with this tag, or None; like MuJoCo's URDF reader, refuses a repeated one."""
+    found = _children(elem, tag)
+    if len(found) > 1:
+      self._fail(found[1], f"repeated element <{tag}> inside <{elem.tag}> (one is allowed)")
+    return found[0] if found else None
+
   def _name(self, elem):
     name = elem.get("name")
     if not name:
@@ -142,9 +149,11 @@ class _Translator:
   def _collect_colors(self, elem):
     """Named materials with a color, anywhere in the file: the first of each name counts."""
     for material in elem.iter("material"):
-      name, color = material.get("name"), _first(material, "color")
-      if name and color is not None and name not in self.colors:
-        self.colors[name] = self._numbers(color, "rgba", 4)
+      name = material.get("name")
+      if name and name not in self.colors:
+        color = self._child(material, "color")
+        if color is not None:
+          self.colors[name] = self._numbers(color, "rgba", 4)
 
   def _links(self, robot):
     links = {}
@@ -167,7 +176,7 @@ class _Translator:
     return joints
 
   def _link_ref(self, joint, tag, links):
-    elem = _first(joint, tag)
+    elem = self._child(joint, tag)
     if elem is None:
       self._fail(joint, f"joint needs a <{tag}> element")
     name = elem.get("link")
@@ -188,7 +197,7 @@ class _Translator:
 
   def _origin(self, elem):
     """pos and euler attributes of an element's <origin> (absent when not given)."""
-    origin = _first(elem, "origin")
+    origin = self._child(elem, "origin")
     if origin is None:
       return {}
     out = {}
@@ -216,10 +225,10 @@ class _Translator:
 
   def _joint(self, joint, body):
     jtype, name = joint.get("type"), joint.get("name")
+    axis_elem = self._child(joint, "axis")
+    axis = self._numbers(axis_elem, "xyz", 3) if axis_elem is not None else [1.0, 0.0, 0.0]
     if jtype == "fixed":
       return
-    axis_elem = _first(joint, "axis")
-    axis = self._numbers(axis_elem, "xyz", 3) if axis_elem is not None else [1.0, 0.0, 0.0]
     if jtype == "planar":
       rot = spatial.quat_to_mat(spatial.quat_z_to_vec(axis))
       made = [self._sub(body, "joint", joint, name=f"{name}_TX", type="slide", axis=_text(rot[:, 0])),
@@ -229,13 +238,13 @@ class _Translator:
       made = [self._sub(body, "joint", joint, name=name, type="free")]
     else:
       made = [self._sub(body, "joint", joint, name=name, type=_JOINTS[jtype], axis=_text(axis))]
-    dynamics = _first(joint, "dynamics")
+    dynamics = self._child(joint, "dynamics")
     if dynamics is not None:
       for attr, mjcf in (("damping", "damping"), ("friction", "frictionloss")):
         if dynamics.get(attr) is not None:
           for elem in made:
             elem.set(mjcf, _text([self._numbers(dynamics, attr, 1)]))
-    limit = _first(joint, "limit")
+    limit = self._child(joint, "limit")
     if limit is not None:
       lower, upper = (limit.get(a) is not None for a in ("lower", "upper"))
       rng = [self._numbers(limit, "lower", 1, 0.0), self._numbers(limit, "upper", 1, 0.0)]
@@ -251,17 +260,17 @@ class _Translator:
         made[0].set("actuatorfrcrange", _text([-effort, effort]))
 
   def _inertial(self, link, body):
-    inertial = _first(link, "inertial")
+    inertial = self._child(link, "inertial")
     if inertial is None:
       return
-    mass_elem, inertia_elem = _first(inertial, "mass"), _first(inertial, "inertia")
+    mass_elem, inertia_elem = self._child(inertial, "mass"), self._child(inertial, "inertia")
     for tag, elem in (("mass", mass_elem), ("inertia", inertia_elem)):
       if elem is None:
         self._fail(inertial, f"<inertial> needs a <{tag}> element")
     mass = self._numbers(mass_elem, "value", 1)
     xx, yy, zz, xy, xz, yz = (self._numbers(inertia_elem, a, 1) for a in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz"))
     origin = self._origin(inertial)
-    quat = _rpy_quat(self._numbers(_first(inertial, "origin"), "rpy", 3)) if "euler" in origin else None
+    quat = _rpy_quat(self._numbers(self._child(inertial, "origin"), "rpy", 3)) if "euler" in origin else None
     diag = [0.0, 0.0, 0.0]
     if any((xx, yy, zz, xy, xz, yz)):
       tensor = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
@@ -286,9 +295,9 @@ class _Translator:
     names = self.geom_names
     for elem in link:
       if elem.tag == "visual":
-        material = _first(elem, "material")
+        material = self._child(elem, "material")
         if material is not None:
-          color = _first(material, "color")
+          color = self._child(material, "color")
           if color is not None:
             rgba = self._numbers(color, "rgba", 4)
           else:
@@ -311,11 +320,11 @@ class _Translator:
     return geoms
 
   def _geom(self, elem, **attrs):
-    geometry = _first(elem, "geometry")
+    geometry = self._child(elem, "geometry")
     if geometry is None:
       self._fail(elem, "needs a <geometry> element")
     # the first of these kinds that is there, in MuJoCo's order of looking
-    shape = next((s for s in (_first(geometry, t) for t in _SHAPES) if s is not None), None)
+    shape = next((s for s in (self._child(geometry, t) for t in _SHAPES) if s is not None), None)
     if shape is None:
       self._fail(geometry, "needs a <box>, <cylinder>, <sphere>, <capsule> or <mesh> element")
     if shape.tag == "box":
@@ -349,11 +358,6 @@ class _Translator:
     mesh = self._sub(self.asset, "mesh", shape, name=mesh_name, file=path, scale=_text(scale))
     made.append((scale, mesh))
     return mesh_name
-
-
-def _first(elem, tag):
-  """The first child element with this tag, or None."""
-  return next((c for c in elem if c.tag == tag), None)
 
 
 def _children(elem, tag):
