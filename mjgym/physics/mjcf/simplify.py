@@ -16,10 +16,10 @@ from mjgym.physics.types import ObjType
 
 # Sensor object types that name a body (objtype / reftype).
 _BODY_OBJTYPES = ("body", "xbody")
-# Attributes that name a body: camera and light targets, <exclude> and equality bodies, adhesion actuators and
-# subtree sensors, skin bones.
+# Attributes that name a body: camera and light targets, <exclude> and equality bodies, skin bones (and the body of
+# an actuator's transmission and of a subtree sensor, below).
 _BODY_ATTRS = {"camera": ("target",), "light": ("target",), "exclude": ("body1", "body2"),
-               "connect": ("body1", "body2"), "weld": ("body1", "body2"), "adhesion": ("body",), "bone": ("body",)}
+               "connect": ("body1", "body2"), "weld": ("body1", "body2"), "bone": ("body",)}
 _SUBTREE_SENSORS = ("subtreecom", "subtreelinvel", "subtreeangmom")
 
 
@@ -72,7 +72,7 @@ def fuse_static(ctx, v):
   pos, quat = list(rows["body_pos"]), list(rows["body_quat"])
   inertial = [[v["body_mass"][b], v["body_ipos"][b], v["body_iquat"][b], v["body_inertia"][b]]
               for b in range(len(info))]
-  owners = {kind: list(rows.get(f"{kind}_bodyid", [])) for kind in ("geom", "site", "cam", "light")}
+  owners = {kind: list(rows[f"{kind}_bodyid"]) for kind in ("geom", "site", "cam", "light") if f"{kind}_bodyid" in rows}
   fused = []
   for b in range(1, len(info)):
     if info[b]["joints"] or info[b]["mocap"] or (body_names[b] and body_names[b] in named) or b in pinned:
@@ -116,9 +116,9 @@ def fuse_static(ctx, v):
     order = sorted(range(len(owner)), key=lambda i: new_id[owner[i]])
     objtype = {"geom": ObjType.GEOM, "site": ObjType.SITE, "cam": ObjType.CAMERA, "light": ObjType.LIGHT}[kind]
     _select(ctx, f"{kind}_", objtype, order)
-  rows["jnt_bodyid"] = [new_id[b] for b in rows.get("jnt_bodyid", [])]
-  for key in ("cam_targetbodyid", "light_targetbodyid"):
-    rows[key] = [new_id[t] if t >= 0 else t for t in rows.get(key, [])]
+  for key in ("jnt_bodyid", "cam_targetbodyid", "light_targetbodyid"):
+    if key in rows:
+      rows[key] = [new_id[t] if t >= 0 else t for t in rows[key]]
 
 
 def _accumulate(into, other, pos, quat):
@@ -177,6 +177,8 @@ def _named_bodies(root):
     for attr in _BODY_ATTRS.get(node.tag, ()):
       if node.get(attr):
         named.add(node.get(attr))
+    if _in_section(node, ("actuator",)) and node.get("body"):
+      named.add(node.get("body"))
     if _in_section(node, ("sensor",)):
       if node.tag in _SUBTREE_SENSORS and node.get("body"):
         named.add(node.get("body"))
