@@ -200,6 +200,14 @@ def test_fusestatic_with_discardvisual_matches_mujoco():
   assert mjm.nmesh == 0
 
 
+def test_fusestatic_then_settotalmass_matches_mujoco():
+  """settotalmass scales the bodies left after fusing (the mass fused into the world body no longer counts)."""
+  text = (oracle.MODELS_DIR / "fusestatic.xml").read_text()
+  text = text.replace('meshdir="', f'settotalmass="10" meshdir="{oracle.MODELS_DIR}/')
+  mjm, m = _load(text)
+  _assert_same_model(mjm, m)
+
+
 @pytest.mark.parametrize("name", ["fusestatic.xml", "discardvisual.xml"])
 def test_rewriting_options_change_the_model(name):
   """The two test models exercise the options: with the option off, MuJoCo (and mjgym) keep more objects."""

@@ -12,7 +12,8 @@ from mjgym.physics.mjcf.errors import fail
 
 
 def body_inertias(ctx, v):
-  """body_mass, body_ipos, body_iquat, body_inertia: as given, or from the geoms, bounded and scaled."""
+  """body_mass, body_ipos, body_iquat, body_inertia: as given, or from the geoms, bounded (set_total_mass
+  scales them later)."""
   nbody = len(ctx.body_info)
   mass = np.zeros(nbody)
   ipos = np.zeros((nbody, 3))
@@ -37,13 +38,17 @@ def body_inertias(ctx, v):
       a = inertia[b]
       if a[0] + a[1] < a[2] or a[0] + a[2] < a[1] or a[1] + a[2] < a[0]:
         inertia[b] = a.mean()
+  v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inertia)
+
+
+def set_total_mass(ctx, v):
+  """compiler settotalmass: masses and inertias scaled to the total asked (after fusestatic, as in MuJoCo)."""
   if ctx.cfg.settotalmass > 0:
-    total = mass[1:].sum()
+    total = v["body_mass"][1:].sum()
     if total > 0:
       scale = ctx.cfg.settotalmass / total
-      mass *= scale
-      inertia *= scale
-  v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inertia)
+      v["body_mass"] = v["body_mass"] * scale
+      v["body_inertia"] = v["body_inertia"] * scale
 
 
 def kinematics(ctx, v):
