@@ -16,6 +16,7 @@ MJCFError, which names the URDF file, line, element and attribute.
 
 import importlib.util
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -184,6 +185,22 @@ def test_rewriting_compiler_options_match_mujoco(name):
   mjm, m = _load(str(oracle.MODELS_DIR / name))
   _assert_same_model(mjm, m)
   _assert_same_trajectory(mjm, m)
+
+
+@pytest.mark.parametrize("name", oracle.GYM_MODELS)
+def test_gym_models_with_rewriting_options_match_mujoco(name):
+  """Gymnasium's models with fusestatic and discardvisual: MuJoCo's model, field by field and by name; where
+  inertiafromgeom is 'true' and a drawn geom gives a body mass, MuJoCo 4 refuses the model, naming the body."""
+  text = oracle.gym_asset(name).read_text()
+  text = re.sub(r"(<mujoco[^>]*>)", r'\1<compiler fusestatic="true" discardvisual="true"/>', text, count=1)
+  try:
+    mjm = mujoco.MjModel.from_xml_string(text)
+  except ValueError as e:
+    body = re.search(r"Element name '([^']*)'", str(e)).group(1)
+    with pytest.raises(MJCFError, match=f'<body name="{body}">: discarding visual geoms would change the inertia'):
+      physics.MjModel.from_xml_string(text)
+    return
+  _assert_same_model(mjm, physics.MjModel.from_xml_string(text))
 
 
 def test_fusestatic_with_discardvisual_matches_mujoco():

@@ -25,9 +25,9 @@ def body_inertias(ctx, v):
     inertial = info["inertial"]
     if inertial is not None and mode != "true":
       mass[b], ipos[b], iquat[b], inertia[b] = _explicit_inertial(ctx, inertial)
-    elif mode != "false" and any(_counts(g) for g in info["geoms"]):
+    elif mode != "false" and any(counts(g) for g in info["geoms"]):
       # MuJoCo leaves geoms of (nearly) no mass out of the body's inertia: one other geom gives its frame
-      mass[b], ipos[b], iquat[b], inertia[b] = _geom_inertia([g for g in info["geoms"] if _counts(g)])
+      mass[b], ipos[b], iquat[b], inertia[b] = _geom_inertia([g for g in info["geoms"] if counts(g)])
     else:
       # MuJoCo gives a body without any inertial information its own frame values here.
       ipos[b], iquat[b] = ctx.rows["body_pos"][b], ctx.rows["body_quat"][b]
@@ -163,7 +163,7 @@ def _geom_inertia(geoms):
   return total, com, quat, values
 
 
-def _counts(geom):
+def counts(geom):
   """Whether a geom enters its body's inertia: a mass above mjEPS, as in MuJoCo (a NaN mass too, so that the
   body's error names it)."""
   return geom["mass"] > EPS or np.isnan(geom["mass"])

@@ -8,8 +8,10 @@ its body's mass, and a fused body's mass and inertia join its parent's (unless t
 import numpy as np
 
 from mjgym.physics.mjcf import bodies
+from mjgym.physics.mjcf import inertia
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf.context import MINVAL
+from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.types import GeomType
 from mjgym.physics.types import JointType
 from mjgym.physics.types import ObjType
@@ -45,6 +47,12 @@ def discard_visual(ctx, v):
           if rows["geom_contype"][g] or rows["geom_conaffinity"][g] or (names[g] and ("geom", names[g]) in named)]
   used = {rows["geom_dataid"][g] for g in keep if rows["geom_type"][g] == GeomType.MESH}
   meshes = [i for i, name in enumerate(ctx.names[ObjType.MESH]) if i in used or (name and ("mesh", name) in named)]
+  if ctx.cfg.inertiafromgeom == "true":
+    dropped = set(range(len(names))).difference(keep)
+    for info in ctx.body_info[1:]:
+      if any(g["id"] in dropped and inertia.counts(g) for g in info["geoms"]):
+        fail(info["node"], "discarding visual geoms would change the inertia of this body, which inertiafromgeom "
+             "'true' infers from its geoms (with inertiafromgeom 'auto' the inertia they give is kept)")
   _select(ctx, "geom_", ObjType.GEOM, keep)
   new_mesh = {old: new for new, old in enumerate(meshes)}
   if keep:
@@ -135,8 +143,8 @@ def _accumulate(into, other, pos, quat):
     return [0.0, np.zeros(3), spatial.IDENTITY_QUAT.copy(), np.zeros(3)]
   com = [c / mass for c in com]
   tensor = [0.0] * 6
-  for m, p, q, inertia in parts:
-    own = spatial.global_inertia(inertia, q)
+  for m, p, q, moments in parts:
+    own = spatial.global_inertia(moments, q)
     shift = spatial.offcenter_inertia(m, [float(p[k]) - com[k] for k in range(3)])
     tensor = [tensor[j] + own[j] + shift[j] for j in range(6)]
   values, iquat = spatial.principal_frame(spatial.tensor_from6(tensor))
