@@ -122,7 +122,7 @@ class _Translator:
   def _numbers(self, elem, attr, count, default=None):
     """``count`` numbers of an attribute (one as a float), or ``default`` when absent (an error if None)."""
     text = elem.get(attr)
-    if text is None:
+    if not _given(elem, attr):
       if default is None:
         self._fail(elem, "required attribute missing", attr)
       return default
@@ -202,7 +202,7 @@ class _Translator:
       return {}
     out = {}
     for attr, mjcf in (("xyz", "pos"), ("rpy", "euler")):
-      if origin.get(attr) is not None:
+      if _given(origin, attr):
         out[mjcf] = _text(self._numbers(origin, attr, 3))
     return out
 
@@ -241,12 +241,12 @@ class _Translator:
     dynamics = self._child(joint, "dynamics")
     if dynamics is not None:
       for attr, mjcf in (("damping", "damping"), ("friction", "frictionloss")):
-        if dynamics.get(attr) is not None:
+        if _given(dynamics, attr):
           for elem in made:
             elem.set(mjcf, _text([self._numbers(dynamics, attr, 1)]))
     limit = self._child(joint, "limit")
     if limit is not None:
-      lower, upper = (limit.get(a) is not None for a in ("lower", "upper"))
+      lower, upper = (_given(limit, a) for a in ("lower", "upper"))
       rng = [self._numbers(limit, "lower", 1, 0.0), self._numbers(limit, "upper", 1, 0.0)]
       # only the first joint of a planar joint takes the limits; a continuous joint takes none (MuJoCo 4)
       if jtype == "continuous":
@@ -358,6 +358,11 @@ class _Translator:
     mesh = self._sub(self.asset, "mesh", shape, name=mesh_name, file=path, scale=_text(scale))
     made.append((scale, mesh))
     return mesh_name
+
+
+def _given(elem, attr):
+  """Whether an attribute holds a value: as in MJCF, only white space is none."""
+  return bool((elem.get(attr) or "").split())
 
 
 def _children(elem, tag):
