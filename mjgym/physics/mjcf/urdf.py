@@ -142,7 +142,7 @@ class _Translator:
 
   def _name(self, elem):
     name = elem.get("name")
-    if not name:
+    if name is None:  # (an empty name is a name for MuJoCo's URDF reader)
       self._fail(elem, "required attribute missing", "name")
     return name
 
