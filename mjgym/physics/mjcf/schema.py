@@ -149,7 +149,7 @@ _COMPILER = {
     "angle": "e:degree|radian", "coordinate": "e:local|global", "eulerseq": "s",
     "inertiafromgeom": "e:false|true|auto", "autolimits": "b", "boundmass": "f", "boundinertia": "f",
     "settotalmass": "f", "meshdir": "s", "texturedir": "s", "assetdir": "s", "balanceinertia": "b",
-    "inertiagrouprange": "i2", "strippath": "v", "usethread": "v", "convexhull": "v", "fitaabb": "x",
+    "inertiagrouprange": "i2", "strippath": "b", "usethread": "v", "convexhull": "v", "fitaabb": "x",
     "discardvisual": "b", "fusestatic": "b", "alignfree": "b", "exactmeshinertia": "x", "saveinertial": "v",
 }
 _OPTION = {
