@@ -702,6 +702,7 @@ def entry(model):
 # The lazy kernels of the pipeline (physics/_link.py) and when a model needs one: exactly the conditions under
 # which the pipeline calls it (a call through an unprepared kernel raises instead). Options are read each time,
 # since a user may change them between steps; the rest of a model's structure is fixed once compiled.
+_GEOM_DISTANCE_SENSORS = (SensorType.GEOMDIST, SensorType.GEOMNORMAL, SensorType.GEOMFROMTO)
 _LAZY = (
     (implicit, (), lambda f, o: o[0] == INT_IMPLICIT or o[0] == INT_IMPLICITFAST),
     (rungekutta4, ("narrow",), lambda f, o: o[0] == INT_RK4),
@@ -717,6 +718,8 @@ _LAZY = (
      lambda f, o: (f["sensor_needstage"] == Stage.ACC).any()),
     (sensor._rangefinder_sensor, ("int",),  # pylint: disable=protected-access
      lambda f, o: (f["sensor_type"] == SensorType.RANGEFINDER).any()),
+    (sensor._geom_distance_sensor, ("int",),  # pylint: disable=protected-access
+     lambda f, o: np.isin(f["sensor_type"], _GEOM_DISTANCE_SENSORS).any()),
 )
 
 

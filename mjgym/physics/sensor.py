@@ -8,7 +8,8 @@ applied. ``user`` sensors are filled outside the compiled pipeline by a Python c
 
 Sensors of objects on bodies use MuJoCo's object frames: ``xbody`` is the body frame, ``body`` its
 inertial frame, then geoms, sites and cameras. Velocities and accelerations are taken from the com-based
-``cvel`` / ``cacc`` and moved to the object's origin.
+``cvel`` / ``cacc`` and moved to the object's origin. The distance, normal and fromto sensors collide their geoms
+with the narrow phase (collision/distance.py).
 """
 
 import math as pymath
@@ -19,6 +20,7 @@ from mjgym.physics import _link
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
+from mjgym.physics.collision import distance
 from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
 from mjgym.physics.constants import CNSTR_LIMIT_JOINT
 from mjgym.physics.constants import CNSTR_LIMIT_TENDON
@@ -97,9 +99,9 @@ def _point_acceleration(m, d, body, pos):
 
 @njit(cache=True, error_model="numpy")
 def _cutoff(m, d, i):
-  """Clamps sensor i's data to its cutoff (real and positive data only)."""
+  """Clamps sensor i's data to its cutoff (real and positive data only; a fromto sensor's cutoff is its reach)."""
   cutoff = m.sensor_cutoff[i]
-  if cutoff <= 0.0:
+  if cutoff <= 0.0 or m.sensor_type[i] == S.GEOMFROMTO:
     return
   adr = m.sensor_adr[i]
   datatype = m.sensor_datatype[i]
@@ -227,6 +229,40 @@ def _rangefinder_sensor(m, d, i):
   d.sensordata[m.sensor_adr[i]] = _rangefinder(m, d, m.sensor_objid[i])
 
 
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _geom_distance_sensor(m, d, i):
+  """Distance, normal or fromto sensor i: the nearest pair of geoms of its two sides (a geom, or a body's geoms)
+  within its cutoff, by the narrow phase (compiled only for models that have one)."""
+  cutoff = m.sensor_cutoff[i]
+  dist = cutoff
+  fromto = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+  objid, refid = m.sensor_objid[i], m.sensor_refid[i]
+  first1, n1 = objid, 1
+  if m.sensor_objtype[i] == ObjType.BODY:
+    first1, n1 = m.body_geomadr[objid], m.body_geomnum[objid]
+  first2, n2 = refid, 1
+  if m.sensor_reftype[i] == ObjType.BODY:
+    first2, n2 = m.body_geomadr[refid], m.body_geomnum[refid]
+  for g1 in range(first1, first1 + n1):
+    for g2 in range(first2, first2 + n2):
+      dist_new, fromto_new = distance.geom_distance(m, d, g1, g2, cutoff)
+      if dist_new < dist:
+        dist, fromto = dist_new, fromto_new
+  out = d.sensordata[m.sensor_adr[i]:]
+  stype = m.sensor_type[i]
+  if stype == S.GEOMDIST:
+    out[0] = dist
+  elif stype == S.GEOMNORMAL:
+    nrm = (fromto[3] - fromto[0], fromto[4] - fromto[1], fromto[5] - fromto[2])
+    if nrm[0] != 0.0 or nrm[1] != 0.0 or nrm[2] != 0.0:
+      nrm = math.normalize3(nrm)
+    math.store(out, nrm)
+  else:
+    for k in range(6):
+      out[k] = fromto[k]
+
+
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def sensor_pos(m, d):
@@ -244,6 +280,8 @@ def sensor_pos(m, d):
       math.store(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
     elif stype == S.RANGEFINDER:
       _rangefinder_sensor(m, d, i)
+    elif stype == S.GEOMDIST or stype == S.GEOMNORMAL or stype == S.GEOMFROMTO:
+      _geom_distance_sensor(m, d, i)
     elif stype == S.JOINTPOS:
       out[0] = d.qpos[m.jnt_qposadr[objid]]
     elif stype == S.TENDONPOS:

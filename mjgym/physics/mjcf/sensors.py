@@ -48,6 +48,9 @@ _SENSOR_INFO = {
     "subtreelinvel": (_ST.SUBTREELINVEL, _STAGE.VEL, _DT.REAL, 3),
     "subtreeangmom": (_ST.SUBTREEANGMOM, _STAGE.VEL, _DT.REAL, 3),
     "clock": (_ST.CLOCK, _STAGE.POS, _DT.REAL, 1),
+    "distance": (_ST.GEOMDIST, _STAGE.POS, _DT.REAL, 1),
+    "normal": (_ST.GEOMNORMAL, _STAGE.POS, _DT.AXIS, 3),
+    "fromto": (_ST.GEOMFROMTO, _STAGE.POS, _DT.REAL, 6),
 }
 
 
@@ -67,7 +70,9 @@ def sensors(ctx, v):
         stype, stage, datatype, dim = _SENSOR_INFO[node.tag]
         objtype, objid = _sensor_object(ctx, node, schema.SENSOR_KINDS[node.tag])
       reftype, refid = ObjType.UNKNOWN, -1
-      if node.has("reftype") or node.has("refname"):
+      if schema.SENSOR_KINDS.get(node.tag) == "geompair":
+        objtype, objid, reftype, refid = _geom_pair(ctx, node)
+      elif node.has("reftype") or node.has("refname"):
         for attr in ("reftype", "refname"):
           if not node.has(attr):
             fail(node, "reftype and refname go together", attr)
@@ -88,7 +93,7 @@ def sensors(ctx, v):
 
 def _sensor_object(ctx, node, kind):
   """(objtype, objid) of a built-in sensor, checking the object fits the sensor."""
-  if kind == "none":
+  if kind == "none" or kind == "geompair":
     return ObjType.UNKNOWN, -1
   if kind == "frame":
     return _frame_object(ctx, node, "objtype", "objname")
@@ -107,6 +112,21 @@ def _sensor_object(ctx, node, kind):
     if limit and jtype == JointType.FREE:
       fail(node, "a free joint has no limits", "joint")
   return objtype, objid
+
+
+def _geom_pair(ctx, node):
+  """(objtype, objid, reftype, refid) of a geom-distance sensor: a geom or a body (all its geoms) on each side."""
+  sides = []
+  for k in ("1", "2"):
+    given = [kind for kind in ("geom", "body") if node.has(kind + k)]
+    if len(given) != 1:
+      fail(node, f"exactly one of 'geom{k}', 'body{k}' is needed", f"geom{k}")
+    kind = given[0]
+    objtype = ObjType.GEOM if kind == "geom" else ObjType.BODY
+    sides.append((objtype, ctx.lookup(objtype, node, kind + k)))
+  if sides[0] == sides[1]:
+    fail(node, "the first body or geom must differ from the second", "geom2" if node.has("geom2") else "body2")
+  return sides[0] + sides[1]
 
 
 def _frame_object(ctx, node, type_attr, name_attr):
