@@ -1,11 +1,13 @@
 """Oracle tests of sensors, the full actuator model and spatial tendons against the `mujoco` package.
 
-Purpose-written models (tests/models/sensors.xml, actuators_full.xml, tendon_spatial.xml) are compared field
-by field at random states and along 100 steps of random controls. Relative error of a field =
+Purpose-written models (tests/models/sensors.xml, actuators_full.xml, tendon_spatial.xml,
+sensors_site_energy.xml) are compared field by field at random states and along 100 steps of random controls. Relative error of a field =
 max |ours - mujoco| / max(1, max |mujoco|) (oracle.assert_close). Constraints are disabled where MuJoCo would
 solve them (this engine's solver is compared elsewhere); sensors that only read positions and velocities
 are also compared with joint and tendon limits active.
 """
+
+import re
 
 import mujoco
 import numpy as np
@@ -16,7 +18,7 @@ from mjgym import physics
 from mjgym.physics.mjcf import MJCFError
 
 RTOL = 1e-8
-MODELS = ("sensors", "actuators_full", "tendon_spatial")
+MODELS = ("sensors", "actuators_full", "tendon_spatial", "sensors_site_energy")
 # Compile-time fields of these models that must equal MuJoCo's.
 MODEL_FIELDS = ("sensor_type", "sensor_datatype", "sensor_needstage", "sensor_objtype", "sensor_objid",
                 "sensor_reftype", "sensor_refid", "sensor_dim", "sensor_adr", "sensor_cutoff", "sensor_noise",
@@ -167,6 +169,10 @@ def test_user_sensor_callback():
     ('<sensor><ballquat joint="j"/></sensor>', "ball joint"),
     ('<sensor><framepos objtype="site" objname="s" reftype="site"/></sensor>', "refname"),
     ('<sensor><user dim="0"/></sensor>', "dim"),
+    ('<sensor><insidesite objtype="geom" objname="g"/></sensor>', "site"),
+    ('<sensor><insidesite objtype="joint" objname="j" site="s"/></sensor>', "objtype"),
+    ('<sensor><insidesite objtype="geom" objname="g" site="nope"/></sensor>', "unknown site 'nope'"),
+    ('<sensor><e_kinetic objtype="body"/></sensor>', "objtype"),
     ('<actuator><motor joint="j" delay="0.01"/></actuator>', "delay"),
     ('<actuator><motor joint="j" armature="0.01"/></actuator>', "armature"),
     ('<actuator><dcmotor joint="j"/></actuator>', "dcmotor"),
@@ -189,6 +195,41 @@ def test_unsupported_or_invalid_fails_at_load(xml, message):
     <body name="f"><freejoint name="free_j"/><geom size="0.1"/></body></worldbody>{xml}</mujoco>"""
   with pytest.raises(MJCFError, match=message):
     physics.MjModel.from_xml_string(model)
+
+
+def test_insidesite_sees_every_site_shape_inside_and_out():
+  """Over the random states of test_random_states_match_mujoco, every site shape of sensors_site_energy.xml holds
+  some object and misses some (MuJoCo's reading), so the comparison covers both answers of each shape."""
+  mjm, mjd, _, _ = _load("sensors_site_energy")
+  inside = [i for i in range(mjm.nsensor) if mjm.sensor_type[i] == mujoco.mjtSensor.mjSENS_INSIDESITE]
+  seen = set()
+  for _ in oracle.random_states(mjm, mjd, 1, 40):
+    mujoco.mj_forward(mjm, mjd)
+    seen |= {(int(mjm.sensor_refid[i]), float(mjd.sensordata[mjm.sensor_adr[i]])) for i in inside}
+  sites = {int(mjm.sensor_refid[i]) for i in inside}
+  assert seen >= {(s, v) for s in sites for v in (0.0, 1.0)}, sorted(seen)
+
+
+@pytest.mark.parametrize("energy", [False, True], ids=["energy-off", "energy-on"])
+@pytest.mark.parametrize("keep", ["potential", "kinetic", "potential kinetic"])
+def test_energy_sensors_and_data_energy(energy, keep):
+  """e_potential and e_kinetic read MuJoCo's energies, with mjENBL_ENERGY on or off, and d.energy is MuJoCo's
+  afterwards: without the flag MuJoCo leaves what the sensors computed only when the potential was among them."""
+  path = oracle.MODELS_DIR / "sensors_site_energy.xml"
+  xml = path.read_text()
+  for name in ("potential", "kinetic"):
+    if name not in keep.split():
+      xml = re.sub(rf"<e_{name}\b[^>]*/>", "", xml)
+  mjm, mjd, m, d = oracle.load_both(xml, constraints=False)
+  if energy:
+    mjm.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
+    m.opt.enableflags |= int(physics.mjtEnableBit.ENERGY)
+  for k, _ in enumerate(oracle.forward_states(mjm, mjd, m, d, 4, 10)):
+    oracle.assert_close(d.sensordata, mjd.sensordata, 1e-12, f"state {k}: sensordata")
+    oracle.assert_close(d.energy, mjd.energy, 1e-12, f"state {k}: energy")
+  mujoco.mj_step(mjm, mjd)
+  physics.mj_step(m, d)
+  oracle.assert_close(d.energy, mjd.energy, 1e-12, "after a step: energy")
 
 
 def test_arm_holding_cylinder_on_a_limited_tendon():

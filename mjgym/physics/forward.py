@@ -199,13 +199,14 @@ def fwd_constraint(m, d):
 def _forward_position(m, d, sensors, narrow):
   """The position stage, its sensors and the potential energy."""
   fwd_position(m, d, narrow)
+  if not m.opt_enableflags[0] & ENBL_ENERGY:
+    # before the sensors: the energy sensors leave their values in it, as MuJoCo's do
+    d.energy[0] = 0.0
+    d.energy[1] = 0.0
   if sensors:
     sensor.sensor_pos(m, d)
   if m.opt_enableflags[0] & ENBL_ENERGY:
     energy.energy_pos(m, d)
-  else:
-    d.energy[0] = 0.0
-    d.energy[1] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -709,8 +710,8 @@ _LAZY = (
     (solver._solve_pgs, (), lambda f, o: o[1] == SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_primal, (), lambda f, o: o[1] != SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_noslip, (), lambda f, o: o[2] > 0),  # pylint: disable=protected-access
-    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY),
-    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY),
+    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY or (f["sensor_type"] == SensorType.E_POTENTIAL).any()),
+    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY or (f["sensor_type"] == SensorType.E_KINETIC).any()),
     (smooth.tendon, (), lambda f, o: f["ntendon"] > 0),
     (constraint._equality, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
     (constraint._equality_velocity, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access

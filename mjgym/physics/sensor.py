@@ -17,6 +17,7 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import energy
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
@@ -27,6 +28,12 @@ from mjgym.physics.constants import CNSTR_LIMIT_TENDON
 from mjgym.physics.constants import DSBL_CONSTRAINT
 from mjgym.physics.constants import DSBL_LIMIT
 from mjgym.physics.constants import DSBL_SENSOR
+from mjgym.physics.constants import ENBL_ENERGY
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.types import DataType
 from mjgym.physics.types import MINVAL
@@ -269,6 +276,7 @@ def sensor_pos(m, d):
   """Position-dependent sensors."""
   if not _enabled(m):
     return
+  potential = kinetic = False
   for i in range(m.nsensor):
     if m.sensor_needstage[i] != Stage.POS:
       continue
@@ -323,7 +331,20 @@ def sensor_pos(m, d):
       math.store(out, d.subtree_com[objid])
     elif stype == S.CLOCK:
       out[0] = d.time[0]
+    elif stype == S.INSIDESITE:
+      out[0] = 1.0 if _inside_site(m, d, i) else 0.0
+    elif stype == S.E_POTENTIAL:
+      energy.energy_pos(m, d)
+      out[0] = d.energy[0]
+      potential = True
+    elif stype == S.E_KINETIC:
+      energy.energy_vel(m, d)
+      out[0] = d.energy[1]
+      kinetic = True
     _cutoff(m, d, i)
+  if kinetic and not potential and (m.opt_enableflags[0] & ENBL_ENERGY) == 0:
+    # MuJoCo clears d.energy after the position sensors unless one of them computed the potential energy
+    d.energy[1] = 0.0
 
 
 @_link.separate
@@ -495,6 +516,36 @@ def subtree_vel(m, d):
     cv = math.cross(d.subtree_com[i], lin[i])
     for k in range(3):
       ang[i, k] -= mass * cv[k]
+
+
+# -------------------------------------------------------------------------------------- inside site ----
+
+
+@njit(cache=True, error_model="numpy")
+def _inside_site(m, d, i):
+  """Whether sensor i's object (its frame's origin) lies strictly inside the volume of its site."""
+  objtype, objid, site = m.sensor_objtype[i], m.sensor_objid[i], m.sensor_refid[i]
+  point, _, _ = _object_pose(m, d, objtype, objid)
+  if (objtype == ObjType.BODY and objid > 0 and m.body_mass[objid] < MINVAL
+      and m.body_subtreemass[objid] >= MINVAL):
+    # a massless body's inertial frame is its body frame: MuJoCo takes its subtree's com
+    point = d.subtree_com[objid]
+  pos, mat, size = d.site_xpos[site], d.site_xmat[site], m.site_size[site]
+  v = (point[0] - pos[0], point[1] - pos[1], point[2] - pos[2])
+  stype = m.site_type[site]
+  if stype == GEOM_SPHERE:
+    return math.dot3(v, v) < size[0] * size[0]
+  x, y, z = math.mat_t_vec(mat, v)
+  if stype == GEOM_CAPSULE:
+    dz = z - min(max(z, -size[1]), size[1])
+    return x * x + y * y + dz * dz < size[0] * size[0]
+  if stype == GEOM_ELLIPSOID:
+    return x * x / (size[0] * size[0]) + y * y / (size[1] * size[1]) + z * z / (size[2] * size[2]) < 1.0
+  if stype == GEOM_CYLINDER:
+    return abs(z) < size[1] and x * x + y * y < size[0] * size[0]
+  if stype == GEOM_BOX:
+    return abs(x) < size[0] and abs(y) < size[1] and abs(z) < size[2]
+  return False
 
 
 # ---------------------------------------------------------------------------------------- rangefinder ----

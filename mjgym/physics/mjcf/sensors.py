@@ -51,6 +51,10 @@ _SENSOR_INFO = {
     "distance": (_ST.GEOMDIST, _STAGE.POS, _DT.REAL, 1),
     "normal": (_ST.GEOMNORMAL, _STAGE.POS, _DT.AXIS, 3),
     "fromto": (_ST.GEOMFROMTO, _STAGE.POS, _DT.REAL, 6),
+    "insidesite": (_ST.INSIDESITE, _STAGE.POS, _DT.POSITIVE, 1),
+    # MuJoCo 4 evaluates kinetic energy with the position-stage sensors (qM and qvel are known there)
+    "e_potential": (_ST.E_POTENTIAL, _STAGE.POS, _DT.REAL, 1),
+    "e_kinetic": (_ST.E_KINETIC, _STAGE.POS, _DT.REAL, 1),
 }
 
 
@@ -72,6 +76,11 @@ def sensors(ctx, v):
       reftype, refid = ObjType.UNKNOWN, -1
       if schema.SENSOR_KINDS.get(node.tag) == "geompair":
         objtype, objid, reftype, refid = _geom_pair(ctx, node)
+      elif node.tag == "insidesite":
+        objtype, objid = _frame_object(ctx, node, "objtype", "objname")
+        if not node.has("site"):
+          fail(node, "required attribute missing", "site")
+        reftype, refid = ObjType.SITE, ctx.lookup(ObjType.SITE, node, "site")
       elif node.has("reftype") or node.has("refname"):
         for attr in ("reftype", "refname"):
           if not node.has(attr):
@@ -93,7 +102,7 @@ def sensors(ctx, v):
 
 def _sensor_object(ctx, node, kind):
   """(objtype, objid) of a built-in sensor, checking the object fits the sensor."""
-  if kind == "none" or kind == "geompair":
+  if kind in ("none", "geompair", "insidesite"):
     return ObjType.UNKNOWN, -1
   if kind == "frame":
     return _frame_object(ctx, node, "objtype", "objname")
