@@ -1,7 +1,7 @@
 """Oracle tests of sensors, the full actuator model and spatial tendons against the `mujoco` package.
 
 Purpose-written models (tests/models/sensors.xml, actuators_full.xml, tendon_spatial.xml,
-sensors_site_energy.xml) are compared field by field at random states and along 100 steps of random controls. Relative error of a field =
+sensors_site_energy.xml, sensors_contact.xml) are compared field by field at random states and along 100 steps of random controls. Relative error of a field =
 max |ours - mujoco| / max(1, max |mujoco|) (oracle.assert_close). Constraints are disabled where MuJoCo would
 solve them (this engine's solver is compared elsewhere); sensors that only read positions and velocities
 are also compared with joint and tendon limits active.
@@ -22,8 +22,8 @@ MODELS = ("sensors", "actuators_full", "tendon_spatial", "sensors_site_energy")
 # Compile-time fields of these models that must equal MuJoCo's.
 MODEL_FIELDS = ("sensor_type", "sensor_datatype", "sensor_needstage", "sensor_objtype", "sensor_objid",
                 "sensor_reftype", "sensor_refid", "sensor_dim", "sensor_adr", "sensor_cutoff", "sensor_noise",
-                "wrap_type", "wrap_objid", "wrap_prm", "tendon_lengthspring", "tendon_length0", "actuator_trntype",
-                "actuator_trnid", "actuator_dyntype", "actuator_gaintype", "actuator_biastype",
+                "sensor_intprm", "wrap_type", "wrap_objid", "wrap_prm", "tendon_lengthspring", "tendon_length0",
+                "actuator_trntype", "actuator_trnid", "actuator_dyntype", "actuator_gaintype", "actuator_biastype",
                 "actuator_dynprm", "actuator_gainprm", "actuator_biasprm", "actuator_ctrllimited",
                 "actuator_ctrlrange", "actuator_actlimited", "actuator_actrange", "actuator_actadr",
                 "actuator_actnum", "actuator_length0", "actuator_acc0", "actuator_lengthrange",
@@ -173,6 +173,13 @@ def test_user_sensor_callback():
     ('<sensor><insidesite objtype="joint" objname="j" site="s"/></sensor>', "objtype"),
     ('<sensor><insidesite objtype="geom" objname="g" site="nope"/></sensor>', "unknown site 'nope'"),
     ('<sensor><e_kinetic objtype="body"/></sensor>', "objtype"),
+    ('<sensor><contact geom1="g" body1="b"/></sensor>', "at most one"),
+    ('<sensor><contact site="s" subtree1="b"/></sensor>', "at most one"),
+    ('<sensor><contact data="force found"/></sensor>', "in the order"),
+    ('<sensor><contact data="speed"/></sensor>', "data fields are"),
+    ('<sensor><contact num="0"/></sensor>', "num must be positive"),
+    ('<sensor><contact reduce="netforce" data="force linvel"/></sensor>', "netforce"),
+    ('<sensor><contact reduce="most"/></sensor>', "reduce"),
     ('<actuator><motor joint="j" delay="0.01"/></actuator>', "delay"),
     ('<actuator><motor joint="j" armature="0.01"/></actuator>', "armature"),
     ('<actuator><dcmotor joint="j"/></actuator>', "dcmotor"),
@@ -230,6 +237,44 @@ def test_energy_sensors_and_data_energy(energy, keep):
   mujoco.mj_step(mjm, mjd)
   physics.mj_step(m, d)
   oracle.assert_close(d.energy, mjd.energy, 1e-12, "after a step: energy")
+
+
+def test_contact_sensors_compile_like_mujoco():
+  """A contact sensor's sides, data fields, reduction and slots (sensor_intprm) and its size are MuJoCo's; a
+  rangefinder's data field too."""
+  xml = (oracle.MODELS_DIR / "sensors_contact.xml").read_text().replace(
+      "<sensor>", '<sensor><rangefinder site="pad"/>')
+  mjm, m = oracle.models(xml)
+  for field in (f for f in MODEL_FIELDS if f.startswith("sensor_")):
+    np.testing.assert_array_equal(getattr(m, field), getattr(mjm, field), field)
+
+
+def test_contact_sensors_match_mujoco():
+  """Along MuJoCo's 400-step rollout from a random throw, every 4th state in both engines: the contacts are MuJoCo's
+  (same geom pairs, same order) and every contact sensor reads MuJoCo's values within 1e-6 relative (forces come from
+  the constraint solver, as in test_touch_force_and_accelerometer_with_contacts; match counts, normals and positions
+  agree to round-off). Every sensor but the one whose geoms never touch matches some contact, and the flipped
+  sensors see the normal reversed."""
+  mjm, mjd, m, d = oracle.load_both(oracle.MODELS_DIR / "sensors_contact.xml")
+  rng = np.random.default_rng(6)
+  mjd.qvel[:] = rng.normal(size=mjm.nv) * 2.0
+  found = np.zeros(mjm.nsensor)
+  for k in range(400):
+    mujoco.mj_step(mjm, mjd)
+    if k % 4:
+      continue
+    oracle.forward_both(mjm, mjd, m, d)
+    np.testing.assert_array_equal(d.contact.geom, mjd.contact.geom, f"step {k}: contact geoms")
+    for i in range(mjm.nsensor):
+      adr, dim = mjm.sensor_adr[i], mjm.sensor_dim[i]
+      name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_SENSOR, i)
+      oracle.assert_close(d.sensordata[adr:adr + dim], mjd.sensordata[adr:adr + dim], 1e-6, f"step {k}: {name}")
+      found[i] += np.any(mjd.sensordata[adr:adr + dim] != 0)
+  never = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_SENSOR, "never")
+  assert found[never] == 0 and np.all(np.delete(found, never) > 0), found
+  crate = d.sensor("crate_floor").data.reshape(4, 6)
+  flipped = d.sensor("floor_crate").data.reshape(4, 15)
+  np.testing.assert_array_equal(flipped[:, 3:6], -crate[:, 3:6])
 
 
 def test_arm_holding_cylinder_on_a_limited_tendon():

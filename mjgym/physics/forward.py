@@ -721,6 +721,8 @@ _LAZY = (
      lambda f, o: (f["sensor_type"] == SensorType.RANGEFINDER).any()),
     (sensor._geom_distance_sensor, ("int",),  # pylint: disable=protected-access
      lambda f, o: np.isin(f["sensor_type"], _GEOM_DISTANCE_SENSORS).any()),
+    (sensor._contact_sensor, ("int",),  # pylint: disable=protected-access
+     lambda f, o: (f["sensor_type"] == SensorType.CONTACT).any()),
 )
 
 
