@@ -226,3 +226,19 @@ def test_errors(sensor, message, attr):
   with pytest.raises(MJCFError, match=message) as info:
     physics.MjModel.from_xml_string(xml)
   assert attr in str(info.value)
+
+
+def test_height_field_geom_refused_as_in_mujoco():
+  """A height-field geom cannot be a side (MuJoCo refuses it); a body holding one can, as in MuJoCo."""
+  xml = """<mujoco><asset><hfield name="h" nrow="2" ncol="2" size="1 1 0.2 0.1"/></asset><worldbody>
+    <geom name="terrain" type="hfield" hfield="h"/><body pos="0 0 1"><freejoint/><geom name="ball" size="0.1"/></body>
+    </worldbody><sensor>{}</sensor></mujoco>"""
+  bad = xml.format('<distance geom1="ball" geom2="terrain" cutoff="1"/>')
+  with pytest.raises(ValueError):
+    mujoco.MjModel.from_xml_string(bad)
+  with pytest.raises(MJCFError, match="height fields are not supported") as info:
+    physics.MjModel.from_xml_string(bad)
+  assert "geom2" in str(info.value)
+  mjm, mjd, m, d = oracle.load_both(xml.format('<distance body1="world" geom2="ball" cutoff="2"/>'))
+  oracle.forward_both(mjm, mjd, m, d)
+  np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=0, atol=1e-12)

@@ -4,6 +4,7 @@ place in sensordata."""
 from mjgym.physics import types
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import GeomType
 from mjgym.physics.types import JointType
 from mjgym.physics.types import ObjType
 
@@ -141,7 +142,10 @@ def _geom_pair(ctx, node):
       fail(node, f"exactly one of 'geom{k}', 'body{k}' is needed", f"geom{k}")
     kind = given[0]
     objtype = ObjType.GEOM if kind == "geom" else ObjType.BODY
-    sides.append((objtype, ctx.lookup(objtype, node, kind + k)))
+    objid = ctx.lookup(objtype, node, kind + k)
+    if objtype == ObjType.GEOM and ctx.rows["geom_type"][objid] == GeomType.HFIELD:
+      fail(node, "height fields are not supported in geom distance sensors (as in MuJoCo)", kind + k)
+    sides.append((objtype, objid))
   if sides[0] == sides[1]:
     fail(node, "the first body or geom must differ from the second", "geom2" if node.has("geom2") else "body2")
   return sides[0] + sides[1]
