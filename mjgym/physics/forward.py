@@ -204,13 +204,14 @@ def fwd_constraint(m, d):
 def _forward_position(m, d, sensors, narrow):
   """The position stage, its sensors and the potential energy."""
   fwd_position(m, d, narrow)
+  if not m.opt_enableflags[0] & ENBL_ENERGY:
+    # before the sensors: the energy sensors leave their values in it, as MuJoCo's do
+    d.energy[0] = 0.0
+    d.energy[1] = 0.0
   if sensors:
     sensor.sensor_pos(m, d)
   if m.opt_enableflags[0] & ENBL_ENERGY:
     energy.energy_pos(m, d)
-  else:
-    d.energy[0] = 0.0
-    d.energy[1] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -730,14 +731,15 @@ def entry(model):
 # The lazy kernels of the pipeline (physics/_link.py) and when a model needs one: exactly the conditions under
 # which the pipeline calls it (a call through an unprepared kernel raises instead). Options are read each time,
 # since a user may change them between steps; the rest of a model's structure is fixed once compiled.
+_GEOM_DISTANCE_SENSORS = (SensorType.GEOMDIST, SensorType.GEOMNORMAL, SensorType.GEOMFROMTO)
 _LAZY = (
     (implicit, (), lambda f, o: o[0] == INT_IMPLICIT or o[0] == INT_IMPLICITFAST),
     (rungekutta4, ("narrow",), lambda f, o: o[0] == INT_RK4),
     (solver._solve_pgs, (), lambda f, o: o[1] == SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_primal, (), lambda f, o: o[1] != SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_noslip, (), lambda f, o: o[2] > 0),  # pylint: disable=protected-access
-    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY),
-    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY),
+    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY or (f["sensor_type"] == SensorType.E_POTENTIAL).any()),
+    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY or (f["sensor_type"] == SensorType.E_KINETIC).any()),
     (smooth.tendon, (), lambda f, o: f["ntendon"] > 0),
     (constraint._equality, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
     (constraint._equality_velocity, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
@@ -745,6 +747,10 @@ _LAZY = (
      lambda f, o: (f["sensor_needstage"] == Stage.ACC).any()),
     (sensor._rangefinder_sensor, ("int",),  # pylint: disable=protected-access
      lambda f, o: (f["sensor_type"] == SensorType.RANGEFINDER).any()),
+    (sensor._geom_distance_sensor, ("int",),  # pylint: disable=protected-access
+     lambda f, o: np.isin(f["sensor_type"], _GEOM_DISTANCE_SENSORS).any()),
+    (sensor._contact_sensor, ("int",),  # pylint: disable=protected-access
+     lambda f, o: (f["sensor_type"] == SensorType.CONTACT).any()),
 )
 
 

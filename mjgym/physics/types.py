@@ -193,6 +193,13 @@ class SensorType(enum.IntEnum):
   SUBTREECOM = 35
   SUBTREELINVEL = 36
   SUBTREEANGMOM = 37
+  INSIDESITE = 38
+  GEOMDIST = 39
+  GEOMNORMAL = 40
+  GEOMFROMTO = 41
+  CONTACT = 42
+  E_POTENTIAL = 43
+  E_KINETIC = 44
   CLOCK = 45
   USER = 48
 
@@ -709,6 +716,7 @@ sensor_dim              int    nsensor        | number of values the sensor writ
 sensor_adr              int    nsensor        | address of the sensor's values in sensordata
 sensor_cutoff           float  nsensor        | clamp on the values; 0: none
 sensor_noise            float  nsensor        | noise standard deviation (stored only, as in MuJoCo)
+sensor_intprm           int    nsensor 3      | contact sensor: data fields (bit mask), reduction, slots; rangefinder: data fields
 
 # Keyframes
 key_time                float  nkey           | time (s)
