@@ -355,3 +355,115 @@ def stage_states(mjm, mjd, m, d, seed, scale=1.0):
       mjd.xfrc_applied[1:] = rng.normal(size=(mjm.nbody - 1, 6))
     forward_both(mjm, mjd, m, d)
     yield
+
+
+# Model fields left out of the comparison, each with the reason; none of them enters the physics.
+SKIPPED_MODEL_FIELDS = {
+  "nconmax": "MuJoCo 4 sizes its contact buffer at run time (-1 in the model); ours is a fixed capacity",
+  "njmax": "MuJoCo 4 sizes its constraint rows at run time (-1 in the model); ours is a fixed capacity",
+  "mat_texid": "MuJoCo 4 keeps one texture per material role (nmat, mjNTEXROLE); we model the RGB role only",
+  "vis_headlight_active": "rendering only; MuJoCo 4's default is 2, ours 1",
+  "vis_rgba_haze": "rendering only; MuJoCo 4's default is (1, 1, 1, 1), ours MuJoCo 3's (0.15, 0.25, 0.35, 1)",
+}
+
+
+def mujoco_field(mjm, name):
+  """MuJoCo's value of our model field ``name`` (``opt_*``, ``stat_*``, ``vis_<section>_*`` in their structs)."""
+  if name.startswith(("opt_", "stat_")):
+    holder, name = getattr(mjm, name[:name.index("_")]), name[name.index("_") + 1:]
+  elif name.startswith("vis_"):
+    section, name = name[4:].split("_", 1)
+    holder = getattr(mjm.vis, "global_" if section == "global" else section)
+  else:
+    holder = mjm
+  return getattr(holder, name, None)
+
+
+def model_differences(mjm, m, tol):
+  """Sizes and fields where our compile differs from MuJoCo's, as readable lines.
+
+  A field sized by a count that already differs is not listed again. MuJoCo stores some fields as float32
+  (``mesh_vert``, ``hfield_data``, colours, all of ``mjVisual``, which the bindings show as Python floats):
+  ours, in float64, are rounded to float32 before the comparison.
+  """
+  out, bad_sizes = [], set()
+  for name in types.MODEL_SIZES:
+    if name not in SKIPPED_MODEL_FIELDS and hasattr(mjm, name) and getattr(m, name) != getattr(mjm, name):
+      out.append(f"{name}: mjgym {getattr(m, name)}, MuJoCo {getattr(mjm, name)}")
+      bad_sizes.add(name)
+  if "nmeshpoly" not in bad_sizes:
+    out += _polygon_differences(mjm, m, tol)
+  for name, _, shape in types.MODEL_ROWS:
+    if name in POLYGON_FIELDS:
+      continue
+    theirs = None if shape is None or name in SKIPPED_MODEL_FIELDS else mujoco_field(mjm, name)
+    if theirs is None or bad_sizes.intersection(shape):
+      continue
+    theirs, ours = np.asarray(theirs), getattr(m, name)
+    if theirs.dtype == np.float32 or name.startswith("vis_"):
+      theirs = theirs.astype(np.float32)
+      ours = ours.astype(np.float32)
+    if ours.size == theirs.size:
+      theirs = theirs.reshape(ours.shape)  # (n,) beside (n, 1) and the like
+    try:
+      assert_close(ours, theirs, tol, name)
+    except AssertionError as e:
+      out.append(str(e).splitlines()[0])
+  return out
+
+
+# MuJoCo stores a mesh's hull polygons in the iteration order of a hash table keyed on their rounded normals:
+# these are compared per mesh as sets of vertex cycles (each with its normal, and the cycles at each vertex).
+POLYGON_FIELDS = ("mesh_polyadr", "mesh_polynormal", "mesh_polyvertadr", "mesh_polyvertnum", "mesh_polyvert",
+                  "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap")
+
+
+def _polygons(model, mesh):
+  """({vertex cycle: normal}, [sorted cycles at each vertex]) of one mesh's hull polygons."""
+  first = model.mesh_polyadr[mesh]
+  cycles, normals = [], {}
+  for p in range(first, first + model.mesh_polynum[mesh]):
+    adr = model.mesh_polyvertadr[p]
+    cycle = tuple(int(v) for v in model.mesh_polyvert[adr:adr + model.mesh_polyvertnum[p]])
+    cycles.append(cycle)
+    normals[cycle] = np.asarray(model.mesh_polynormal[p], float)
+  at = []
+  for v in range(model.mesh_vertnum[mesh]):
+    adr = model.mesh_polymapadr[model.mesh_vertadr[mesh] + v]
+    num = model.mesh_polymapnum[model.mesh_vertadr[mesh] + v]
+    at.append(sorted(cycles[int(i)] for i in model.mesh_polymap[adr:adr + num]))
+  return normals, at
+
+
+def _polygon_differences(mjm, m, tol):
+  out = []
+  for mesh in range(mjm.nmesh):
+    if m.mesh_polynum[mesh] != mjm.mesh_polynum[mesh]:
+      out.append(f"mesh {mesh}: {m.mesh_polynum[mesh]} polygons, MuJoCo {mjm.mesh_polynum[mesh]}")
+      continue
+    (normals, at), (mj_normals, mj_at) = _polygons(m, mesh), _polygons(mjm, mesh)
+    if set(normals) != set(mj_normals):
+      out.append(f"mesh {mesh}: {len(set(normals) - set(mj_normals))} polygons not MuJoCo's")
+      continue
+    worst = max((np.max(np.abs(normals[c] - mj_normals[c])) for c in normals), default=0.0)
+    if worst > tol:
+      out.append(f"mesh {mesh}: polygon normals differ by {worst:.3e}")
+    if at != mj_at:
+      out.append(f"mesh {mesh}: polygons at the vertices differ")
+  return out
+
+
+_NAMED_TYPES = (("body", "nbody"), ("joint", "njnt"), ("geom", "ngeom"), ("site", "nsite"), ("camera", "ncam"),
+                ("light", "nlight"), ("mesh", "nmesh"), ("material", "nmat"), ("texture", "ntex"))
+
+
+def name_differences(mjm, m):
+  """Object types whose names (in id order) differ between MuJoCo's model and ours, as readable lines."""
+  out = []
+  for kind, count in _NAMED_TYPES:
+    objtype = int(getattr(mujoco.mjtObj, f"mjOBJ_{kind.upper()}"))
+    theirs = [mujoco.mj_id2name(mjm, objtype, i) or "" for i in range(getattr(mjm, count))]
+    ours = [physics.mj_id2name(m, objtype, i) or "" for i in range(getattr(m, count))]
+    if ours != theirs:
+      out.append(f"{kind} names: mjgym {ours}, MuJoCo {theirs}")
+  return out

@@ -1,11 +1,13 @@
 """Oracle tests of sensors, the full actuator model and spatial tendons against the `mujoco` package.
 
-Purpose-written models (tests/models/sensors.xml, actuators_full.xml, tendon_spatial.xml) are compared field
-by field at random states and along 100 steps of random controls. Relative error of a field =
+Purpose-written models (tests/models/sensors.xml, actuators_full.xml, tendon_spatial.xml,
+sensors_site_energy.xml, sensors_contact.xml) are compared field by field at random states and along 100 steps of random controls. Relative error of a field =
 max |ours - mujoco| / max(1, max |mujoco|) (oracle.assert_close). Constraints are disabled where MuJoCo would
 solve them (this engine's solver is compared elsewhere); sensors that only read positions and velocities
 are also compared with joint and tendon limits active.
 """
+
+import re
 
 import mujoco
 import numpy as np
@@ -16,12 +18,12 @@ from mjgym import physics
 from mjgym.physics.mjcf import MJCFError
 
 RTOL = 1e-8
-MODELS = ("sensors", "actuators_full", "tendon_spatial")
+MODELS = ("sensors", "actuators_full", "tendon_spatial", "sensors_site_energy")
 # Compile-time fields of these models that must equal MuJoCo's.
 MODEL_FIELDS = ("sensor_type", "sensor_datatype", "sensor_needstage", "sensor_objtype", "sensor_objid",
                 "sensor_reftype", "sensor_refid", "sensor_dim", "sensor_adr", "sensor_cutoff", "sensor_noise",
-                "wrap_type", "wrap_objid", "wrap_prm", "tendon_lengthspring", "tendon_length0", "actuator_trntype",
-                "actuator_trnid", "actuator_dyntype", "actuator_gaintype", "actuator_biastype",
+                "sensor_intprm", "wrap_type", "wrap_objid", "wrap_prm", "tendon_lengthspring", "tendon_length0",
+                "actuator_trntype", "actuator_trnid", "actuator_dyntype", "actuator_gaintype", "actuator_biastype",
                 "actuator_dynprm", "actuator_gainprm", "actuator_biasprm", "actuator_ctrllimited",
                 "actuator_ctrlrange", "actuator_actlimited", "actuator_actrange", "actuator_actadr",
                 "actuator_actnum", "actuator_length0", "actuator_acc0", "actuator_lengthrange",
@@ -167,6 +169,17 @@ def test_user_sensor_callback():
     ('<sensor><ballquat joint="j"/></sensor>', "ball joint"),
     ('<sensor><framepos objtype="site" objname="s" reftype="site"/></sensor>', "refname"),
     ('<sensor><user dim="0"/></sensor>', "dim"),
+    ('<sensor><insidesite objtype="geom" objname="g"/></sensor>', "site"),
+    ('<sensor><insidesite objtype="joint" objname="j" site="s"/></sensor>', "objtype"),
+    ('<sensor><insidesite objtype="geom" objname="g" site="nope"/></sensor>', "unknown site 'nope'"),
+    ('<sensor><e_kinetic objtype="body"/></sensor>', "objtype"),
+    ('<sensor><contact geom1="g" body1="b"/></sensor>', "at most one"),
+    ('<sensor><contact site="s" subtree1="b"/></sensor>', "at most one"),
+    ('<sensor><contact data="force found"/></sensor>', "in the order"),
+    ('<sensor><contact data="speed"/></sensor>', "data fields are"),
+    ('<sensor><contact num="0"/></sensor>', "num must be positive"),
+    ('<sensor><contact reduce="netforce" data="force linvel"/></sensor>', "netforce"),
+    ('<sensor><contact reduce="most"/></sensor>', "reduce"),
     ('<actuator><motor joint="j" delay="0.01"/></actuator>', "delay"),
     ('<actuator><motor joint="j" armature="0.01"/></actuator>', "armature"),
     ('<actuator><dcmotor joint="j"/></actuator>', "dcmotor"),
@@ -189,6 +202,79 @@ def test_unsupported_or_invalid_fails_at_load(xml, message):
     <body name="f"><freejoint name="free_j"/><geom size="0.1"/></body></worldbody>{xml}</mujoco>"""
   with pytest.raises(MJCFError, match=message):
     physics.MjModel.from_xml_string(model)
+
+
+def test_insidesite_sees_every_site_shape_inside_and_out():
+  """Over the random states of test_random_states_match_mujoco, every site shape of sensors_site_energy.xml holds
+  some object and misses some (MuJoCo's reading), so the comparison covers both answers of each shape."""
+  mjm, mjd, _, _ = _load("sensors_site_energy")
+  inside = [i for i in range(mjm.nsensor) if mjm.sensor_type[i] == mujoco.mjtSensor.mjSENS_INSIDESITE]
+  seen = set()
+  for _ in oracle.random_states(mjm, mjd, 1, 40):
+    mujoco.mj_forward(mjm, mjd)
+    seen |= {(int(mjm.sensor_refid[i]), float(mjd.sensordata[mjm.sensor_adr[i]])) for i in inside}
+  sites = {int(mjm.sensor_refid[i]) for i in inside}
+  assert seen >= {(s, v) for s in sites for v in (0.0, 1.0)}, sorted(seen)
+
+
+@pytest.mark.parametrize("energy", [False, True], ids=["energy-off", "energy-on"])
+@pytest.mark.parametrize("keep", ["potential", "kinetic", "potential kinetic"])
+def test_energy_sensors_and_data_energy(energy, keep):
+  """e_potential and e_kinetic read MuJoCo's energies, with mjENBL_ENERGY on or off, and d.energy is MuJoCo's
+  afterwards: without the flag MuJoCo leaves what the sensors computed only when the potential was among them."""
+  path = oracle.MODELS_DIR / "sensors_site_energy.xml"
+  xml = path.read_text()
+  for name in ("potential", "kinetic"):
+    if name not in keep.split():
+      xml = re.sub(rf"<e_{name}\b[^>]*/>", "", xml)
+  mjm, mjd, m, d = oracle.load_both(xml, constraints=False)
+  if energy:
+    mjm.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
+    m.opt.enableflags |= int(physics.mjtEnableBit.ENERGY)
+  for k, _ in enumerate(oracle.forward_states(mjm, mjd, m, d, 4, 10)):
+    oracle.assert_close(d.sensordata, mjd.sensordata, 1e-12, f"state {k}: sensordata")
+    oracle.assert_close(d.energy, mjd.energy, 1e-12, f"state {k}: energy")
+  mujoco.mj_step(mjm, mjd)
+  physics.mj_step(m, d)
+  oracle.assert_close(d.energy, mjd.energy, 1e-12, "after a step: energy")
+
+
+def test_contact_sensors_compile_like_mujoco():
+  """A contact sensor's sides, data fields, reduction and slots (sensor_intprm) and its size are MuJoCo's; a
+  rangefinder's data field too."""
+  xml = (oracle.MODELS_DIR / "sensors_contact.xml").read_text().replace(
+      "<sensor>", '<sensor><rangefinder site="pad"/>')
+  mjm, m = oracle.models(xml)
+  for field in (f for f in MODEL_FIELDS if f.startswith("sensor_")):
+    np.testing.assert_array_equal(getattr(m, field), getattr(mjm, field), field)
+
+
+def test_contact_sensors_match_mujoco():
+  """Along MuJoCo's 400-step rollout from a random throw, every 4th state in both engines: the contacts are MuJoCo's
+  (same geom pairs, same order) and every contact sensor reads MuJoCo's values within 1e-6 relative (forces come from
+  the constraint solver, as in test_touch_force_and_accelerometer_with_contacts; match counts, normals and positions
+  agree to round-off). Every sensor but the one whose geoms never touch matches some contact, and the flipped
+  sensors see the normal reversed."""
+  mjm, mjd, m, d = oracle.load_both(oracle.MODELS_DIR / "sensors_contact.xml")
+  rng = np.random.default_rng(6)
+  mjd.qvel[:] = rng.normal(size=mjm.nv) * 2.0
+  found = np.zeros(mjm.nsensor)
+  for k in range(400):
+    mujoco.mj_step(mjm, mjd)
+    if k % 4:
+      continue
+    oracle.forward_both(mjm, mjd, m, d)
+    np.testing.assert_array_equal(d.contact.geom, mjd.contact.geom, f"step {k}: contact geoms")
+    for i in range(mjm.nsensor):
+      adr, dim = mjm.sensor_adr[i], mjm.sensor_dim[i]
+      name = mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_SENSOR, i)
+      oracle.assert_close(d.sensordata[adr:adr + dim], mjd.sensordata[adr:adr + dim], 1e-6, f"step {k}: {name}")
+      found[i] += np.any(mjd.sensordata[adr:adr + dim] != 0)
+  never = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_SENSOR, "never")
+  assert found[never] == 0 and np.all(np.delete(found, never) > 0), found
+  crate = d.sensor("crate_floor").data.reshape(4, 6)
+  flipped = d.sensor("floor_crate").data.reshape(4, 15)
+  np.testing.assert_array_equal(flipped[:, 3:6], -crate[:, 3:6])
 
 
 def test_arm_holding_cylinder_on_a_limited_tendon():

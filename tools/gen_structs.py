@@ -59,7 +59,8 @@ def _struct(kind, rows):
       f'  """Builds a {kind} struct from its fields, in table order."""',
       f"  s = structref.new({kind.lower()}_type)",
   ]
-  lines += [f"  s.{name} = {name}" for name, _, _ in rows]
+  lines += [f"  s.{name} = {name}" if shape is None else f"  s.{name} = _borrow.borrow({name})"
+            for name, _, shape in rows]
   lines += ["  return s", "", ""]
   return lines
 
@@ -73,6 +74,7 @@ def structs_text():
       "from numba.core import types as nt",
       "from numba.experimental import structref",
       "",
+      "from mjgym.physics import _borrow",
       "from mjgym.physics import _link",
       "",
       "",

@@ -20,7 +20,7 @@ DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "unsupported.md"
 # Values of supported attributes that the compiler refuses (the check names its feature, file and line).
 REFUSED_VALUES = (
     ("compiler", "coordinate", "`global` (MuJoCo 4 itself removed it)"),
-    ("compiler", "discardvisual, fusestatic, alignfree", "`true` (they rewrite the model tree)"),
+    ("compiler", "alignfree", "`true` (it rewrites the model tree)"),
     ("geom", "type", "`sdf` (signed-distance-field geoms come from plugins)"),
     ("general and the actuator shortcuts", "dyntype, gaintype, biastype", "`user` (user callbacks)"),
     ("joint, tendon", "stiffness, damping", "more than one coefficient (MuJoCo 4's nonlinear springs and dampers)"),
@@ -87,6 +87,18 @@ def render():
   ]
   for attr, where in _attributes("v").items():
     lines.append(f"| `{attr}` | {_where(where)} |")
+  lines += [
+      "",
+      "## URDF",
+      "",
+      "A file whose root is `<robot>` loads as MuJoCo 4 reads URDF (`mjgym/physics/mjcf/urdf.py` translates it to",
+      "MJCF, which the tables above then apply to): links, joints of every type with limits and dynamics,",
+      "inertials, box / cylinder / sphere / capsule / mesh geometry, colors, and the `<mujoco>` extension's first",
+      "`<compiler>`, `<option>` and `<size>`. What MuJoCo's URDF reader ignores is ignored here too: `<transmission>`,",
+      "`<gazebo>`, `<mimic>`, `<calibration>`, `<safety_controller>`, joint velocity limits, the range of a continuous",
+      "joint, link-level `<contact>`, and the extension's other elements. Meshes must be files MuJoCo reads (STL,",
+      "OBJ, MSH), as in MJCF.",
+  ]
   return "\n".join(lines) + "\n"
 
 

@@ -21,19 +21,26 @@ from mjgym.physics.types import MINVAL
 @njit(cache=True, error_model="numpy")
 def fwd_velocity_quantities(m, d):
   """ten_velocity = ten_J qvel and actuator_velocity = actuator_moment qvel (zero if actuation is off)."""
-  for t in range(m.ntendon):
-    s = 0.0
-    for k in range(m.nv):
-      s += d.ten_J[t, k] * d.qvel[k]
-    d.ten_velocity[t] = s
+  nv = m.nv
+  qvel = d.qvel
+  if m.ntendon > 0:
+    ten_j = d.ten_J
+    ten_velocity = d.ten_velocity
+    for t in range(m.ntendon):
+      s = 0.0
+      for k in range(nv):
+        s += ten_j[t, k] * qvel[k]
+      ten_velocity[t] = s
+  actuator_velocity = d.actuator_velocity
   if (m.opt_disableflags[0] & DSBL_ACTUATION) != 0:
-    d.actuator_velocity[:] = 0.0
+    actuator_velocity[:] = 0.0
     return
+  moment = d.actuator_moment
   for i in range(m.nu):
     s = 0.0
-    for k in range(m.nv):
-      s += d.actuator_moment[i, k] * d.qvel[k]
-    d.actuator_velocity[i] = s
+    for k in range(nv):
+      s += moment[i, k] * qvel[k]
+    actuator_velocity[i] = s
 
 
 @njit(cache=True, error_model="numpy")
@@ -109,6 +116,10 @@ def fwd_actuation(m, d):
       elif dyntype == DynType.MUSCLE:
         d.act_dot[k] = support.muscle_dynamics(ctrl, d.act[k], m.actuator_dynprm[i])
 
+  nv = m.nv
+  actuator_force = d.actuator_force
+  qfrc_actuator = d.qfrc_actuator
+  moment = d.actuator_moment
   for i in range(m.nu):
     length = d.actuator_length[i]
     velocity = d.actuator_velocity[i]
@@ -129,11 +140,11 @@ def fwd_actuation(m, d):
     force = gain * _input(m, d, i, 0.0 if bad >= 0 else _ctrl(m, d, i)) + bias
     if m.actuator_forcelimited[i]:
       force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
-    d.actuator_force[i] = force
+    actuator_force[i] = force
     if force == 0.0:
       continue  # as MuJoCo: a zero force adds nothing, even through a NaN or infinite moment
-    for k in range(m.nv):
-      d.qfrc_actuator[k] += d.actuator_moment[i, k] * force
+    for k in range(nv):
+      qfrc_actuator[k] += moment[i, k] * force
   _joint_actuator_forces(m, d)
 
 

@@ -572,17 +572,26 @@ def constraint_velocity(m, d):
   """efc_vel = J qvel; efc_aref = -B vel - K imp (pos - margin) (minus (d/dt J) qvel for connect and weld);
   efc_b = J qacc_smooth - aref."""
   nv = m.nv
-  for i in range(d.nefc[0]):
+  nefc = d.nefc[0]
+  efc_j = d.efc_J
+  qvel = d.qvel
+  efc_vel = d.efc_vel
+  efc_aref = d.efc_aref
+  efc_kbip = d.efc_KBIP
+  efc_pos = d.efc_pos
+  efc_margin = d.efc_margin
+  for i in range(nefc):
     vel = 0.0
     for k in range(nv):
-      vel += d.efc_J[i, k] * d.qvel[k]
-    d.efc_vel[i] = vel
-    kbip = d.efc_KBIP[i]
-    d.efc_aref[i] = -kbip[1] * vel - kbip[0] * kbip[2] * (d.efc_pos[i] - d.efc_margin[i])
+      vel += efc_j[i, k] * qvel[k]
+    efc_vel[i] = vel
+    efc_aref[i] = -efc_kbip[i, 1] * vel - efc_kbip[i, 0] * efc_kbip[i, 2] * (efc_pos[i] - efc_margin[i])
   if d.ne[0] > 0:
     _equality_velocity(m, d)
-  for i in range(d.nefc[0]):
+  qacc_smooth = d.qacc_smooth
+  efc_b = d.efc_b
+  for i in range(nefc):
     acc = 0.0
     for k in range(nv):
-      acc += d.efc_J[i, k] * d.qacc_smooth[k]
-    d.efc_b[i] = acc - d.efc_aref[i]
+      acc += efc_j[i, k] * qacc_smooth[k]
+    efc_b[i] = acc - efc_aref[i]

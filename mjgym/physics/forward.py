@@ -177,8 +177,13 @@ def _velocity_to_passive(m, d):
 @njit(cache=True, error_model="numpy")
 def fwd_acceleration(m, d):
   """Sums the smooth forces and solves for the unconstrained acceleration qacc_smooth."""
+  qfrc_smooth = d.qfrc_smooth
+  qfrc_passive = d.qfrc_passive
+  qfrc_bias = d.qfrc_bias
+  qfrc_applied = d.qfrc_applied
+  qfrc_actuator = d.qfrc_actuator
   for i in range(m.nv):
-    d.qfrc_smooth[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i]
+    qfrc_smooth[i] = qfrc_passive[i] - qfrc_bias[i] + qfrc_applied[i] + qfrc_actuator[i]
   support.xfrc_accumulate(m, d, d.qfrc_smooth)
   smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
@@ -199,13 +204,14 @@ def fwd_constraint(m, d):
 def _forward_position(m, d, sensors, narrow):
   """The position stage, its sensors and the potential energy."""
   fwd_position(m, d, narrow)
+  if not m.opt_enableflags[0] & ENBL_ENERGY:
+    # before the sensors: the energy sensors leave their values in it, as MuJoCo's do
+    d.energy[0] = 0.0
+    d.energy[1] = 0.0
   if sensors:
     sensor.sensor_pos(m, d)
   if m.opt_enableflags[0] & ENBL_ENERGY:
     energy.energy_pos(m, d)
-  else:
-    d.energy[0] = 0.0
-    d.energy[1] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -248,10 +254,13 @@ def forward(m, d, narrow):
 @njit(cache=True, error_model="numpy")
 def integrate_pos(m, qpos, qvel, h):
   """qpos <- qpos integrated over time h at velocity qvel (quaternions rotate in the local frame)."""
+  jnt_qposadr = m.jnt_qposadr
+  jnt_dofadr = m.jnt_dofadr
+  jnt_type = m.jnt_type
   for j in range(m.njnt):
-    qadr = m.jnt_qposadr[j]
-    dadr = m.jnt_dofadr[j]
-    jtype = m.jnt_type[j]
+    qadr = jnt_qposadr[j]
+    dadr = jnt_dofadr[j]
+    jtype = jnt_type[j]
     if jtype == JNT_FREE:
       for k in range(3):
         qpos[qadr + k] += h * qvel[dadr + k]
@@ -266,15 +275,20 @@ def integrate_pos(m, qpos, qvel, h):
 def _advance(m, d, act_dot, qacc, qvel):
   """Advances activations, velocity, position (semi-implicitly with ``qvel``) and time by one step."""
   h = m.opt_timestep[0]
-  for i in range(m.nu):
-    adr = m.actuator_actadr[i]
-    for k in range(adr, adr + m.actuator_actnum[i]):
-      d.act[k] = actuation.next_activation(m, d, i, d.act[k], act_dot[k])
+  if m.na > 0:
+    act = d.act
+    for i in range(m.nu):
+      adr = m.actuator_actadr[i]
+      for k in range(adr, adr + m.actuator_actnum[i]):
+        act[k] = actuation.next_activation(m, d, i, act[k], act_dot[k])
+  dqvel = d.qvel
   for i in range(m.nv):
-    d.qvel[i] += h * qacc[i]
+    dqvel[i] += h * qacc[i]
   integrate_pos(m, d.qpos, qvel, h)
   d.time[0] += h
-  d.qacc_warmstart[:] = d.qacc
+  warmstart, dqacc = d.qacc_warmstart, d.qacc
+  for i in range(m.nv):
+    warmstart[i] = dqacc[i]
 
 
 @_link.separate
@@ -307,40 +321,52 @@ def euler(m, d):
 @njit(cache=True, error_model="numpy")
 def rungekutta4(m, d, narrow):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
-  nv, na = m.nv, m.na
+  nq, nv, na = m.nq, m.nv, m.na
+  nx = 2 * nv + na
   h = m.opt_timestep[0]
   time0 = d.time[0]
-  d.rk_qpos[:] = d.qpos
-  d.rk_qvel[:] = d.qvel
-  d.rk_act[:] = d.act
+  qpos, qvel, act = d.qpos, d.qvel, d.act
+  rk_qpos, rk_qvel, rk_act = d.rk_qpos, d.rk_qvel, d.rk_act
+  for k in range(nq):
+    rk_qpos[k] = qpos[k]
+  for k in range(nv):
+    rk_qvel[k] = qvel[k]
+  for k in range(na):
+    rk_act[k] = act[k]
   F = d.rk_F
   dX = d.rk_dX
   _store_derivative(d, F[0], nv, na)
   for i in range(1, 4):
-    dX[:] = 0.0
+    for k in range(nx):
+      dX[k] = 0.0
     for j in range(i):
       a = _RK4_A[i - 1, j]
       if a != 0.0:
-        for k in range(2 * nv + na):
+        for k in range(nx):
           dX[k] += a * F[j, k]
-    d.qpos[:] = d.rk_qpos
-    integrate_pos(m, d.qpos, dX[:nv], h)
+    for k in range(nq):
+      qpos[k] = rk_qpos[k]
+    integrate_pos(m, qpos, dX[:nv], h)
     for k in range(nv):
-      d.qvel[k] = d.rk_qvel[k] + h * dX[nv + k]
+      qvel[k] = rk_qvel[k] + h * dX[nv + k]
     for k in range(na):
-      d.act[k] = d.rk_act[k] + h * dX[2 * nv + k]
+      act[k] = rk_act[k] + h * dX[2 * nv + k]
     d.time[0] = time0 + _RK4_C[i - 1] * h
     _forward(m, d, False, narrow)
     _store_derivative(d, F[i], nv, na)
     _rotation_stage_velocity(m, F[i], dX, h)
-  dX[:] = 0.0
+  for k in range(nx):
+    dX[k] = 0.0
   for j in range(4):
-    for k in range(2 * nv + na):
+    for k in range(nx):
       dX[k] += _RK4_B[j] * F[j, k]
   d.time[0] = time0
-  d.qpos[:] = d.rk_qpos
-  d.qvel[:] = d.rk_qvel
-  d.act[:] = d.rk_act
+  for k in range(nq):
+    qpos[k] = rk_qpos[k]
+  for k in range(nv):
+    qvel[k] = rk_qvel[k]
+  for k in range(na):
+    act[k] = rk_act[k]
   _advance(m, d, dX[2 * nv:], dX[nv:2 * nv], dX[:nv])
   # MuJoCo 4 leaves the acceleration the step integrated (the stages' weighted mean) in qacc; the warm start
   # (saved by _advance) stays the last stage's
@@ -380,9 +406,12 @@ def _rotation_stage_velocity(m, f, dX, h):
 
 @njit(cache=True, error_model="numpy")
 def _store_derivative(d, f, nv, na):
-  f[:nv] = d.qvel
-  f[nv:2 * nv] = d.qacc
-  f[2 * nv:2 * nv + na] = d.act_dot
+  qvel, qacc, act_dot = d.qvel, d.qacc, d.act_dot
+  for k in range(nv):
+    f[k] = qvel[k]
+    f[nv + k] = qacc[k]
+  for k in range(na):
+    f[2 * nv + k] = act_dot[k]
 
 
 @njit(cache=True, error_model="numpy")
@@ -702,14 +731,15 @@ def entry(model):
 # The lazy kernels of the pipeline (physics/_link.py) and when a model needs one: exactly the conditions under
 # which the pipeline calls it (a call through an unprepared kernel raises instead). Options are read each time,
 # since a user may change them between steps; the rest of a model's structure is fixed once compiled.
+_GEOM_DISTANCE_SENSORS = (SensorType.GEOMDIST, SensorType.GEOMNORMAL, SensorType.GEOMFROMTO)
 _LAZY = (
     (implicit, (), lambda f, o: o[0] == INT_IMPLICIT or o[0] == INT_IMPLICITFAST),
     (rungekutta4, ("narrow",), lambda f, o: o[0] == INT_RK4),
     (solver._solve_pgs, (), lambda f, o: o[1] == SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_primal, (), lambda f, o: o[1] != SolverType.PGS),  # pylint: disable=protected-access
     (solver._solve_noslip, (), lambda f, o: o[2] > 0),  # pylint: disable=protected-access
-    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY),
-    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY),
+    (energy.energy_pos, (), lambda f, o: o[3] & ENBL_ENERGY or (f["sensor_type"] == SensorType.E_POTENTIAL).any()),
+    (energy.energy_vel, (), lambda f, o: o[3] & ENBL_ENERGY or (f["sensor_type"] == SensorType.E_KINETIC).any()),
     (smooth.tendon, (), lambda f, o: f["ntendon"] > 0),
     (constraint._equality, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
     (constraint._equality_velocity, (), lambda f, o: f["neq"] > 0),  # pylint: disable=protected-access
@@ -717,6 +747,10 @@ _LAZY = (
      lambda f, o: (f["sensor_needstage"] == Stage.ACC).any()),
     (sensor._rangefinder_sensor, ("int",),  # pylint: disable=protected-access
      lambda f, o: (f["sensor_type"] == SensorType.RANGEFINDER).any()),
+    (sensor._geom_distance_sensor, ("int",),  # pylint: disable=protected-access
+     lambda f, o: np.isin(f["sensor_type"], _GEOM_DISTANCE_SENSORS).any()),
+    (sensor._contact_sensor, ("int",),  # pylint: disable=protected-access
+     lambda f, o: (f["sensor_type"] == SensorType.CONTACT).any()),
 )
 
 

@@ -8,7 +8,8 @@ applied. ``user`` sensors are filled outside the compiled pipeline by a Python c
 
 Sensors of objects on bodies use MuJoCo's object frames: ``xbody`` is the body frame, ``body`` its
 inertial frame, then geoms, sites and cameras. Velocities and accelerations are taken from the com-based
-``cvel`` / ``cacc`` and moved to the object's origin.
+``cvel`` / ``cacc`` and moved to the object's origin. The distance, normal and fromto sensors collide their geoms
+with the narrow phase (collision/distance.py); contact sensors read the contacts and their solved forces.
 """
 
 import math as pymath
@@ -16,15 +17,24 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import energy
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
+from mjgym.physics import support
+from mjgym.physics.collision import distance
 from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
 from mjgym.physics.constants import CNSTR_LIMIT_JOINT
 from mjgym.physics.constants import CNSTR_LIMIT_TENDON
 from mjgym.physics.constants import DSBL_CONSTRAINT
 from mjgym.physics.constants import DSBL_LIMIT
 from mjgym.physics.constants import DSBL_SENSOR
+from mjgym.physics.constants import ENBL_ENERGY
+from mjgym.physics.constants import GEOM_BOX
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_ELLIPSOID
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.types import DataType
 from mjgym.physics.types import MINVAL
@@ -97,9 +107,10 @@ def _point_acceleration(m, d, body, pos):
 
 @njit(cache=True, error_model="numpy")
 def _cutoff(m, d, i):
-  """Clamps sensor i's data to its cutoff (real and positive data only)."""
+  """Clamps sensor i's data to its cutoff (real and positive data only; a fromto sensor's cutoff is its reach, a
+  contact sensor has none)."""
   cutoff = m.sensor_cutoff[i]
-  if cutoff <= 0.0:
+  if cutoff <= 0.0 or m.sensor_type[i] == S.GEOMFROMTO or m.sensor_type[i] == S.CONTACT:
     return
   adr = m.sensor_adr[i]
   datatype = m.sensor_datatype[i]
@@ -227,12 +238,47 @@ def _rangefinder_sensor(m, d, i):
   d.sensordata[m.sensor_adr[i]] = _rangefinder(m, d, m.sensor_objid[i])
 
 
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _geom_distance_sensor(m, d, i):
+  """Distance, normal or fromto sensor i: the nearest pair of geoms of its two sides (a geom, or a body's geoms)
+  within its cutoff, by the narrow phase (compiled only for models that have one)."""
+  cutoff = m.sensor_cutoff[i]
+  dist = cutoff
+  fromto = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+  objid, refid = m.sensor_objid[i], m.sensor_refid[i]
+  first1, n1 = objid, 1
+  if m.sensor_objtype[i] == ObjType.BODY:
+    first1, n1 = m.body_geomadr[objid], m.body_geomnum[objid]
+  first2, n2 = refid, 1
+  if m.sensor_reftype[i] == ObjType.BODY:
+    first2, n2 = m.body_geomadr[refid], m.body_geomnum[refid]
+  for g1 in range(first1, first1 + n1):
+    for g2 in range(first2, first2 + n2):
+      dist_new, fromto_new = distance.geom_distance(m, d, g1, g2, cutoff)
+      if dist_new < dist:
+        dist, fromto = dist_new, fromto_new
+  out = d.sensordata[m.sensor_adr[i]:]
+  stype = m.sensor_type[i]
+  if stype == S.GEOMDIST:
+    out[0] = dist
+  elif stype == S.GEOMNORMAL:
+    nrm = (fromto[3] - fromto[0], fromto[4] - fromto[1], fromto[5] - fromto[2])
+    if nrm[0] != 0.0 or nrm[1] != 0.0 or nrm[2] != 0.0:
+      nrm = math.normalize3(nrm)
+    math.store(out, nrm)
+  else:
+    for k in range(6):
+      out[k] = fromto[k]
+
+
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def sensor_pos(m, d):
   """Position-dependent sensors."""
   if not _enabled(m):
     return
+  potential = kinetic = False
   for i in range(m.nsensor):
     if m.sensor_needstage[i] != Stage.POS:
       continue
@@ -244,6 +290,8 @@ def sensor_pos(m, d):
       math.store(out, math.mat_t_vec(d.site_xmat[objid], m.opt_magnetic))
     elif stype == S.RANGEFINDER:
       _rangefinder_sensor(m, d, i)
+    elif stype == S.GEOMDIST or stype == S.GEOMNORMAL or stype == S.GEOMFROMTO:
+      _geom_distance_sensor(m, d, i)
     elif stype == S.JOINTPOS:
       out[0] = d.qpos[m.jnt_qposadr[objid]]
     elif stype == S.TENDONPOS:
@@ -285,7 +333,22 @@ def sensor_pos(m, d):
       math.store(out, d.subtree_com[objid])
     elif stype == S.CLOCK:
       out[0] = d.time[0]
+    elif stype == S.INSIDESITE:
+      out[0] = 1.0 if _inside_site(m, d, i) else 0.0
+    elif stype == S.E_POTENTIAL:
+      energy.energy_pos(m, d)
+      out[0] = d.energy[0]
+      potential = True
+    elif stype == S.E_KINETIC:
+      energy.energy_vel(m, d)
+      out[0] = d.energy[1]
+      kinetic = True
+    elif stype == S.CONTACT:
+      _contact_sensor(m, d, i)
     _cutoff(m, d, i)
+  if kinetic and not potential and (m.opt_enableflags[0] & ENBL_ENERGY) == 0:
+    # MuJoCo clears d.energy after the position sensors unless one of them computed the potential energy
+    d.energy[1] = 0.0
 
 
 @_link.separate
@@ -348,6 +411,8 @@ def sensor_vel(m, d):
         subtree_vel(m, d)
         subtree_done = True
       math.store(out, d.subtree_linvel[objid] if stype == S.SUBTREELINVEL else d.subtree_angmom[objid])
+    elif stype == S.CONTACT:
+      _contact_sensor(m, d, i)
     _cutoff(m, d, i)
 
 
@@ -421,7 +486,200 @@ def _sensor_acc(m, d):
       pos, _, body = _object_pose(m, d, m.sensor_objtype[i], objid)
       alpha, a = _point_acceleration(m, d, body, pos)
       math.store(out, a if stype == S.FRAMELINACC else alpha)
+    elif stype == S.CONTACT:
+      _contact_sensor(m, d, i)
     _cutoff(m, d, i)
+
+
+# ---------------------------------------------------------------------------------------- contact ----
+
+# A contact sensor's data fields (bit k of its data mask, MuJoCo's mjtConDataField order) and their sizes: found,
+# force, torque, dist, pos, normal, tangent, linvel, angvel.
+_CON_FOUND, _CON_FORCE, _CON_TORQUE, _CON_DIST, _CON_POS, _CON_NORMAL, _CON_TANGENT, _CON_LINVEL, _CON_ANGVEL = range(9)
+_CON_SIZE = (1, 3, 3, 1, 3, 3, 3, 3, 3)
+_REDUCE_NONE, _REDUCE_MINDIST, _REDUCE_MAXFORCE, _REDUCE_NETFORCE = range(4)
+
+
+@njit(cache=True, error_model="numpy")
+def _contact_side(m, body, geom, objtype, objid):
+  """Whether a contact's side (its body and geom) is a contact sensor's side: any, a geom, a body, a subtree (a site
+  was tested on the contact point)."""
+  if objtype == ObjType.UNKNOWN or objtype == ObjType.SITE:
+    return True
+  if objtype == ObjType.GEOM:
+    return objid == geom
+  if objtype == ObjType.BODY:
+    return objid == body
+  while body > objid:
+    body = m.body_parentid[body]
+  return body == objid
+
+
+@njit(cache=True, error_model="numpy")
+def _contact_match(m, d, i, c):
+  """Whether contact c is one of sensor i's: 0 no; 1 yes; -1 yes, with its sides the other way round (normal from
+  the sensor's side 2 to side 1)."""
+  type1, id1, type2, id2 = m.sensor_objtype[i], m.sensor_objid[i], m.sensor_reftype[i], m.sensor_refid[i]
+  if type1 == ObjType.UNKNOWN and type2 == ObjType.UNKNOWN:
+    return 1
+  if type1 == ObjType.SITE and not _inside(m, d, id1, d.contact_pos[c]):
+    return 0
+  g1, g2 = d.contact_geom1[c], d.contact_geom2[c]
+  b1, b2 = m.geom_bodyid[g1], m.geom_bodyid[g2]
+  m11, m12 = _contact_side(m, b1, g1, type1, id1), _contact_side(m, b2, g2, type1, id1)
+  m21, m22 = _contact_side(m, b1, g1, type2, id2), _contact_side(m, b2, g2, type2, id2)
+  if not (m11 or m12) or not (m21 or m22):
+    return 0
+  if type1 != ObjType.UNKNOWN and type2 != ObjType.UNKNOWN:
+    # both sides given: the contact's order decides, the regular one when both fit
+    return 1 if m11 and m22 or not (m12 and m21) else -1
+  if type1 != ObjType.UNKNOWN:
+    return 1 if m11 else -1
+  return 1 if m22 else -1
+
+
+@njit(cache=True, error_model="numpy")
+def _contact_key(m, d, i, c):
+  """The order of a reducing contact sensor: distance (mindist) or minus the squared force (maxforce)."""
+  if m.sensor_intprm[i, 1] == _REDUCE_MINDIST:
+    return d.contact_dist[c]
+  w = d.support_wrench
+  support.contact_force(m, d, c, w)
+  return -(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+
+
+@njit(cache=True, error_model="numpy")
+def _contact_slot(m, d, out, dataspec, c, flip, nmatch):
+  """One slot of a contact sensor: contact c's data fields, seen from the sensor's side 1 when flipped (normal and
+  first tangent reversed, so the force, torque and velocities change the sign of their second-tangent part)."""
+  sign = -1.0 if flip else 1.0
+  frame = d.contact_frame[c]
+  k = 0
+  for f in range(9):
+    if not dataspec & (1 << f):
+      continue
+    if f == _CON_FOUND:
+      out[k] = nmatch
+    elif f == _CON_FORCE or f == _CON_TORQUE:
+      w = d.support_wrench
+      support.contact_force(m, d, c, w)
+      base = 0 if f == _CON_FORCE else 3
+      math.store(out[k:], (w[base], w[base + 1], sign * w[base + 2]))
+    elif f == _CON_DIST:
+      out[k] = d.contact_dist[c]
+    elif f == _CON_POS:
+      math.store(out[k:], d.contact_pos[c])
+    elif f == _CON_NORMAL or f == _CON_TANGENT:
+      base = 0 if f == _CON_NORMAL else 3
+      math.store(out[k:], (sign * frame[base], sign * frame[base + 1], sign * frame[base + 2]))
+    else:
+      pos = d.contact_pos[c]
+      w1, v1 = _point_velocity(m, d, m.geom_bodyid[d.contact_geom1[c]], pos)
+      w2, v2 = _point_velocity(m, d, m.geom_bodyid[d.contact_geom2[c]], pos)
+      if f == _CON_LINVEL:
+        rel = math.mat_vec(frame, (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]))
+      else:
+        rel = math.mat_vec(frame, (w2[0] - w1[0], w2[1] - w1[1], w2[2] - w1[2]))
+      math.store(out[k:], (rel[0], rel[1], sign * rel[2]))
+    k += _CON_SIZE[f]
+
+
+@njit(cache=True, error_model="numpy")
+def _contact_netforce(m, d, i, out, nmatch):
+  """A netforce contact sensor's one slot: the total wrench of its contacts (world frame) about their centroid
+  weighted by force magnitude, the number of contacts, that point, and the world x and y axes as normal and tangent."""
+  w = d.support_wrench
+  point = (0.0, 0.0, 0.0)
+  total = 0.0
+  for c in range(d.ncon[0]):
+    if _contact_match(m, d, i, c) == 0:
+      continue
+    support.contact_force(m, d, c, w)
+    weight = pymath.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2])
+    point = math.add_scl3(point, d.contact_pos[c], weight)
+    total += weight
+  point = math.scl3(point, 1.0 / max(total, MINVAL))
+  force = (0.0, 0.0, 0.0)
+  torque = (0.0, 0.0, 0.0)
+  for c in range(d.ncon[0]):
+    flip = _contact_match(m, d, i, c)
+    if flip == 0:
+      continue
+    support.contact_force(m, d, c, w)
+    s = -1.0 if flip < 0 else 1.0
+    frame = d.contact_frame[c]
+    fj = math.mat_t_vec(frame, (s * w[0], s * w[1], s * w[2]))
+    tj = math.mat_t_vec(frame, (s * w[3], s * w[4], s * w[5]))
+    force = math.add3(force, fj)
+    torque = math.add3(torque, tj)
+    pos = d.contact_pos[c]
+    torque = math.add3(torque, math.cross((pos[0] - point[0], pos[1] - point[1], pos[2] - point[2]), fj))
+  dataspec = m.sensor_intprm[i, 0]
+  k = 0
+  for f in range(9):
+    if not dataspec & (1 << f):
+      continue
+    if f == _CON_FOUND:
+      out[k] = nmatch
+    elif f == _CON_FORCE:
+      math.store(out[k:], force)
+    elif f == _CON_TORQUE:
+      math.store(out[k:], torque)
+    elif f == _CON_POS:
+      math.store(out[k:], point)
+    elif f == _CON_NORMAL:
+      out[k] = 1.0
+    elif f == _CON_TANGENT:
+      out[k + 1] = 1.0
+    k += _CON_SIZE[f]
+
+
+@_link.lazy
+@njit(cache=True, error_model="numpy")
+def _contact_sensor(m, d, i):
+  """Contact sensor i (compiled only for models that have one): up to ``num`` slots of its matching contacts' data,
+  in contact order or the smallest distances or largest forces first, or their net wrench."""
+  dataspec, reduce, num = m.sensor_intprm[i, 0], m.sensor_intprm[i, 1], m.sensor_intprm[i, 2]
+  adr, dim = m.sensor_adr[i], m.sensor_dim[i]
+  out = d.sensordata[adr:adr + dim]
+  for k in range(dim):
+    out[k] = 0.0
+  size = dim // num
+  ncon = d.ncon[0]
+  nmatch = 0
+  for c in range(ncon):
+    if _contact_match(m, d, i, c) != 0:
+      nmatch += 1
+  if reduce == _REDUCE_NETFORCE:
+    if nmatch > 0:  # no contact, no axes either (MuJoCo 4)
+      _contact_netforce(m, d, i, out, nmatch)
+    return
+  nslot = min(num, nmatch)
+  if reduce == _REDUCE_NONE:
+    j = 0
+    for c in range(ncon):
+      if j == nslot:
+        break
+      flip = _contact_match(m, d, i, c)
+      if flip != 0:
+        _contact_slot(m, d, out[j * size:], dataspec, c, flip < 0, nmatch)
+        j += 1
+    return
+  # the nslot smallest keys, ties by contact id, one pass each (no scratch; num is small)
+  last_key, last = -pymath.inf, -1
+  for j in range(nslot):
+    best, best_key = -1, pymath.inf
+    for c in range(ncon):
+      flip = _contact_match(m, d, i, c)
+      if flip == 0:
+        continue
+      key = _contact_key(m, d, i, c)
+      if key < last_key or key == last_key and c <= last:
+        continue
+      if best < 0 or key < best_key or key == best_key and c < best:
+        best, best_key = c, key
+    _contact_slot(m, d, out[j * size:], dataspec, best, _contact_match(m, d, i, best) < 0, nmatch)
+    last_key, last = best_key, best
 
 
 # --------------------------------------------------------------------------------- subtree momenta ----
@@ -457,6 +715,42 @@ def subtree_vel(m, d):
     cv = math.cross(d.subtree_com[i], lin[i])
     for k in range(3):
       ang[i, k] -= mass * cv[k]
+
+
+# -------------------------------------------------------------------------------------- inside site ----
+
+
+@njit(cache=True, error_model="numpy")
+def _inside_site(m, d, i):
+  """Whether sensor i's object (its frame's origin) lies strictly inside the volume of its site."""
+  objtype, objid = m.sensor_objtype[i], m.sensor_objid[i]
+  point, _, _ = _object_pose(m, d, objtype, objid)
+  if (objtype == ObjType.BODY and objid > 0 and m.body_mass[objid] < MINVAL
+      and m.body_subtreemass[objid] >= MINVAL):
+    # a massless body's inertial frame is its body frame: MuJoCo takes its subtree's com
+    point = d.subtree_com[objid]
+  return _inside(m, d, m.sensor_refid[i], point)
+
+
+@njit(cache=True, error_model="numpy")
+def _inside(m, d, site, point):
+  """Whether ``point`` lies strictly inside the volume of ``site`` (MuJoCo's mju_insideGeom)."""
+  pos, mat, size = d.site_xpos[site], d.site_xmat[site], m.site_size[site]
+  v = (point[0] - pos[0], point[1] - pos[1], point[2] - pos[2])
+  stype = m.site_type[site]
+  if stype == GEOM_SPHERE:
+    return math.dot3(v, v) < size[0] * size[0]
+  x, y, z = math.mat_t_vec(mat, v)
+  if stype == GEOM_CAPSULE:
+    dz = z - min(max(z, -size[1]), size[1])
+    return x * x + y * y + dz * dz < size[0] * size[0]
+  if stype == GEOM_ELLIPSOID:
+    return x * x / (size[0] * size[0]) + y * y / (size[1] * size[1]) + z * z / (size[2] * size[2]) < 1.0
+  if stype == GEOM_CYLINDER:
+    return abs(z) < size[1] and x * x + y * y < size[0] * size[0]
+  if stype == GEOM_BOX:
+    return abs(x) < size[0] and abs(y) < size[1] and abs(z) < size[2]
+  return False
 
 
 # ---------------------------------------------------------------------------------------- rangefinder ----

@@ -37,160 +37,243 @@ from mjgym.physics.types import WrapType
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _local_to_global(d, b, pos, quat, sameframe, out_pos, out_mat):
-  """Frame (pos, quat) given in body b's frame -> world position and rotation matrix (mj_local2Global).
+def _local_to_global(xpos, xquat, xmat, xipos, ximat, b, pos, quat, sameframe, out_pos, out_mat, o):
+  """Frame (pos[o], quat[o]) given in body b's frame -> world position out_pos[o] and rotation matrix out_mat[o]
+  (mj_local2Global).
 
   A frame the compiler found on the body or inertial frame (``sameframe``) copies that frame, as MuJoCo does,
   so geoms and sites there get bitwise its numbers.
   """
   if sameframe == SAMEFRAME_BODY:
-    math.store(out_pos, (d.xpos[b, 0], d.xpos[b, 1], d.xpos[b, 2]))
+    for k in range(3):
+      out_pos[o, k] = xpos[b, k]
   elif sameframe == SAMEFRAME_INERTIA:
-    math.store(out_pos, (d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2]))
+    for k in range(3):
+      out_pos[o, k] = xipos[b, k]
   else:
-    math.store(out_pos, math.add3(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
+    p0, p1, p2 = pos[o, 0], pos[o, 1], pos[o, 2]
+    out_pos[o, 0] = (xmat[b, 0] * p0 + xmat[b, 1] * p1 + xmat[b, 2] * p2) + xpos[b, 0]
+    out_pos[o, 1] = (xmat[b, 3] * p0 + xmat[b, 4] * p1 + xmat[b, 5] * p2) + xpos[b, 1]
+    out_pos[o, 2] = (xmat[b, 6] * p0 + xmat[b, 7] * p1 + xmat[b, 8] * p2) + xpos[b, 2]
   if sameframe == SAMEFRAME_NONE:
-    math.quat_to_mat(out_mat, math.quat_mul(d.xquat[b], quat))
-  else:
-    # element by element: numba's slice assignment takes its general broadcasting path, slow on 9 numbers
-    src = d.xmat if sameframe == SAMEFRAME_BODY or sameframe == SAMEFRAME_BODYROT else d.ximat
+    q = math.quat_mul((xquat[b, 0], xquat[b, 1], xquat[b, 2], xquat[b, 3]),
+                      (quat[o, 0], quat[o, 1], quat[o, 2], quat[o, 3]))
+    math.quat_to_mat(out_mat[o], q)
+  elif sameframe == SAMEFRAME_BODY or sameframe == SAMEFRAME_BODYROT:
     for k in range(9):
-      out_mat[k] = src[b, k]
+      out_mat[o, k] = xmat[b, k]
+  else:
+    for k in range(9):
+      out_mat[o, k] = ximat[b, k]
 
 
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def kinematics(m, d):
   """Global frames of bodies, joints, geoms and sites from qpos (and mocap poses)."""
-  d.xpos[0, :] = 0.0
-  d.xquat[0, :] = 0.0
-  d.xquat[0, 0] = 1.0
-  d.xipos[0, :] = 0.0
-  d.xmat[0, :] = 0.0
-  d.ximat[0, :] = 0.0
+  xpos = d.xpos
+  xquat = d.xquat
+  xmat = d.xmat
+  xipos = d.xipos
+  ximat = d.ximat
+  xanchor = d.xanchor
+  xaxis = d.xaxis
+  qpos = d.qpos
+  qpos0 = m.qpos0
+  jnt_type = m.jnt_type
+  jnt_qposadr = m.jnt_qposadr
+  jnt_axis = m.jnt_axis
+  jnt_pos = m.jnt_pos
+  body_jntadr = m.body_jntadr
+  body_jntnum = m.body_jntnum
+  body_parentid = m.body_parentid
+  body_mocapid = m.body_mocapid
+  body_pos = m.body_pos
+  body_quat = m.body_quat
   for k in range(3):
-    d.xmat[0, 4 * k] = 1.0
-    d.ximat[0, 4 * k] = 1.0
+    xpos[0, k] = 0.0
+    xipos[0, k] = 0.0
+  for k in range(4):
+    xquat[0, k] = 0.0
+  xquat[0, 0] = 1.0
+  for k in range(9):
+    xmat[0, k] = 0.0
+    ximat[0, k] = 0.0
+  for k in range(3):
+    xmat[0, 4 * k] = 1.0
+    ximat[0, 4 * k] = 1.0
 
   for i in range(1, m.nbody):
-    jntadr = m.body_jntadr[i]
-    jntnum = m.body_jntnum[i]
-    if jntnum > 0 and m.jnt_type[jntadr] == JNT_FREE:
-      qadr = m.jnt_qposadr[jntadr]
-      xp = (d.qpos[qadr], d.qpos[qadr + 1], d.qpos[qadr + 2])
-      xq = math.normalize4(d.qpos[qadr + 3:qadr + 7])
-      math.store(d.xanchor[jntadr], xp)
-      math.store(d.xaxis[jntadr], m.jnt_axis[jntadr])
+    jntadr = body_jntadr[i]
+    jntnum = body_jntnum[i]
+    if jntnum > 0 and jnt_type[jntadr] == JNT_FREE:
+      qadr = jnt_qposadr[jntadr]
+      xp = (qpos[qadr], qpos[qadr + 1], qpos[qadr + 2])
+      xq = math.normalize4((qpos[qadr + 3], qpos[qadr + 4], qpos[qadr + 5], qpos[qadr + 6]))
+      for k in range(3):
+        xanchor[jntadr, k] = xp[k]
+        xaxis[jntadr, k] = jnt_axis[jntadr, k]
     else:
-      p = m.body_parentid[i]
-      mocapid = m.body_mocapid[i]
+      p = body_parentid[i]
+      mocapid = body_mocapid[i]
       if mocapid >= 0:
-        pos = (d.mocap_pos[mocapid, 0], d.mocap_pos[mocapid, 1], d.mocap_pos[mocapid, 2])
-        quat = math.normalize4(d.mocap_quat[mocapid])
+        mocap_pos = d.mocap_pos
+        mocap_quat = d.mocap_quat
+        pos = (mocap_pos[mocapid, 0], mocap_pos[mocapid, 1], mocap_pos[mocapid, 2])
+        quat = math.normalize4((mocap_quat[mocapid, 0], mocap_quat[mocapid, 1], mocap_quat[mocapid, 2],
+                                mocap_quat[mocapid, 3]))
       else:
-        pos = (m.body_pos[i, 0], m.body_pos[i, 1], m.body_pos[i, 2])
-        quat = (m.body_quat[i, 0], m.body_quat[i, 1], m.body_quat[i, 2], m.body_quat[i, 3])
-      xp = math.add3(d.xpos[p], math.mat_vec(d.xmat[p], pos))
-      xq = math.quat_mul(d.xquat[p], quat)
+        pos = (body_pos[i, 0], body_pos[i, 1], body_pos[i, 2])
+        quat = (body_quat[i, 0], body_quat[i, 1], body_quat[i, 2], body_quat[i, 3])
+      xp = (xpos[p, 0] + (xmat[p, 0] * pos[0] + xmat[p, 1] * pos[1] + xmat[p, 2] * pos[2]),
+            xpos[p, 1] + (xmat[p, 3] * pos[0] + xmat[p, 4] * pos[1] + xmat[p, 5] * pos[2]),
+            xpos[p, 2] + (xmat[p, 6] * pos[0] + xmat[p, 7] * pos[1] + xmat[p, 8] * pos[2]))
+      xq = math.quat_mul((xquat[p, 0], xquat[p, 1], xquat[p, 2], xquat[p, 3]), quat)
       for j in range(jntadr, jntadr + jntnum):
-        qadr = m.jnt_qposadr[j]
-        jtype = m.jnt_type[j]
-        axis = math.rot_vec_quat(m.jnt_axis[j], xq)
-        anchor = math.add3(xp, math.rot_vec_quat(m.jnt_pos[j], xq))
-        math.store(d.xaxis[j], axis)
-        math.store(d.xanchor[j], anchor)
+        qadr = jnt_qposadr[j]
+        jtype = jnt_type[j]
+        jaxis = (jnt_axis[j, 0], jnt_axis[j, 1], jnt_axis[j, 2])
+        jpos = (jnt_pos[j, 0], jnt_pos[j, 1], jnt_pos[j, 2])
+        axis = math.rot_vec_quat(jaxis, xq)
+        anchor = math.add3(xp, math.rot_vec_quat(jpos, xq))
+        for k in range(3):
+          xaxis[j, k] = axis[k]
+          xanchor[j, k] = anchor[k]
         if jtype == JNT_SLIDE:
-          s = d.qpos[qadr] - m.qpos0[qadr]
+          s = qpos[qadr] - qpos0[qadr]
           xp = (xp[0] + s * axis[0], xp[1] + s * axis[1], xp[2] + s * axis[2])
         else:
           if jtype == JNT_BALL:
-            qloc = math.normalize4(d.qpos[qadr:qadr + 4])
+            qloc = math.normalize4((qpos[qadr], qpos[qadr + 1], qpos[qadr + 2], qpos[qadr + 3]))
           else:
-            qloc = math.axis_angle_to_quat(m.jnt_axis[j], d.qpos[qadr] - m.qpos0[qadr])
+            qloc = math.axis_angle_to_quat(jaxis, qpos[qadr] - qpos0[qadr])
           xq = math.quat_mul(xq, qloc)
           # the rotation is about the anchor, not the body origin
-          xp = math.sub3(anchor, math.rot_vec_quat(m.jnt_pos[j], xq))
+          xp = math.sub3(anchor, math.rot_vec_quat(jpos, xq))
     xq = math.normalize4(xq)
-    math.store(d.xpos[i], xp)
-    math.store(d.xquat[i], xq)
-    math.quat_to_mat(d.xmat[i], xq)
-    _local_to_global(d, i, m.body_ipos[i], m.body_iquat[i], m.body_sameframe[i], d.xipos[i], d.ximat[i])
+    for k in range(3):
+      xpos[i, k] = xp[k]
+    for k in range(4):
+      xquat[i, k] = xq[k]
+    math.quat_to_mat(xmat[i], xq)
+    _local_to_global(xpos, xquat, xmat, xipos, ximat, i, m.body_ipos, m.body_iquat, m.body_sameframe[i], xipos,
+                     ximat, i)
 
+  geom_bodyid = m.geom_bodyid
+  geom_pos = m.geom_pos
+  geom_quat = m.geom_quat
+  geom_sameframe = m.geom_sameframe
+  geom_xpos = d.geom_xpos
+  geom_xmat = d.geom_xmat
   for g in range(m.ngeom):
-    _local_to_global(d, m.geom_bodyid[g], m.geom_pos[g], m.geom_quat[g], m.geom_sameframe[g], d.geom_xpos[g],
-                     d.geom_xmat[g])
+    _local_to_global(xpos, xquat, xmat, xipos, ximat, geom_bodyid[g], geom_pos, geom_quat, geom_sameframe[g],
+                     geom_xpos, geom_xmat, g)
+  site_bodyid = m.site_bodyid
+  site_pos = m.site_pos
+  site_quat = m.site_quat
+  site_sameframe = m.site_sameframe
+  site_xpos = d.site_xpos
+  site_xmat = d.site_xmat
   for s in range(m.nsite):
-    _local_to_global(d, m.site_bodyid[s], m.site_pos[s], m.site_quat[s], m.site_sameframe[s], d.site_xpos[s],
-                     d.site_xmat[s])
+    _local_to_global(xpos, xquat, xmat, xipos, ximat, site_bodyid[s], site_pos, site_quat, site_sameframe[s],
+                     site_xpos, site_xmat, s)
 
 
-@njit(cache=True, error_model="numpy")
-def _inert_com(res, inertia, ximat, offset, mass):
-  """res (10,) = com-based inertia of a body with principal inertia in ximat, com at offset from the point."""
+@njit(cache=True, error_model="numpy", inline="always")
+def _inert_com(cinert, i, inertia, ximat, o0, o1, o2, mass):
+  """cinert[i] (10,) = com-based inertia of body i, with principal inertia inertia[i] in frame ximat[i] and
+  com at offset (o0, o1, o2) from the point."""
   # R diag(I) Rᵀ, then the parallel-axis shift m (|o|² E - o oᵀ)
-  r = ximat
-  oo = offset[0] * offset[0] + offset[1] * offset[1] + offset[2] * offset[2]
+  offset = (o0, o1, o2)
+  oo = o0 * o0 + o1 * o1 + o2 * o2
   for k, (a, b) in enumerate(((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2))):
-    v = (r[3 * a] * inertia[0] * r[3 * b] + r[3 * a + 1] * inertia[1] * r[3 * b + 1]
-         + r[3 * a + 2] * inertia[2] * r[3 * b + 2])
+    v = (ximat[i, 3 * a] * inertia[i, 0] * ximat[i, 3 * b] + ximat[i, 3 * a + 1] * inertia[i, 1] * ximat[i, 3 * b + 1]
+         + ximat[i, 3 * a + 2] * inertia[i, 2] * ximat[i, 3 * b + 2])
     v -= mass * offset[a] * offset[b]
     if a == b:
       v += mass * oo
-    res[k] = v
+    cinert[i, k] = v
   for k in range(3):
-    res[6 + k] = mass * offset[k]
-  res[9] = mass
+    cinert[i, 6 + k] = mass * offset[k]
+  cinert[i, 9] = mass
 
 
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def com_pos(m, d):
   """subtree_com, cinert and cdof: the com-based frames of bodies and dofs."""
-  for i in range(m.nbody):
+  nbody = m.nbody
+  body_mass = m.body_mass
+  parentid = m.body_parentid
+  subtreemass = m.body_subtreemass
+  rootid = m.body_rootid
+  body_inertia = m.body_inertia
+  xipos = d.xipos
+  ximat = d.ximat
+  subtree_com = d.subtree_com
+  cinert = d.cinert
+  for i in range(nbody):
     for k in range(3):
-      d.subtree_com[i, k] = m.body_mass[i] * d.xipos[i, k]
-  for i in range(m.nbody - 1, 0, -1):
-    p = m.body_parentid[i]
+      subtree_com[i, k] = body_mass[i] * xipos[i, k]
+  for i in range(nbody - 1, 0, -1):
+    p = parentid[i]
     for k in range(3):
-      d.subtree_com[p, k] += d.subtree_com[i, k]
-  for i in range(m.nbody):
-    if m.body_subtreemass[i] < MINVAL:
-      d.subtree_com[i] = d.xipos[i]
+      subtree_com[p, k] += subtree_com[i, k]
+  for i in range(nbody):
+    if subtreemass[i] < MINVAL:
+      for k in range(3):
+        subtree_com[i, k] = xipos[i, k]
     else:
       for k in range(3):
-        d.subtree_com[i, k] /= m.body_subtreemass[i]
+        subtree_com[i, k] /= subtreemass[i]
 
-  for i in range(m.nbody):
-    offset = math.sub3(d.xipos[i], d.subtree_com[m.body_rootid[i]])
-    _inert_com(d.cinert[i], m.body_inertia[i], d.ximat[i], offset, m.body_mass[i])
+  for i in range(nbody):
+    r = rootid[i]
+    _inert_com(cinert, i, body_inertia, ximat, xipos[i, 0] - subtree_com[r, 0], xipos[i, 1] - subtree_com[r, 1],
+               xipos[i, 2] - subtree_com[r, 2], body_mass[i])
 
+  jnt_bodyid = m.jnt_bodyid
+  jnt_dofadr = m.jnt_dofadr
+  jnt_type = m.jnt_type
+  xanchor = d.xanchor
+  xaxis = d.xaxis
+  xmat = d.xmat
+  cdof = d.cdof
   for j in range(m.njnt):
-    b = m.jnt_bodyid[j]
-    dofadr = m.jnt_dofadr[j]
-    jtype = m.jnt_type[j]
-    offset = math.sub3(d.subtree_com[m.body_rootid[b]], d.xanchor[j])
+    b = jnt_bodyid[j]
+    dofadr = jnt_dofadr[j]
+    jtype = jnt_type[j]
+    r = rootid[b]
+    o0 = subtree_com[r, 0] - xanchor[j, 0]
+    o1 = subtree_com[r, 1] - xanchor[j, 1]
+    o2 = subtree_com[r, 2] - xanchor[j, 2]
     if jtype == JNT_SLIDE:
-      d.cdof[dofadr, :3] = 0.0
-      d.cdof[dofadr, 3:] = d.xaxis[j]
+      for k in range(3):
+        cdof[dofadr, k] = 0.0
+        cdof[dofadr, 3 + k] = xaxis[j, k]
     elif jtype == JNT_HINGE:
-      _dof_com(d.cdof[dofadr], d.xaxis[j], offset)
+      _dof_com(cdof, dofadr, xaxis[j, 0], xaxis[j, 1], xaxis[j, 2], o0, o1, o2)
     else:
       if jtype == JNT_FREE:
         # translations along the world axes, rotations about the body axes
         for k in range(3):
-          d.cdof[dofadr + k] = 0.0
-          d.cdof[dofadr + k, 3 + k] = 1.0
+          for c in range(6):
+            cdof[dofadr + k, c] = 0.0
+          cdof[dofadr + k, 3 + k] = 1.0
         dofadr += 3
-      xmat = d.xmat[b]
       for k in range(3):
-        _dof_com(d.cdof[dofadr + k], (xmat[k], xmat[3 + k], xmat[6 + k]), offset)
+        _dof_com(cdof, dofadr + k, xmat[b, k], xmat[b, 3 + k], xmat[b, 6 + k], o0, o1, o2)
 
 
-@njit(cache=True, error_model="numpy")
-def _dof_com(res, axis, offset):
-  """Motion of the com-based frame for a unit rotation about ``axis`` through a point ``offset`` away."""
-  math.store(res[:3], axis)
-  math.store(res[3:], math.cross(axis, offset))
+@njit(cache=True, error_model="numpy", inline="always")
+def _dof_com(cdof, r, a0, a1, a2, o0, o1, o2):
+  """cdof[r] = motion of the com-based frame for a unit rotation about axis a through a point o away."""
+  cdof[r, 0] = a0
+  cdof[r, 1] = a1
+  cdof[r, 2] = a2
+  cdof[r, 3] = a1 * o2 - a2 * o1
+  cdof[r, 4] = a2 * o0 - a0 * o2
+  cdof[r, 5] = a0 * o1 - a1 * o0
 
 
 @_link.separate
@@ -232,7 +315,9 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
     math.store(out_pos, math.add3(d.subtree_com[b], poscom0))
     out_mat[:] = mat0
     return
-  _local_to_global(d, b, pos, quat, SAMEFRAME_NONE, out_pos, out_mat)
+  # the frame (pos, quat) on body b, in the world (mj_local2Global)
+  math.store(out_pos, math.add3(math.mat_vec(d.xmat[b], pos), d.xpos[b]))
+  math.quat_to_mat(out_mat, math.quat_mul(d.xquat[b], quat))
   if (mode == CamLightType.TARGETBODY or mode == CamLightType.TARGETBODYCOM) and target >= 0:
     tpos = d.xpos[target] if mode == CamLightType.TARGETBODY else d.subtree_com[target]
     # cameras look along -z; keep x horizontal (orthogonal to world z), y completes the frame
@@ -536,68 +621,77 @@ def factor_sparse(m, src, ld, diaginv):
   as MuJoCo does. Returns (number of pivots raised, the last dof raised, i.e. the lowest; -1 if none) for the
   caller's INERTIA warning.
   """
+  madr = m.dof_Madr
+  parentid = m.dof_parentid
   if ld is not src:
-    ld[:] = src
+    for k in range(ld.shape[0]):
+      ld[k] = src[k]
   nsmall = 0
   last = -1
   for k in range(m.nv - 1, -1, -1):
-    adr_kk = m.dof_Madr[k]
+    adr_kk = madr[k]
     # a NaN pivot is left as it is (as in MuJoCo): the acceleration check catches what it causes
     if ld[adr_kk] < MINVAL:
       ld[adr_kk] = MINVAL
       nsmall += 1
       last = k
     adr_ki = adr_kk + 1
-    i = m.dof_parentid[k]
+    i = parentid[k]
     while i >= 0:
       tmp = ld[adr_ki] / ld[adr_kk]
       # row i's entries (i, i), (i, parent(i)), ... line up with row k's entries from (k, i) on
-      adr_ij = m.dof_Madr[i]
+      adr_ij = madr[i]
       adr_kj = adr_ki
       j = i
       while j >= 0:
         ld[adr_ij] -= tmp * ld[adr_kj]
         adr_ij += 1
         adr_kj += 1
-        j = m.dof_parentid[j]
+        j = parentid[j]
       ld[adr_ki] = tmp
       adr_ki += 1
-      i = m.dof_parentid[i]
+      i = parentid[i]
   for i in range(m.nv):
-    diaginv[i] = 1.0 / ld[m.dof_Madr[i]]
+    diaginv[i] = 1.0 / ld[madr[i]]
   return nsmall, last
 
 
 @njit(cache=True, error_model="numpy")
 def solve_lt(m, ld, x):
   """x <- L⁻ᵀ x in place, L the unit lower factor of factor_sparse (from the leaves up)."""
+  madr = m.dof_Madr
+  parentid = m.dof_parentid
   for i in range(m.nv - 1, -1, -1):
     xi = x[i]
     if xi != 0.0:
-      adr = m.dof_Madr[i] + 1
-      j = m.dof_parentid[i]
+      adr = madr[i] + 1
+      j = parentid[i]
       while j >= 0:
         x[j] -= ld[adr] * xi
         adr += 1
-        j = m.dof_parentid[j]
+        j = parentid[j]
 
 
 @njit(cache=True, error_model="numpy")
 def solve_sparse(m, ld, diaginv, x, y):
   """x = (Lᵀ D L)⁻¹ y from a factor_sparse factor; x and y (nv,) may be the same array."""
+  nv = m.nv
   if x is not y:
-    x[:] = y
+    for i in range(nv):
+      x[i] = y[i]
   solve_lt(m, ld, x)
-  for i in range(m.nv):
+  for i in range(nv):
     x[i] *= diaginv[i]
-  for i in range(m.nv):
-    adr = m.dof_Madr[i] + 1
-    j = m.dof_parentid[i]
+  madr = m.dof_Madr
+  parentid = m.dof_parentid
+  for i in range(nv):
+    adr = madr[i] + 1
+    j = parentid[i]
     s = 0.0
     while j >= 0:
       s += ld[adr] * x[j]
       adr += 1
-      j = m.dof_parentid[j]
+      j = parentid[j]
     x[i] -= s
 
 
@@ -630,33 +724,53 @@ def solve_m(m, d, x, y):
 @njit(cache=True, error_model="numpy")
 def _com_vel(m, d, qvel, cvel, cdof_dot):
   """cvel, cdof_dot of joint velocity ``qvel`` (cdof from com_pos)."""
-  cvel[0, :] = 0.0
+  body_parentid = m.body_parentid
+  body_jntadr = m.body_jntadr
+  body_jntnum = m.body_jntnum
+  jnt_dofadr = m.jnt_dofadr
+  jnt_type = m.jnt_type
+  cdof = d.cdof
+  for c in range(6):
+    cvel[0, c] = 0.0
   for i in range(1, m.nbody):
-    cvel[i] = cvel[m.body_parentid[i]]
-    for j in range(m.body_jntadr[i], m.body_jntadr[i] + m.body_jntnum[i]):
-      dofadr = m.jnt_dofadr[j]
-      jtype = m.jnt_type[j]
+    p = body_parentid[i]
+    for c in range(6):
+      cvel[i, c] = cvel[p, c]
+    for j in range(body_jntadr[i], body_jntadr[i] + body_jntnum[i]):
+      dofadr = jnt_dofadr[j]
+      jtype = jnt_type[j]
       if jtype == JNT_FREE or jtype == JNT_BALL:
         if jtype == JNT_FREE:
           # world-aligned translations do not rotate with the body
           for k in range(3):
-            cdof_dot[dofadr + k] = 0.0
-          _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 3)
+            for c in range(6):
+              cdof_dot[dofadr + k, c] = 0.0
+          _add_dof_vel(cvel, i, cdof, qvel, dofadr, 3)
           dofadr += 3
         # all three rotational axes move with the velocity before the ball's own rotation
         for k in range(3):
-          math.store(cdof_dot[dofadr + k], math.cross_motion(cvel[i], d.cdof[dofadr + k]))
-        _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 3)
+          _cross_motion_row(cdof_dot, dofadr + k, cvel, i, cdof)
+        _add_dof_vel(cvel, i, cdof, qvel, dofadr, 3)
       else:
-        math.store(cdof_dot[dofadr], math.cross_motion(cvel[i], d.cdof[dofadr]))
-        _add_dof_vel(cvel[i], d.cdof, qvel, dofadr, 1)
+        _cross_motion_row(cdof_dot, dofadr, cvel, i, cdof)
+        _add_dof_vel(cvel, i, cdof, qvel, dofadr, 1)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _cross_motion_row(res, r, v, i, u):
+  """res[r] = v[i] ×ₘ u[r] (math.cross_motion on rows, without views)."""
+  x = math.cross_motion((v[i, 0], v[i, 1], v[i, 2], v[i, 3], v[i, 4], v[i, 5]),
+                        (u[r, 0], u[r, 1], u[r, 2], u[r, 3], u[r, 4], u[r, 5]))
+  for c in range(6):
+    res[r, c] = x[c]
 
 
 @njit(cache=True, error_model="numpy")
-def _add_dof_vel(vel, cdof, qvel, dofadr, n):
+def _add_dof_vel(vel, i, cdof, qvel, dofadr, n):
+  """vel[i] += Σ cdof[k] qvel[k] over the n dofs from dofadr."""
   for k in range(dofadr, dofadr + n):
     for c in range(6):
-      vel[c] += cdof[k, c] * qvel[k]
+      vel[i, c] += cdof[k, c] * qvel[k]
 
 
 @_link.separate
@@ -669,22 +783,34 @@ def com_vel(m, d):
 @njit(cache=True, error_model="numpy")
 def _body_forces(m, d, qvel, qacc, use_qacc, cvel, cdof_dot, cacc, cfrc):
   """Forward RNE pass: cacc of every body, then cfrc = cinert cacc + cvel ×f (cinert cvel)."""
+  body_parentid = m.body_parentid
+  body_dofadr = m.body_dofadr
+  body_dofnum = m.body_dofnum
+  cdof = d.cdof
+  cinert = d.cinert
   # gravity enters as an upward acceleration of the world
-  cacc[0, :] = 0.0
+  for c in range(6):
+    cacc[0, c] = 0.0
   if (m.opt_disableflags[0] & DSBL_GRAVITY) == 0:
+    gravity = m.opt_gravity
     for k in range(3):
-      cacc[0, 3 + k] = -m.opt_gravity[k]
+      cacc[0, 3 + k] = -gravity[k]
   for i in range(1, m.nbody):
-    cacc[i] = cacc[m.body_parentid[i]]
-    for j in range(m.body_dofadr[i], m.body_dofadr[i] + m.body_dofnum[i]):
+    p = body_parentid[i]
+    for c in range(6):
+      cacc[i, c] = cacc[p, c]
+    for j in range(body_dofadr[i], body_dofadr[i] + body_dofnum[i]):
       for c in range(6):
         cacc[i, c] += cdof_dot[j, c] * qvel[j]
       if use_qacc:
         for c in range(6):
-          cacc[i, c] += d.cdof[j, c] * qacc[j]
+          cacc[i, c] += cdof[j, c] * qacc[j]
   for i in range(m.nbody):
-    fa = math.mul_inert_vec(d.cinert[i], cacc[i])
-    fv = math.cross_force(cvel[i], math.mul_inert_vec(d.cinert[i], cvel[i]))
+    inert = (cinert[i, 0], cinert[i, 1], cinert[i, 2], cinert[i, 3], cinert[i, 4], cinert[i, 5], cinert[i, 6],
+             cinert[i, 7], cinert[i, 8], cinert[i, 9])
+    vel = (cvel[i, 0], cvel[i, 1], cvel[i, 2], cvel[i, 3], cvel[i, 4], cvel[i, 5])
+    fa = math.mul_inert_vec(inert, (cacc[i, 0], cacc[i, 1], cacc[i, 2], cacc[i, 3], cacc[i, 4], cacc[i, 5]))
+    fv = math.cross_force(vel, math.mul_inert_vec(inert, vel))
     for c in range(6):
       cfrc[i, c] = fa[c] + fv[c]
 
@@ -693,12 +819,17 @@ def _body_forces(m, d, qvel, qacc, use_qacc, cvel, cdof_dot, cacc, cfrc):
 def _bias(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
   """out = qfrc_bias at velocity qvel, given its cvel and cdof_dot; cacc and cfrc are work arrays."""
   _body_forces(m, d, qvel, qvel, False, cvel, cdof_dot, cacc, cfrc)
+  body_parentid = m.body_parentid
   for i in range(m.nbody - 1, 0, -1):
-    p = m.body_parentid[i]
+    p = body_parentid[i]
     for c in range(6):
       cfrc[p, c] += cfrc[i, c]
+  cdof = d.cdof
+  dof_bodyid = m.dof_bodyid
   for j in range(m.nv):
-    out[j] = math.dot6(d.cdof[j], cfrc[m.dof_bodyid[j]])
+    b = dof_bodyid[j]
+    out[j] = (cdof[j, 0] * cfrc[b, 0] + cdof[j, 1] * cfrc[b, 1] + cdof[j, 2] * cfrc[b, 2] + cdof[j, 3] * cfrc[b, 3]
+              + cdof[j, 4] * cfrc[b, 4] + cdof[j, 5] * cfrc[b, 5])
 
 
 @_link.separate

@@ -51,33 +51,39 @@ from mjgym.physics.types import SolverType
 @njit(cache=True, error_model="numpy")
 def mul_m(m, d, res, vec):
   """res = M vec, from qM's sparse layout."""
-  for i in range(m.nv):
-    res[i] = d.qM[m.dof_Madr[i]] * vec[i]
-  for i in range(m.nv):
-    adr = m.dof_Madr[i] + 1
-    j = m.dof_parentid[i]
+  nv = m.nv
+  qm = d.qM
+  madr = m.dof_Madr
+  parent = m.dof_parentid
+  for i in range(nv):
+    res[i] = qm[madr[i]] * vec[i]
+  for i in range(nv):
+    adr = madr[i] + 1
+    j = parent[i]
     while j >= 0:
-      mij = d.qM[adr]
+      mij = qm[adr]
       res[i] += mij * vec[j]
       res[j] += mij * vec[i]
       adr += 1
-      j = m.dof_parentid[j]
+      j = parent[j]
 
 
 @njit(cache=True, error_model="numpy")
 def _mul_j(d, res, vec, nv):
+  efc_j = d.efc_J
   for i in range(d.nefc[0]):
-    res[i] = linalg.dot(d.efc_J[i], vec, nv)
+    res[i] = linalg.dot_row(efc_j, i, vec, nv)
 
 
 @njit(cache=True, error_model="numpy")
 def _mul_jt(d, res, vec, nv):
+  efc_j = d.efc_J
   res[:] = 0.0
   for i in range(d.nefc[0]):
     f = vec[i]
     if f != 0.0:
       for k in range(nv):
-        res[k] += d.efc_J[i, k] * f
+        res[k] += efc_j[i, k] * f
 
 
 # ------------------------------------------------------------- row costs ----
@@ -94,13 +100,19 @@ def _block_rows(d, i):
   return min(max(d.contact_dim[d.efc_id[i]], 1), 6)
 
 
-@njit(cache=True, error_model="numpy")
-def _cone_split(d, first, dim, jar):
-  """(u0, |u_t|) of an elliptic block: the normal jar and the norm of the friction-scaled tangential jar."""
-  c = d.efc_id[first]
+@njit(cache=True, error_model="numpy", inline="always")
+def _dim_at(contact_dim, efc_id, i):
+  """_block_rows on bound arrays (the primal solver's row loops bind Data's arrays once)."""
+  return min(max(contact_dim[efc_id[i]], 1), 6)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _cone_split_at(friction, c, first, dim, jar):
+  """(u0, |u_t|) of an elliptic block starting at row ``first``: the normal jar and the norm of the
+  friction-scaled tangential jar (friction is contact_friction, c the block's contact)."""
   t2 = 0.0
   for k in range(1, dim):
-    u = d.contact_friction[c, k - 1] * jar[first + k]
+    u = friction[c, k - 1] * jar[first + k]
     t2 += u * u
   return jar[first], pymath.sqrt(t2)
 
@@ -108,67 +120,78 @@ def _cone_split(d, first, dim, jar):
 @njit(cache=True, error_model="numpy")
 def update_constraint(m, d):
   """efc_force, efc_state from efc_jar; returns the constraint part of the cost."""
+  efc_jar = d.efc_jar
+  efc_d = d.efc_D
+  efc_type = d.efc_type
+  efc_force = d.efc_force
+  efc_state = d.efc_state
+  efc_fl = d.efc_frictionloss
+  efc_r = d.efc_R
+  efc_id = d.efc_id
+  contact_dim = d.contact_dim
+  contact_mu = d.contact_mu
+  friction = d.contact_friction
   cost = 0.0
   nefc = d.nefc[0]
   i = 0
   while i < nefc:
-    jar = d.efc_jar[i]
-    dd = d.efc_D[i]
-    ctype = d.efc_type[i]
+    jar = efc_jar[i]
+    dd = efc_d[i]
+    ctype = efc_type[i]
     if ctype == CNSTR_EQUALITY:
-      d.efc_force[i] = -dd * jar
-      d.efc_state[i] = CNSTRSTATE_QUADRATIC
+      efc_force[i] = -dd * jar
+      efc_state[i] = CNSTRSTATE_QUADRATIC
       cost += 0.5 * dd * jar * jar
     elif ctype == CNSTR_FRICTION_DOF or ctype == CNSTR_FRICTION_TENDON:
-      fl = d.efc_frictionloss[i]
-      r = d.efc_R[i]
+      fl = efc_fl[i]
+      r = efc_r[i]
       if jar <= -r * fl:
-        d.efc_force[i] = fl
-        d.efc_state[i] = CNSTRSTATE_LINEARNEG
+        efc_force[i] = fl
+        efc_state[i] = CNSTRSTATE_LINEARNEG
         cost += -fl * jar - 0.5 * r * fl * fl
       elif jar >= r * fl:
-        d.efc_force[i] = -fl
-        d.efc_state[i] = CNSTRSTATE_LINEARPOS
+        efc_force[i] = -fl
+        efc_state[i] = CNSTRSTATE_LINEARPOS
         cost += fl * jar - 0.5 * r * fl * fl
       else:
-        d.efc_force[i] = -dd * jar
-        d.efc_state[i] = CNSTRSTATE_QUADRATIC
+        efc_force[i] = -dd * jar
+        efc_state[i] = CNSTRSTATE_QUADRATIC
         cost += 0.5 * dd * jar * jar
     elif ctype == CNSTR_CONTACT_ELLIPTIC:
-      c = d.efc_id[i]
-      dim = _block_rows(d, i)
-      mu = d.contact_mu[c]
-      u0, tn = _cone_split(d, i, dim, d.efc_jar)
+      c = efc_id[i]
+      dim = _dim_at(contact_dim, efc_id, i)
+      mu = contact_mu[c]
+      u0, tn = _cone_split_at(friction, c, i, dim, efc_jar)
       if u0 >= tn:
         for k in range(dim):
-          d.efc_force[i + k] = 0.0
-          d.efc_state[i + k] = CNSTRSTATE_SATISFIED
+          efc_force[i + k] = 0.0
+          efc_state[i + k] = CNSTRSTATE_SATISFIED
       elif mu * mu * u0 + tn <= 0.0:
         for k in range(dim):
-          jk = d.efc_jar[i + k]
-          d.efc_force[i + k] = -d.efc_D[i + k] * jk
-          d.efc_state[i + k] = CNSTRSTATE_QUADRATIC
-          cost += 0.5 * d.efc_D[i + k] * jk * jk
+          jk = efc_jar[i + k]
+          efc_force[i + k] = -efc_d[i + k] * jk
+          efc_state[i + k] = CNSTRSTATE_QUADRATIC
+          cost += 0.5 * efc_d[i + k] * jk * jk
       else:
         cc = dd / (1.0 + mu * mu)
         delta = u0 - tn
         cost += 0.5 * cc * delta * delta
-        d.efc_force[i] = -cc * delta
-        d.efc_state[i] = CNSTRSTATE_CONE
+        efc_force[i] = -cc * delta
+        efc_state[i] = CNSTRSTATE_CONE
         for k in range(1, dim):
-          fr = d.contact_friction[c, k - 1]
-          d.efc_force[i + k] = cc * delta * fr * fr * d.efc_jar[i + k] / tn
-          d.efc_state[i + k] = CNSTRSTATE_CONE
+          fr = friction[c, k - 1]
+          efc_force[i + k] = cc * delta * fr * fr * efc_jar[i + k] / tn
+          efc_state[i + k] = CNSTRSTATE_CONE
       i += dim
       continue
     else:
       if jar < 0.0:
-        d.efc_force[i] = -dd * jar
-        d.efc_state[i] = CNSTRSTATE_QUADRATIC
+        efc_force[i] = -dd * jar
+        efc_state[i] = CNSTRSTATE_QUADRATIC
         cost += 0.5 * dd * jar * jar
       else:
-        d.efc_force[i] = 0.0
-        d.efc_state[i] = CNSTRSTATE_SATISFIED
+        efc_force[i] = 0.0
+        efc_state[i] = CNSTRSTATE_SATISFIED
     i += 1
   return cost
 
@@ -177,26 +200,37 @@ def update_constraint(m, d):
 def _line_eval(m, d, alpha, snorm_m, slope0, isl):
   """(cost, first, second derivative) of the cost at qacc + alpha * search, the Gauss part relative to
   alpha = 0, the constraint part over island isl's rows (all rows when isl < 0)."""
+  efc_jar = d.efc_jar
+  efc_jv = d.efc_jv
+  efc_d = d.efc_D
+  efc_type = d.efc_type
+  efc_island = d.efc_island
+  efc_fl = d.efc_frictionloss
+  efc_r = d.efc_R
+  efc_id = d.efc_id
+  contact_dim = d.contact_dim
+  contact_mu = d.contact_mu
+  friction = d.contact_friction
   d1 = slope0 + alpha * snorm_m
   d2 = snorm_m
   cost = alpha * slope0 + 0.5 * alpha * alpha * snorm_m
   nefc = d.nefc[0]
   i = 0
   while i < nefc:
-    if isl >= 0 and d.efc_island[i] != isl:
+    if isl >= 0 and efc_island[i] != isl:
       i += 1
       continue
-    jv = d.efc_jv[i]
-    jar = d.efc_jar[i] + alpha * jv
-    dd = d.efc_D[i]
-    ctype = d.efc_type[i]
+    jv = efc_jv[i]
+    jar = efc_jar[i] + alpha * jv
+    dd = efc_d[i]
+    ctype = efc_type[i]
     if ctype == CNSTR_EQUALITY:
       cost += 0.5 * dd * jar * jar
       d1 += dd * jar * jv
       d2 += dd * jv * jv
     elif ctype == CNSTR_FRICTION_DOF or ctype == CNSTR_FRICTION_TENDON:
-      fl = d.efc_frictionloss[i]
-      r = d.efc_R[i]
+      fl = efc_fl[i]
+      r = efc_r[i]
       if jar <= -r * fl:
         cost += -fl * jar - 0.5 * r * fl * fl
         d1 -= fl * jv
@@ -208,18 +242,18 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
         d1 += dd * jar * jv
         d2 += dd * jv * jv
     elif ctype == CNSTR_CONTACT_ELLIPTIC:
-      c = d.efc_id[i]
-      dim = _block_rows(d, i)
-      mu = d.contact_mu[c]
+      c = efc_id[i]
+      dim = _dim_at(contact_dim, efc_id, i)
+      mu = contact_mu[c]
       u0 = jar
       du0 = jv
       t2 = 0.0
       tdt = 0.0
       dt2 = 0.0
       for k in range(1, dim):
-        fr = d.contact_friction[c, k - 1]
-        u = fr * (d.efc_jar[i + k] + alpha * d.efc_jv[i + k])
-        du = fr * d.efc_jv[i + k]
+        fr = friction[c, k - 1]
+        u = fr * (efc_jar[i + k] + alpha * efc_jv[i + k])
+        du = fr * efc_jv[i + k]
         t2 += u * u
         tdt += u * du
         dt2 += du * du
@@ -228,11 +262,11 @@ def _line_eval(m, d, alpha, snorm_m, slope0, isl):
         pass
       elif mu * mu * u0 + tn <= 0.0:
         for k in range(dim):
-          jk = d.efc_jar[i + k] + alpha * d.efc_jv[i + k]
-          vk = d.efc_jv[i + k]
-          cost += 0.5 * d.efc_D[i + k] * jk * jk
-          d1 += d.efc_D[i + k] * jk * vk
-          d2 += d.efc_D[i + k] * vk * vk
+          jk = efc_jar[i + k] + alpha * efc_jv[i + k]
+          vk = efc_jv[i + k]
+          cost += 0.5 * efc_d[i + k] * jk * jk
+          d1 += efc_d[i + k] * jk * vk
+          d2 += efc_d[i + k] * vk * vk
       else:
         cc = dd / (1.0 + mu * mu)
         delta = u0 - tn
@@ -340,9 +374,12 @@ def _linesearch(m, d, scale, isl):
 
 @njit(cache=True, error_model="numpy")
 def _gauss_cost(m, d, qacc):
+  qacc_smooth = d.qacc_smooth
+  ma = d.solver_Ma
+  qfrc_smooth = d.qfrc_smooth
   s = 0.0
   for k in range(m.nv):
-    s += 0.5 * (qacc[k] - d.qacc_smooth[k]) * (d.solver_Ma[k] - d.qfrc_smooth[k])
+    s += 0.5 * (qacc[k] - qacc_smooth[k]) * (ma[k] - qfrc_smooth[k])
   return s
 
 
@@ -350,9 +387,11 @@ def _gauss_cost(m, d, qacc):
 def _evaluate(m, d, qacc):
   """Ma, jar, forces at qacc; returns the total cost."""
   mul_m(m, d, d.solver_Ma, qacc)
-  _mul_j(d, d.efc_jar, qacc, m.nv)
+  efc_jar = d.efc_jar
+  efc_aref = d.efc_aref
+  _mul_j(d, efc_jar, qacc, m.nv)
   for i in range(d.nefc[0]):
-    d.efc_jar[i] -= d.efc_aref[i]
+    efc_jar[i] -= efc_aref[i]
   return _gauss_cost(m, d, qacc) + update_constraint(m, d)
 
 
@@ -362,8 +401,10 @@ def _gradient(m, d):
   qfrc = d.solver_qfrc
   _mul_jt(d, qfrc, d.efc_force, m.nv)
   grad = d.solver_grad
+  ma = d.solver_Ma
+  qfrc_smooth = d.qfrc_smooth
   for k in range(m.nv):
-    grad[k] = d.solver_Ma[k] - d.qfrc_smooth[k] - qfrc[k]
+    grad[k] = ma[k] - qfrc_smooth[k] - qfrc[k]
 
 
 @njit(cache=True, error_model="numpy")
@@ -378,52 +419,72 @@ def _add_rank(h, row, w, nv):
 
 
 @njit(cache=True, error_model="numpy")
+def _add_rank_row(h, a, r, w, nv):
+  """_add_rank(h, a[r], w, nv) without a view of row r."""
+  for p in range(nv):
+    jp = a[r, p]
+    if jp == 0.0:
+      continue
+    for q in range(p + 1):
+      h[p, q] += w * jp * a[r, q]
+
+
+@njit(cache=True, error_model="numpy")
 def _hessian(m, d):
   """solver_H = Cholesky factor of M + Jᵀ ∂²s J at the current states."""
   nv = m.nv
   h = d.solver_H
   smooth.full_m(m, d.qM, h)
   tmp = d.solver_hrow
+  efc_j = d.efc_J
+  efc_d = d.efc_D
+  efc_jar = d.efc_jar
+  efc_state = d.efc_state
+  efc_type = d.efc_type
+  efc_id = d.efc_id
+  contact_dim = d.contact_dim
+  contact_mu = d.contact_mu
+  friction = d.contact_friction
   nefc = d.nefc[0]
   i = 0
   while i < nefc:
-    state = d.efc_state[i]
-    if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC:
-      c = d.efc_id[i]
-      dim = _block_rows(d, i)
+    state = efc_state[i]
+    if efc_type[i] == CNSTR_CONTACT_ELLIPTIC:
+      c = efc_id[i]
+      dim = _dim_at(contact_dim, efc_id, i)
       if state == CNSTRSTATE_QUADRATIC:
         for k in range(dim):
-          _add_rank(h, d.efc_J[i + k], d.efc_D[i + k], nv)
+          _add_rank_row(h, efc_j, i + k, efc_d[i + k], nv)
       elif state == CNSTRSTATE_CONE:
         # ∂²s/∂u² = c [v vᵀ - (δ / T) (0 ⊕ (I - û ûᵀ))], v = (1, -û), mapped by u = S jar
-        mu = d.contact_mu[c]
-        cc = d.efc_D[i] / (1.0 + mu * mu)
-        u0, tn = _cone_split(d, i, dim, d.efc_jar)
+        mu = contact_mu[c]
+        cc = efc_d[i] / (1.0 + mu * mu)
+        u0, tn = _cone_split_at(friction, c, i, dim, efc_jar)
         delta = u0 - tn
         # v-term: rank one along J₀ - Σ ûₖ μₖ Jₖ
         for p in range(nv):
-          s = d.efc_J[i, p]
+          s = efc_j[i, p]
           for k in range(1, dim):
-            fr = d.contact_friction[c, k - 1]
-            s -= (fr * d.efc_jar[i + k] / tn) * fr * d.efc_J[i + k, p]
+            fr = friction[c, k - 1]
+            s -= (fr * efc_jar[i + k] / tn) * fr * efc_j[i + k, p]
           tmp[p] = s
         _add_rank(h, tmp, cc, nv)
         # curvature of |u_t|: (-δ / T)(Σ μₖ² Jₖ Jₖᵀ - (Σ ûₖ μₖ Jₖ)(...)ᵀ)
         w = -cc * delta / tn
         for k in range(1, dim):
-          fr = d.contact_friction[c, k - 1]
-          _add_rank(h, d.efc_J[i + k], w * fr * fr, nv)
+          fr = friction[c, k - 1]
+          _add_rank_row(h, efc_j, i + k, w * fr * fr, nv)
         for p in range(nv):
           s = 0.0
           for k in range(1, dim):
-            fr = d.contact_friction[c, k - 1]
-            s += (fr * d.efc_jar[i + k] / tn) * fr * d.efc_J[i + k, p]
+            fr = friction[c, k - 1]
+            s += (fr * efc_jar[i + k] / tn) * fr * efc_j[i + k, p]
           tmp[p] = s
         _add_rank(h, tmp, -w, nv)
       i += dim
       continue
     if state == CNSTRSTATE_QUADRATIC:
-      _add_rank(h, d.efc_J[i], d.efc_D[i], nv)
+      _add_rank_row(h, efc_j, i, efc_d[i], nv)
     i += 1
   for p in range(nv):
     for q in range(p + 1, nv):
@@ -432,14 +493,33 @@ def _hessian(m, d):
 
 
 @njit(cache=True, error_model="numpy")
-def _precondition(m, d, newton):
+def _precondition(m, d, newton, rebuild):
+  """Mgrad = M⁻¹ grad (CG, the certificate), or H⁻¹ grad (Newton), rebuilding H first when ``rebuild``."""
   mgrad = d.solver_Mgrad
   mgrad[:] = d.solver_grad
   if newton:
-    _hessian(m, d)
+    if rebuild:
+      _hessian(m, d)
     linalg.cholesky_solve(d.solver_H, m.nv, mgrad)
   else:
     smooth.solve_m(m, d, mgrad, mgrad)
+
+
+@njit(cache=True, error_model="numpy")
+def _hessian_stale(d):
+  """Whether the Newton Hessian must be rebuilt: a row changed state since it was built, or a row is in an
+  elliptic cone's middle zone (whose curvature moves with jar). Either way the states are saved as those of
+  the Hessian about to be built. Otherwise H = M + Jᵀ ∂²s J is the very matrix already factored (M, J and D
+  do not change within a solve), so keeping the factor gives the same bits as rebuilding it."""
+  efc_state = d.efc_state
+  saved = d.solver_state_h
+  stale = False
+  for i in range(d.nefc[0]):
+    state = efc_state[i]
+    if state != saved[i] or state == CNSTRSTATE_CONE:
+      stale = True
+    saved[i] = state
+  return stale
 
 
 @njit(cache=True, error_model="numpy")
@@ -460,10 +540,19 @@ def _primal(m, d, newton):
     _primal_island(m, d, newton, -1)
   else:
     # trees no row touches move freely; each island is its own problem, with its own stopping test
+    dof_island = d.dof_island
+    qacc_smooth = d.qacc_smooth
+    moved = False
     for k in range(nv):
-      if d.dof_island[k] < 0:
-        qacc[k] = d.qacc_smooth[k]
-    _evaluate(m, d, qacc)
+      if dof_island[k] < 0:
+        a, b = qacc[k], qacc_smooth[k]
+        if a != b or pymath.copysign(1.0, a) != pymath.copysign(1.0, b):
+          moved = True
+        qacc[k] = b
+    if moved:
+      # (when no free dof moved, the rows and forces are already those at qacc: the same arithmetic would
+      # give the same bits)
+      _evaluate(m, d, qacc)
     for isl in range(nisland):
       _primal_island(m, d, newton, isl)
   _mul_jt(d, d.qfrc_constraint, d.efc_force, nv)
@@ -474,9 +563,11 @@ def _island_gradient(m, d, isl):
   """The cost gradient, zero outside island isl's dofs (everywhere kept when isl < 0)."""
   _gradient(m, d)
   if isl >= 0:
+    dof_island = d.dof_island
+    grad = d.solver_grad
     for k in range(m.nv):
-      if d.dof_island[k] != isl:
-        d.solver_grad[k] = 0.0
+      if dof_island[k] != isl:
+        grad[k] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
@@ -489,14 +580,22 @@ def _primal_island(m, d, newton, isl):
   grad = d.solver_grad
   mgrad = d.solver_Mgrad
   search = d.solver_search
+  ma = d.solver_Ma
+  mv = d.solver_Mv
+  efc_jar = d.efc_jar
+  efc_jv = d.efc_jv
   # already optimal at the start (MuJoCo's certificate): small gap in the M⁻¹ norm, and for Newton a small
   # gradient and Newton decrement
   _island_gradient(m, d, isl)
-  _precondition(m, d, False)
   small_gradient = scale * pymath.sqrt(linalg.dot(grad, grad, nv)) < tolerance
-  done = max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) < tolerance and (not newton or small_gradient)
+  done = False
+  if not newton or small_gradient:
+    # (Newton with a large gradient cannot be done: the M⁻¹ gap is not needed, the Hessian's solve follows)
+    _precondition(m, d, False, False)
+    done = max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) < tolerance
   if not done and newton:
-    _precondition(m, d, True)
+    _hessian_stale(d)  # saves the states the Hessian is built at
+    _precondition(m, d, True, True)
     done = small_gradient and max(0.0, 0.5 * scale * linalg.dot(grad, mgrad, nv)) < tolerance
   for k in range(nv):
     search[k] = -mgrad[k]
@@ -507,15 +606,15 @@ def _primal_island(m, d, newton, isl):
       break
     for k in range(nv):
       qacc[k] += alpha * search[k]
-      d.solver_Ma[k] += alpha * d.solver_Mv[k]
+      ma[k] += alpha * mv[k]
     for i in range(d.nefc[0]):
-      d.efc_jar[i] += alpha * d.efc_jv[i]
+      efc_jar[i] += alpha * efc_jv[i]
     if not newton:
       d.solver_grad_old[:] = grad
       d.solver_Mgrad_old[:] = mgrad
     update_constraint(m, d)
     _island_gradient(m, d, isl)
-    _precondition(m, d, newton)
+    _precondition(m, d, newton, newton and _hessian_stale(d))
     improvement = scale * decrease
     gradient = scale * pymath.sqrt(linalg.dot(grad, grad, nv))
     if isl <= 0:
@@ -563,8 +662,9 @@ def _stats(d, it, improvement, gradient, neval):
     d.solver_gradient[it] = gradient
     d.solver_neval[it] = neval
     nactive = 0
+    efc_state = d.efc_state
     for i in range(d.nefc[0]):
-      if d.efc_state[i] != CNSTRSTATE_SATISFIED:
+      if efc_state[i] != CNSTRSTATE_SATISFIED:
         nactive += 1
     d.solver_nactive[it] = nactive
 
@@ -726,9 +826,12 @@ def _scale(m, d, isl):
   if isl < 0:
     return 1.0 / (m.stat_meaninertia[0] * max(1, m.nv))
   inertia = 0.0
+  dof_island = d.dof_island
+  qm = d.qM
+  madr = m.dof_Madr
   for k in range(m.nv):
-    if d.dof_island[k] == isl:
-      inertia += d.qM[m.dof_Madr[k]]
+    if dof_island[k] == isl:
+      inertia += qm[madr[k]]
   return 1.0 / inertia
 
 

@@ -58,13 +58,14 @@ def apply_ft(m, d, force, torque, point, body, qfrc):
 @njit(cache=True, error_model="numpy")
 def xfrc_accumulate(m, d, qfrc):
   """qfrc += joint-space forces of all xfrc_applied (force, torque at each body's com)."""
+  xfrc = d.xfrc_applied
   for i in range(1, m.nbody):
-    xf = d.xfrc_applied[i]
     nonzero = False
     for k in range(6):
-      if xf[k] != 0.0:
+      if xfrc[i, k] != 0.0:
         nonzero = True
     if nonzero:
+      xf = xfrc[i]
       apply_ft(m, d, xf[:3], xf[3:], d.xipos[i], i, qfrc)
 
 

@@ -193,6 +193,13 @@ class SensorType(enum.IntEnum):
   SUBTREECOM = 35
   SUBTREELINVEL = 36
   SUBTREEANGMOM = 37
+  INSIDESITE = 38
+  GEOMDIST = 39
+  GEOMNORMAL = 40
+  GEOMFROMTO = 41
+  CONTACT = 42
+  E_POTENTIAL = 43
+  E_KINETIC = 44
   CLOCK = 45
   USER = 48
 
@@ -743,6 +750,7 @@ sensor_dim              int    nsensor        | number of values the sensor writ
 sensor_adr              int    nsensor        | address of the sensor's values in sensordata
 sensor_cutoff           float  nsensor        | clamp on the values; 0: none
 sensor_noise            float  nsensor        | noise standard deviation (stored only, as in MuJoCo)
+sensor_intprm           int    nsensor 3      | contact sensor: data fields (bit mask), reduction, slots; rangefinder: data fields
 
 # Keyframes
 key_time                float  nkey           | time (s)
@@ -991,6 +999,7 @@ solver_Mgrad_old        float  nv             | preconditioned gradient at the p
 solver_dgrad            float  nv             | change of the gradient over the last iteration (CG)
 solver_dMgrad           float  nv             | change of the preconditioned gradient over the last iteration (CG)
 solver_hrow             float  nv             | direction of a rank-one term of an elliptic cone's Hessian (Newton)
+solver_state_h          int    njmax          | efc_state of every row when the Newton Hessian was last built (primal)
 solver_rows             int    njmax          | 0, 1, ..., nefc - 1: the dual sweeps' row list when there are no islands
 solver_arinv            float  njmax          | 1 / diagonal of AR at each list position (dual)
 solver_prev             float  njmax          | forces before the last momentum step, by list position (PGS)

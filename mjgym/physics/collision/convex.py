@@ -295,6 +295,23 @@ def _closest_on_simplex(vert, n):
 @njit(cache=True, error_model="numpy")
 def convex(m, d, g1, g2, margin, i0):
   """Any two convex geoms: one contact at the deepest point (or nearest points within margin)."""
+  dist, nrm, p1, p2 = closest(m, d, g1, g2, margin)
+  if dist > margin:
+    return 0
+  # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
+  if (m.opt_disableflags[0] & (DSBL_MULTICCD | DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
+    cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, p1, p2)
+    if cnt > 0:
+      return cnt
+  emit(d, i0, dist, scl3(add3(p1, p2), 0.5), nrm)
+  return 1
+
+
+@njit(cache=True, error_model="numpy")
+def closest(m, d, g1, g2, margin):
+  """(distance, normal from geom1 to geom2, point on geom1, point on geom2) of two convex geoms: the nearest points
+  when apart, the deepest when overlapping (negative distance); the distance is inf when farther than margin."""
+  none = (math.inf, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
   s1, s2 = shape(m, d, g1), shape(m, d, g2)
   vert = d.col_vert
   r1, r2 = _core_radius(s1), _core_radius(s2)
@@ -315,7 +332,7 @@ def convex(m, d, g1, g2, margin, i0):
     # w is the farthest point of M along -x: no point of M is nearer the origin than this plane.
     lower = dot3(x, w) / math.sqrt(xx)
     if lower > reach:
-      return 0
+      return none
     # Converged when the distance is within ccd_tolerance of that lower bound (or at round-off).
     if math.sqrt(xx) - lower <= tol or xx - dot3(x, w) <= 1e-12 * xx:
       break
@@ -330,19 +347,12 @@ def convex(m, d, g1, g2, margin, i0):
   else:
     dist, nrm, pa, pb = _epa(m, d, vert, s1, s2, n)
     if dist == math.inf:
-      return 0
+      return none
   dist -= r1 + r2
   if dist > margin:
-    return 0
-  # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
-  if (m.opt_disableflags[0] & (DSBL_MULTICCD | DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
-    cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, add_scl3(pa, nrm, r1), add_scl3(pb, nrm, -r2))
-    if cnt > 0:
-      return cnt
+    return none
   # Witness points move out of the cores by the radii, along the normal (from geom1 to geom2).
-  pos = scl3(add3(add_scl3(pa, nrm, r1), add_scl3(pb, nrm, -r2)), 0.5)
-  emit(d, i0, dist, pos, nrm)
-  return 1
+  return dist, nrm, add_scl3(pa, nrm, r1), add_scl3(pb, nrm, -r2)
 
 
 # ----------------------------------------------------------------- EPA ----

@@ -77,7 +77,11 @@ def _compile_checked(text, filename, source):
   from mjgym.physics.containers import Model  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import compiler  # pylint: disable=import-outside-toplevel
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
-  root, _ = parser.parse(text, filename, source)
+  from mjgym.physics.mjcf import urdf  # pylint: disable=import-outside-toplevel
+  root_elem = parser.read_xml(text, filename)
+  if urdf.is_urdf(root_elem):
+    root_elem = urdf.to_mjcf(root_elem, filename)
+  root, _ = parser.parse_element(root_elem, filename, source)
   values, names, (lengthrange_jobs, lengthrange_settings, springdamper_jobs) = compiler.compile_tree(
       root, filename, source)
   model = Model.from_fields(values, names, source=filename)

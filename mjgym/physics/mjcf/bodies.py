@@ -88,9 +88,9 @@ def joint(ctx, node, bodyid):
     jtype = _JOINT_TYPES[node.get("type", "hinge")]
   if bodyid == 0:
     fail(node, "the world body cannot have joints")
-  if jtype == JointType.FREE and info["parent"] != 0:
-    fail(node, "a free joint can only be used on a top-level body (child of the world body)",
-         None if node.tag == "freejoint" else "type")
+  # (under fusestatic the bodies in between may be fused away: simplify.fuse_static checks it then)
+  if jtype == JointType.FREE and info["parent"] != 0 and not ctx.cfg.fusestatic:
+    free_joint_not_top_level(node)
   axis = np.asarray(node.get("axis", [0.0, 0.0, 1.0]), float)
   jpos = np.asarray(node.get("pos", [0.0] * 3), float)
   composed = frames.frames(ctx.cfg, node)
@@ -122,11 +122,11 @@ def joint(ctx, node, bodyid):
   springref = node.get("springref", 0.0)
   if jtype == JointType.HINGE:
     ref, springref = ctx.cfg.angle(ref), ctx.cfg.angle(springref)
-  # a free joint sits at the body origin along z, whatever it is given
+  # a free joint sits at the body origin along z, whatever it is given; a ball joint's axis is z too (MuJoCo 4)
   free = jtype == JointType.FREE
   jntid = ctx.add(ObjType.JOINT, node, jnt_type=int(jtype), jnt_bodyid=bodyid, jnt_group=node.get("group", 0),
                   jnt_limited=int(limited), jnt_pos=np.zeros(3) if free else jpos,
-                  jnt_axis=np.array([0.0, 0.0, 1.0]) if free else axis,
+                  jnt_axis=np.array([0.0, 0.0, 1.0]) if jtype in (JointType.FREE, JointType.BALL) else axis,
                   jnt_stiffness=linear(node, "stiffness"), jnt_range=rng,
                   jnt_margin=node.get("margin", 0.0), jnt_solref=node.get("solreflimit", SOLREF),
                   jnt_solimp=node.get("solimplimit", SOLIMP), jnt_actfrclimited=int(actfrclimited),
@@ -138,6 +138,11 @@ def joint(ctx, node, bodyid):
       fail(node, f"springdamper (timeconst, dampratio) must both be positive when given, got "
            f"{plain([timeconst, dampratio])}", "springdamper")
     ctx.springdamper_jobs.append((jntid, timeconst, dampratio))
+
+
+def free_joint_not_top_level(node):
+  fail(node, "a free joint can only be used on a top-level body (child of the world body)",
+       None if node.tag == "freejoint" else "type")
 
 
 def geom(ctx, node, bodyid):

@@ -14,6 +14,7 @@ from mjgym.physics.mjcf import inertia
 from mjgym.physics.mjcf import meshes
 from mjgym.physics.mjcf import options
 from mjgym.physics.mjcf import sensors
+from mjgym.physics.mjcf import simplify
 from mjgym.physics.mjcf import tendons
 from mjgym.physics.mjcf import tree
 
@@ -23,10 +24,14 @@ def compile_tree(root, filename, source):
   <compiler><lengthrange> options, joints whose stiffness and damping setconst derives from springdamper)."""
   ctx = context.Context(root, filename, source)
   options.check_sizes(ctx)
+  simplify.drop_visual_assets(ctx)
   assets.compile_assets(ctx)
   bodies.compile_bodies(ctx)
   v = {}
   inertia.body_inertias(ctx, v)
+  simplify.discard_visual(ctx, v)
+  simplify.fuse_static(ctx, v)
+  inertia.set_total_mass(ctx, v)
   xpos, xquat, subtree_com = inertia.kinematics(ctx, v)
   tree.joints_and_dofs(ctx, v)
   inertia.check_masses(ctx, v)

@@ -38,9 +38,8 @@ class Settings:
       a.update(node.attrs)
       if node.get("coordinate") == "global":
         fail(node, "coordinate='global' is not supported (unsupported feature)", "coordinate")
-      for flag in ("discardvisual", "fusestatic", "alignfree"):
-        if node.get(flag):
-          fail(node, f"{flag}='true' is not supported (unsupported feature)", flag)
+      if node.get("alignfree"):
+        fail(node, "alignfree='true' is not supported (unsupported feature)", "alignfree")
       seq = node.get("eulerseq")
       if seq is not None and (len(seq) != 3 or any(c not in "xyzXYZ" for c in seq)):
         fail(node, f"expected three characters from xyzXYZ, got '{seq}'", "eulerseq")
@@ -52,6 +51,9 @@ class Settings:
     self.boundinertia = a.get("boundinertia", 0.0)
     self.settotalmass = a.get("settotalmass", -1.0)
     self.balanceinertia = a.get("balanceinertia", False)
+    self.discardvisual = a.get("discardvisual", False)
+    self.fusestatic = a.get("fusestatic", False)
+    self.strippath = a.get("strippath", False)
     self.inertiagrouprange = a.get("inertiagrouprange", [0, 5])
     self.assetdir = a.get("assetdir", "")
     self.meshdir = a.get("meshdir", self.assetdir)
@@ -138,7 +140,10 @@ class Context:
     directory for its kind (``subdir``), even inside an <include>d file. A file not found there is looked up
     relative to the included file's directory joined below the main directory and ``loaddir`` (where a height
     field reads from): with an absolute model path that is the included file's directory, with a relative one
-    MuJoCo puts the kind's directory in front of it, and so does mjgym."""
+    MuJoCo puts the kind's directory in front of it, and so does mjgym. Under strippath the name loses its
+    directories first."""
+    if self.cfg.strippath:
+      name = name[max(name.rfind("/"), name.rfind("\\")) + 1:]
     if os.path.isabs(name):
       return name
     main = os.path.dirname(self.filename)

@@ -12,7 +12,8 @@ from mjgym.physics.mjcf.errors import fail
 
 
 def body_inertias(ctx, v):
-  """body_mass, body_ipos, body_iquat, body_inertia: as given, or from the geoms, bounded and scaled."""
+  """body_mass, body_ipos, body_iquat, body_inertia: as given, or from the geoms, bounded (set_total_mass
+  scales them later)."""
   nbody = len(ctx.body_info)
   mass = np.zeros(nbody)
   ipos = np.zeros((nbody, 3))
@@ -24,9 +25,9 @@ def body_inertias(ctx, v):
     inertial = info["inertial"]
     if inertial is not None and mode != "true":
       mass[b], ipos[b], iquat[b], inertia[b] = _explicit_inertial(ctx, inertial)
-    elif mode != "false" and any(_counts(g) for g in info["geoms"]):
+    elif mode != "false" and any(counts(g) for g in info["geoms"]):
       # MuJoCo leaves geoms of (nearly) no mass out of the body's inertia: one other geom gives its frame
-      mass[b], ipos[b], iquat[b], inertia[b] = _geom_inertia([g for g in info["geoms"] if _counts(g)])
+      mass[b], ipos[b], iquat[b], inertia[b] = _geom_inertia([g for g in info["geoms"] if counts(g)])
     else:
       # MuJoCo gives a body without any inertial information its own frame values here.
       ipos[b], iquat[b] = ctx.rows["body_pos"][b], ctx.rows["body_quat"][b]
@@ -37,13 +38,17 @@ def body_inertias(ctx, v):
       a = inertia[b]
       if a[0] + a[1] < a[2] or a[0] + a[2] < a[1] or a[1] + a[2] < a[0]:
         inertia[b] = a.mean()
+  v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inertia)
+
+
+def set_total_mass(ctx, v):
+  """compiler settotalmass: masses and inertias scaled to the total asked (after fusestatic, as in MuJoCo)."""
   if ctx.cfg.settotalmass > 0:
-    total = mass[1:].sum()
+    total = v["body_mass"][1:].sum()
     if total > 0:
       scale = ctx.cfg.settotalmass / total
-      mass *= scale
-      inertia *= scale
-  v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inertia)
+      v["body_mass"] = v["body_mass"] * scale
+      v["body_inertia"] = v["body_inertia"] * scale
 
 
 def kinematics(ctx, v):
@@ -158,7 +163,7 @@ def _geom_inertia(geoms):
   return total, com, quat, values
 
 
-def _counts(geom):
+def counts(geom):
   """Whether a geom enters its body's inertia: a mass above mjEPS, as in MuJoCo (a NaN mass too, so that the
   body's error names it)."""
   return geom["mass"] > EPS or np.isnan(geom["mass"])

@@ -24,7 +24,8 @@ def mesh(ctx, node):
   if node.has("file"):
     name = node.get("file")
     if not node.has("name"):
-      node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
+      # MuJoCo's default name: the file name after the last / or \\, without its extension
+      node.attrs["name"] = os.path.splitext(name[max(name.rfind("/"), name.rfind("\\")) + 1:])[0]
     path = ctx.asset_path(node, name, ctx.cfg.meshdir)
     data = ctx.source.read(path, node, "file")
     attr, what = "file", f"mesh '{name}'"
@@ -116,7 +117,8 @@ def hfield(ctx, node):
   if node.has("file"):
     name = node.get("file")
     if not node.has("name"):
-      node.attrs["name"] = os.path.splitext(os.path.basename(name))[0]
+      # MuJoCo's default name: the file name after the last / or \\, without its extension
+      node.attrs["name"] = os.path.splitext(name[max(name.rfind("/"), name.rfind("\\")) + 1:])[0]
     # MuJoCo's reader checks the asset directory, its compiler then reads from the mesh directory
     path = ctx.asset_path(node, name, ctx.cfg.assetdir, loaddir=ctx.cfg.meshdir)
     elevation = _read_hfield(ctx.source.read(path, node, "file"), name, node)

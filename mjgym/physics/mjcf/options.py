@@ -137,14 +137,17 @@ def _size_option(ctx, attr):
 
 
 def _nconmax(ctx, v):
-  """Contact capacity per world: ``<size nconmax>`` when given, else enough for a pile of the model's geoms."""
+  """Contact capacity per world: ``<size nconmax>`` when given, else enough for a pile of the model's geoms; plus
+  room for one geom pair's contacts past the collision's own when geom-distance sensors collide geoms (sensor.py)."""
+  reserve = types.MAXCONPAIR if any(node.tag in ("distance", "normal", "fromto")
+                                    for section in ctx.root.all("sensor") for node in section.children) else 0
   value, _ = _size_option(ctx, "nconmax")
   if value is not None and value > 0:
-    return value
+    return value + reserve
   types_ = np.atleast_1d(v.get("geom_type", []))
   nhf = int(np.count_nonzero(types_ == int(types.GeomType.HFIELD)))
   # A height field makes up to MAXCONPAIR contacts with every other geom it touches.
-  return default_nconmax(v.get("ngeom", 0)) + types.MAXCONPAIR * nhf * (len(types_) - nhf)
+  return default_nconmax(v.get("ngeom", 0)) + types.MAXCONPAIR * nhf * (len(types_) - nhf) + reserve
 
 
 def _njmax(ctx, v):

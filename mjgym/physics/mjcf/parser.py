@@ -89,7 +89,16 @@ class Source:
 
 def parse(text, filename, source):
   """Parses MJCF bytes into a Node tree with includes spliced in and default classes applied."""
-  root_elem = _xml(text, filename)
+  return parse_element(read_xml(text, filename), filename, source)
+
+
+def read_xml(text, filename):
+  """The root element of XML bytes (lxml), or a located MJCFError."""
+  return _xml(text, filename)
+
+
+def parse_element(root_elem, filename, source):
+  """``parse`` of an XML root element already read (see read_xml)."""
   if root_elem.tag != "mujoco":
     raise MJCFError(f"root element must be <mujoco>, got <{root_elem.tag}>", filename, root_elem.sourceline)
   source.main_dir = os.path.dirname(filename)
@@ -123,12 +132,33 @@ def _xml(text, filename):
   # huge_tree lifts libxml2's default nesting limit (256) to 2048: MuJoCo (tinyxml2) reads up to 500 levels
   parser = etree.XMLParser(remove_comments=True, remove_pis=True, resolve_entities=False, huge_tree=True)
   try:
-    return etree.fromstring(text, parser)
+    return etree.fromstring(_as_tinyxml_reads(text), parser)
   except etree.XMLSyntaxError as e:
     if "Excessive depth" in str(e.msg):
       raise MJCFError(f"elements nested deeper than {_MAX_DEPTH} levels (the XML parser's limit; MuJoCo's is 500)",
                       filename, e.lineno) from None
     raise MJCFError(f"XML syntax error: {e.msg}", filename, e.lineno) from None
+
+
+_DECLARATION = re.compile(rb"([ \t\n\r]*)<\?xml([^\n>]*?)\?>")
+
+
+def _as_tinyxml_reads(text):
+  """The bytes as MuJoCo's XML reader (tinyxml2) takes them, where libxml2 is stricter: up to the first NUL byte,
+  and an XML declaration after white space or with a version other than 1.x (written by some exporters) read as
+  one of version 1.0 at the start (the lines keep their numbers)."""
+  if isinstance(text, str):
+    text = text.encode()
+  text = text.split(b"\0", 1)[0]
+  match = _DECLARATION.match(text)
+  if match is None:
+    return text
+  space, decl = match.groups()
+  version = re.search(rb"version\s*=\s*[\"']([^\"']*)", decl)
+  if not space and version is not None and version.group(1).startswith(b"1."):
+    return text
+  encoding = re.search(rb"encoding\s*=\s*[\"'][^\"']*[\"']", decl)
+  return b"<?xml version='1.0' " + (encoding.group(0) if encoding else b"") + b"?>" + space + text[match.end():]
 
 
 def _spec_key(parent_tag, tag):

@@ -94,6 +94,11 @@ _SENSOR_COMMON = {"name": "s", "noise": "f", "cutoff": "f", "user": "v", "delay"
 _FRAME_OBJ = "e:body|xbody|geom|site|camera"
 _SENSOR_OBJECT = {"site": {"site": "s"}, "joint": {"joint": "s"}, "tendon": {"tendon": "s"},
                   "actuator": {"actuator": "s"}, "body": {"body": "s"}, "none": {},
+                  "geompair": {"geom1": "s", "body1": "s", "geom2": "s", "body2": "s"},
+                  "insidesite": {"objtype": _FRAME_OBJ, "objname": "s", "site": "s"},
+                  "contact": {"geom1": "s", "body1": "s", "subtree1": "s", "site": "s", "geom2": "s", "body2": "s",
+                              "subtree2": "s", "num": "i", "data": "s",
+                              "reduce": "e:none|mindist|maxforce|netforce"},
                   "frame": {"objtype": _FRAME_OBJ, "objname": "s", "reftype": _FRAME_OBJ, "refname": "s"}}
 # tag -> (object kind, sensor type name)
 SENSOR_KINDS = {
@@ -106,6 +111,8 @@ SENSOR_KINDS = {
     "framequat": "frame", "framexaxis": "frame", "frameyaxis": "frame", "framezaxis": "frame",
     "framelinvel": "frame", "frameangvel": "frame", "framelinacc": "frame", "frameangacc": "frame",
     "subtreecom": "body", "subtreelinvel": "body", "subtreeangmom": "body", "clock": "none",
+    "distance": "geompair", "normal": "geompair", "fromto": "geompair", "insidesite": "insidesite",
+    "e_potential": "none", "e_kinetic": "none", "contact": "contact",
 }
 SENSORS = {tag: {**_SENSOR_COMMON, **_SENSOR_OBJECT[kind]} for tag, kind in SENSOR_KINDS.items()}
 SENSORS["rangefinder"].update(camera="x", data="x")
@@ -149,7 +156,7 @@ _COMPILER = {
     "angle": "e:degree|radian", "coordinate": "e:local|global", "eulerseq": "s",
     "inertiafromgeom": "e:false|true|auto", "autolimits": "b", "boundmass": "f", "boundinertia": "f",
     "settotalmass": "f", "meshdir": "s", "texturedir": "s", "assetdir": "s", "balanceinertia": "b",
-    "inertiagrouprange": "i2", "strippath": "v", "usethread": "v", "convexhull": "v", "fitaabb": "x",
+    "inertiagrouprange": "i2", "strippath": "b", "usethread": "v", "convexhull": "v", "fitaabb": "x",
     "discardvisual": "b", "fusestatic": "b", "alignfree": "b", "exactmeshinertia": "x", "saveinertial": "v",
 }
 _OPTION = {
@@ -299,6 +306,5 @@ UNSUPPORTED_ELEMENTS = {
     "tendon": (),
     "equality": ("flex", "flexvert", "flexstrain", "distance"),
     "contact": (),
-    "sensor": ("camprojection", "insidesite", "distance", "normal", "fromto", "contact", "e_potential",
-               "e_kinetic", "tactile", "plugin"),
+    "sensor": ("camprojection", "tactile", "plugin"),
 }

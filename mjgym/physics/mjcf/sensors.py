@@ -4,6 +4,7 @@ place in sensordata."""
 from mjgym.physics import types
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import GeomType
 from mjgym.physics.types import JointType
 from mjgym.physics.types import ObjType
 
@@ -48,7 +49,20 @@ _SENSOR_INFO = {
     "subtreelinvel": (_ST.SUBTREELINVEL, _STAGE.VEL, _DT.REAL, 3),
     "subtreeangmom": (_ST.SUBTREEANGMOM, _STAGE.VEL, _DT.REAL, 3),
     "clock": (_ST.CLOCK, _STAGE.POS, _DT.REAL, 1),
+    "distance": (_ST.GEOMDIST, _STAGE.POS, _DT.REAL, 1),
+    "normal": (_ST.GEOMNORMAL, _STAGE.POS, _DT.AXIS, 3),
+    "fromto": (_ST.GEOMFROMTO, _STAGE.POS, _DT.REAL, 6),
+    "insidesite": (_ST.INSIDESITE, _STAGE.POS, _DT.POSITIVE, 1),
+    # MuJoCo 4 evaluates kinetic energy with the position-stage sensors (qM and qvel are known there)
+    "e_potential": (_ST.E_POTENTIAL, _STAGE.POS, _DT.REAL, 1),
+    "e_kinetic": (_ST.E_KINETIC, _STAGE.POS, _DT.REAL, 1),
+    "contact": (_ST.CONTACT, _STAGE.ACC, _DT.REAL, 0),  # stage and dim: _contact_sensor
 }
+# The data fields a contact sensor may report, in the order MuJoCo requires and lays them out (mjtConDataField),
+# and their sizes.
+CONTACT_DATA = {"found": 1, "force": 3, "torque": 3, "dist": 1, "pos": 3, "normal": 3, "tangent": 3, "linvel": 3,
+                "angvel": 3}
+_REDUCE = {"none": 0, "mindist": 1, "maxforce": 2, "netforce": 3}
 
 
 def sensors(ctx, v):
@@ -67,7 +81,17 @@ def sensors(ctx, v):
         stype, stage, datatype, dim = _SENSOR_INFO[node.tag]
         objtype, objid = _sensor_object(ctx, node, schema.SENSOR_KINDS[node.tag])
       reftype, refid = ObjType.UNKNOWN, -1
-      if node.has("reftype") or node.has("refname"):
+      intprm = [1, 0, 0] if node.tag == "rangefinder" else [0, 0, 0]  # a rangefinder reports its distance only
+      if node.tag == "contact":
+        objtype, objid, reftype, refid, intprm, dim, stage = _contact_sensor(ctx, node)
+      elif schema.SENSOR_KINDS.get(node.tag) == "geompair":
+        objtype, objid, reftype, refid = _geom_pair(ctx, node)
+      elif node.tag == "insidesite":
+        objtype, objid = _frame_object(ctx, node, "objtype", "objname")
+        if not node.has("site"):
+          fail(node, "required attribute missing", "site")
+        reftype, refid = ObjType.SITE, ctx.lookup(ObjType.SITE, node, "site")
+      elif node.has("reftype") or node.has("refname"):
         for attr in ("reftype", "refname"):
           if not node.has(attr):
             fail(node, "reftype and refname go together", attr)
@@ -81,14 +105,14 @@ def sensors(ctx, v):
       ctx.add(ObjType.SENSOR, node, sensor_type=int(stype), sensor_datatype=int(datatype),
               sensor_needstage=int(stage), sensor_objtype=int(objtype), sensor_objid=objid,
               sensor_reftype=int(reftype), sensor_refid=refid, sensor_dim=dim, sensor_adr=adr,
-              sensor_cutoff=node.get("cutoff", 0.0), sensor_noise=node.get("noise", 0.0))
+              sensor_cutoff=node.get("cutoff", 0.0), sensor_noise=node.get("noise", 0.0), sensor_intprm=intprm)
       adr += dim
   v.update(nsensor=len(ctx.names[ObjType.SENSOR]), nsensordata=adr)
 
 
 def _sensor_object(ctx, node, kind):
   """(objtype, objid) of a built-in sensor, checking the object fits the sensor."""
-  if kind == "none":
+  if kind in ("none", "geompair", "insidesite", "contact"):
     return ObjType.UNKNOWN, -1
   if kind == "frame":
     return _frame_object(ctx, node, "objtype", "objname")
@@ -107,6 +131,64 @@ def _sensor_object(ctx, node, kind):
     if limit and jtype == JointType.FREE:
       fail(node, "a free joint has no limits", "joint")
   return objtype, objid
+
+
+def _geom_pair(ctx, node):
+  """(objtype, objid, reftype, refid) of a geom-distance sensor: a geom or a body (all its geoms) on each side."""
+  sides = []
+  for k in ("1", "2"):
+    given = [kind for kind in ("geom", "body") if node.has(kind + k)]
+    if len(given) != 1:
+      fail(node, f"exactly one of 'geom{k}', 'body{k}' is needed", f"geom{k}")
+    kind = given[0]
+    objtype = ObjType.GEOM if kind == "geom" else ObjType.BODY
+    objid = ctx.lookup(objtype, node, kind + k)
+    if objtype == ObjType.GEOM and ctx.rows["geom_type"][objid] == GeomType.HFIELD:
+      fail(node, "height fields are not supported in geom distance sensors (as in MuJoCo)", kind + k)
+    sides.append((objtype, objid))
+  if sides[0] == sides[1]:
+    fail(node, "the first body or geom must differ from the second", "geom2" if node.has("geom2") else "body2")
+  return sides[0] + sides[1]
+
+
+def _contact_sensor(ctx, node):
+  """(objtype, objid, reftype, refid, intprm, dim, stage) of a contact sensor: the contacts it matches (each side a geom, a
+  body, a subtree or, on side 1, a site's volume; none: any), its data fields, reduction and number of slots."""
+  sides = []
+  for k, kinds in (("1", ("geom", "body", "subtree", "site")), ("2", ("geom", "body", "subtree"))):
+    attrs = [kind + k if kind != "site" else kind for kind in kinds]
+    given = [attr for attr in attrs if node.has(attr)]
+    if len(given) > 1:
+      fail(node, f"at most one of {', '.join(repr(a) for a in attrs)} can be given", given[1])
+    if not given:
+      sides += [ObjType.UNKNOWN, -1]
+      continue
+    kind = given[0].rstrip("12")
+    objtype = {"geom": ObjType.GEOM, "body": ObjType.BODY, "subtree": ObjType.XBODY, "site": ObjType.SITE}[kind]
+    sides += [objtype, ctx.lookup(ObjType.BODY if kind == "subtree" else objtype, node, given[0])]
+  num = node.get("num", 1)
+  if num < 1:
+    fail(node, "num must be positive", "num")
+  fields = node.get("data", "found").split()
+  order = list(CONTACT_DATA)
+  if not fields or any(f not in CONTACT_DATA for f in fields):
+    fail(node, f"data fields are {', '.join(order)}", "data")
+  positions = [order.index(f) for f in fields]
+  if positions != sorted(set(positions)):
+    fail(node, f"data fields must be given once each, in the order {', '.join(order)}", "data")
+  reduce = node.get("reduce", "none")
+  if reduce == "netforce" and ("linvel" in fields or "angvel" in fields):
+    fail(node, "the netforce reduction has no linvel or angvel", "data")
+  dataspec = sum(1 << p for p in positions)
+  size = sum(CONTACT_DATA[f] for f in fields)
+  # MuJoCo's stage: forces need the constraint solve, velocities the velocity stage, the rest only the contacts
+  if {"force", "torque"} & set(fields) or reduce in ("maxforce", "netforce"):
+    stage = _STAGE.ACC
+  elif {"linvel", "angvel"} & set(fields):
+    stage = _STAGE.VEL
+  else:
+    stage = _STAGE.POS
+  return (*sides, [dataspec, _REDUCE[reduce], num], num * size, stage)
 
 
 def _frame_object(ctx, node, type_attr, name_attr):
