@@ -683,29 +683,36 @@ def _make_ar(m, d):
   nefc = d.nefc[0]
   y = d.efc_Y
   ld = d.qLD
+  efc_j = d.efc_J
+  madr = m.dof_Madr
+  # D^-½, once per solve rather than once per row and dof (the same value: 1 / sqrt of the same pivot)
+  dinv = d.solver_dinvsqrt
+  for k in range(nv):
+    dinv[k] = 1.0 / pymath.sqrt(ld[madr[k]])
   for i in range(nefc):
     row = y[i]
-    row[:] = d.efc_J[i]
+    for k in range(nv):
+      row[k] = efc_j[i, k]
     smooth.solve_lt(m, ld, row)
     for k in range(nv):
-      row[k] *= 1.0 / pymath.sqrt(ld[m.dof_Madr[k]])
+      row[k] *= dinv[k]
   if nefc > d.efc_AR.shape[0]:
     return
   ar = d.efc_AR
+  efc_r = d.efc_R
   for i in range(nefc):
     for j in range(i + 1):
-      ar[i, j] = _ar_entry(d, i, j, nv)
-    ar[i, i] += d.efc_R[i]
+      ar[i, j] = _ar_entry(y, i, j, nv)
+    ar[i, i] += efc_r[i]
   for i in range(nefc):
     for j in range(i + 1, nefc):
       ar[i, j] = ar[j, i]
 
 
 @njit(cache=True, error_model="numpy")
-def _ar_entry(d, i, j, nv):
-  """(Y Yᵀ)[i, j], summed over dofs in order."""
+def _ar_entry(y, i, j, nv):
+  """(Y Yᵀ)[i, j] of y = efc_Y, summed over dofs in order."""
   s = 0.0
-  y = d.efc_Y
   for k in range(nv):
     if y[i, k] != 0.0:
       s += y[j, k] * y[i, k]
@@ -720,7 +727,7 @@ def _ar_row(m, d, i):
     return d.efc_AR[i]
   row = d.solver_ARrow
   for j in range(nefc):
-    row[j] = _ar_entry(d, max(i, j), min(i, j), m.nv)
+    row[j] = _ar_entry(d.efc_Y, max(i, j), min(i, j), m.nv)
   row[i] += d.efc_R[i]
   return row
 
