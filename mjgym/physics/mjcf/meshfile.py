@@ -10,6 +10,9 @@ from mjgym.physics.mjcf.errors import MeshError
 # MuJoCo's STL decoder rejects files with more faces than this.
 _STL_MAX_FACES = 200000
 _STL_HEADER = 84
+# MuJoCo's OBJ reader silently gives no triangles for a face with more vertices than this (measured on 4.0.0:
+# convex or not, 100 vertices split into 98 triangles, 101 or more into none).
+_OBJ_MAX_POLYGON = 100
 _STL_RECORD = np.dtype([("normal", "<f4", (3,)), ("vert", "<f4", (3, 3)), ("attr", "<u2")])
 
 
@@ -98,11 +101,22 @@ def read_obj_textured(data):
   """(vert (n, 3), face (m, 3), texcoord (k, 2) float32, facetexcoord (m, 3)) of an OBJ file: the ``vt`` lines
   with v flipped (MuJoCo stores 1 - v, so that v runs down the image), and per triangle corner the ``vt`` index its
   face names. ``texcoord`` is (0, 2) (and facetexcoord zeros) when the file has no ``vt`` lines or, as MuJoCo
-  discards them then, when a face corner names none."""
-  vert, texcoord, polys = [], [], []
+  discards them then, when a face corner names none.
+
+  As MuJoCo's OBJ reader, this keeps every vertex of the file but the faces of its first shape only: ``o`` and
+  ``g`` lines (with a space or tab after the letter) start a new shape, and a shape counts once it has a face or
+  an ``l`` or ``p`` line naming a vertex (``usemtl`` and ``s`` lines do not split). A face with fewer than 3 or
+  more than ``_OBJ_MAX_POLYGON`` vertices is skipped as if absent (silently, as MuJoCo does). When the first shape
+  has no face but has ``l`` lines, each line segment (i, j) becomes the degenerate triangle (i, j, j), as in
+  MuJoCo."""
+  vert, texcoord, polys, segments, nnormal = [], [], [], [], 0
+  shape, used = 0, False  # current shape index; whether it has an f, l or p line yet
   for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
     tok = line.split("#", 1)[0].split()
     if not tok:
+      continue
+    if tok[0] in ("o", "g") and line.lstrip(" \t")[1:2] in (" ", "\t"):
+      shape, used = shape + used, False
       continue
     if tok[0] == "v":
       try:
@@ -116,15 +130,16 @@ def read_obj_textured(data):
       # precision, as MuJoCo flips it
       u, v = (_number(tok[k]) if len(tok) > k else 0.0 for k in (1, 2))
       texcoord.append([u, float(np.float32(1.0) - np.float32(v))])
-    elif tok[0] == "f":
-      if len(tok) < 4:
-        raise MeshError(f"OBJ line {lineno}: a face needs at least 3 vertices, got '{line.strip()}'")
-      poly, tex = [], []
+    elif tok[0] == "vn":
+      nnormal += 1
+    elif tok[0] in ("f", "l", "p"):
+      poly, tex, nrm = [], [], []
       for ref in tok[1:]:
         parts = ref.split("/")
         try:
           idx = int(parts[0])
           tidx = int(parts[1]) if len(parts) > 1 and parts[1] else 0
+          nidx = int(parts[2]) if len(parts) > 2 and parts[2] else 0
         except ValueError:
           raise MeshError(f"OBJ line {lineno}: bad vertex reference '{ref}'") from None
         # Negative indices count back from the last vertex (texture coordinate) defined so far.
@@ -134,25 +149,46 @@ def read_obj_textured(data):
         tex.append(tidx - 1 if tidx > 0 else len(texcoord) + tidx if tidx < 0 else -1)
         if tidx and not 0 <= tex[-1] < len(texcoord):
           raise MeshError(f"OBJ line {lineno}: texture coordinate index {tidx} out of range")
-      polys.append((lineno, poly, tex))
+        nrm.append(nidx - 1 if nidx > 0 else nnormal + nidx if nidx < 0 else -1)
+      if tok[0] == "f" and not 3 <= len(poly) <= _OBJ_MAX_POLYGON:
+        continue  # skipped as if absent: such a line does not even make its shape count
+      used = used or bool(poly)
+      if shape:
+        continue  # past the first shape: MuJoCo drops its faces
+      if tok[0] == "f":
+        polys.append((lineno, poly, tex, nrm))
+      elif tok[0] == "l":
+        segments += [(lineno, [i, j, j]) for i, j in zip(poly, poly[1:])]
   if not vert:
     raise MeshError("OBJ file has no vertices")
   # MuJoCo stores asset vertices in single precision.
   vert = np.array(vert, dtype=np.float32).astype(np.float64)
   face, facetex = [], []
-  for lineno, poly, tex in polys:
+  for lineno, poly, tex, nrm in polys:
     if max(poly) >= len(vert):
       raise MeshError(f"OBJ line {lineno}: vertex index {max(poly) + 1} out of range (file has {len(vert)} vertices)")
+    # MuJoCo takes a file's normals with the faces' normal indices, and refuses a kept face with a corner that
+    # names none (or one out of range) when the file has "vn" lines.
+    if nnormal and not all(0 <= i < nnormal for i in nrm):
+      raise MeshError(f"OBJ line {lineno}: a face corner has a missing or out-of-range normal index (the file has "
+                      f"{nnormal} 'vn' normals; MuJoCo wants one on every face corner)")
     # triangles as corners of the polygon, so that vertices and texture coordinates split alike
     for tri in _triangulate(list(range(len(poly))), vert[poly]):
       face.append([poly[c] for c in tri])
       facetex.append([tex[c] for c in tri])
+  if not face:
+    for lineno, tri in segments:
+      if max(tri) >= len(vert):
+        raise MeshError(f"OBJ line {lineno}: vertex index {max(tri) + 1} out of range "
+                        f"(file has {len(vert)} vertices)")
+      face.append(tri)
+    texcoord = []  # MuJoCo keeps no texture coordinates for line segments
   facetex = np.array(facetex, dtype=np.int32).reshape(-1, 3)
   if facetex.size and facetex.min() < 0:
     # a corner without texture coordinates: MuJoCo discards the file's texture coordinates
     texcoord = []
   return (vert, np.array(face, dtype=np.int32).reshape(-1, 3), np.array(texcoord, dtype=np.float32).reshape(-1, 2),
-          facetex if len(texcoord) else np.zeros_like(facetex))
+          facetex if len(texcoord) else np.zeros((len(face), 3), np.int32))
 
 
 def _number(token):
@@ -227,32 +263,54 @@ def _triangulate(poly, vert):
     if d02[0] * d02[0] + d02[1] * d02[1] + d02[2] * d02[2] < d13[0] * d13[0] + d13[1] * d13[1] + d13[2] * d13[2]:
       return [[poly[0], poly[1], poly[2]], [poly[0], poly[2], poly[3]]]
     return [[poly[0], poly[1], poly[3]], [poly[1], poly[2], poly[3]]]
-  # Larger polygons: ear clipping in the coordinate plane the polygon faces most.
-  normal = np.sum(np.cross(p, np.roll(p, -1, axis=0)), axis=0)
-  drop = int(np.argmax(np.abs(normal)))
-  xy = np.delete(p, drop, axis=1)
-  sense = np.sign(np.sum(xy[:, 0] * np.roll(xy[:, 1], -1) - np.roll(xy[:, 0], -1) * xy[:, 1]))
-  left, tris, guess, misses = list(range(n)), [], 0, 0
-  while len(left) > 3 and misses < len(left):
-    guess %= len(left)
-    i, j, k = (left[(guess + t) % len(left)] for t in range(3))
-    e0, e1 = xy[j] - xy[i], xy[k] - xy[j]
-    convex = (e0[0] * e1[1] - e0[1] * e1[0]) * sense > 0
-    if convex and not any(_in_triangle(xy[m], xy[i], xy[j], xy[k]) for m in left if m not in (i, j, k)):
-      tris.append([poly[i], poly[j], poly[k]])
-      left.remove(j)
-      misses = 0
+  # Larger polygons: the OBJ reader's ear clipping, in single precision as it computes. It works in the coordinate
+  # plane picked at the first corner (of consecutive vertices) that is not straight, and takes as an ear the next
+  # triangle (guess, guess + 1, guess + 2) of the remaining polygon whose turn has the sign of a (2-D) cross
+  # product of its first two corners (not of the polygon's orientation: that reader's test, followed as it is) and
+  # that holds no other remaining vertex; a remainder it cannot clip in one pass over it is dropped.
+  f = np.float32
+  q = p.astype(np.float32)
+  axes = (1, 2)
+  for k in range(n):
+    e0, e1 = q[(k + 1) % n] - q[k], q[(k + 2) % n] - q[(k + 1) % n]
+    c = np.abs(np.array([e0[1] * e1[2] - e0[2] * e1[1], e0[2] * e1[0] - e0[0] * e1[2],
+                         e0[0] * e1[1] - e0[1] * e1[0]], np.float32))
+    if np.any(c > np.finfo(np.float32).eps):
+      if not (c[0] > c[1] and c[0] > c[2]):
+        axes = (0, 1) if c[2] > c[0] and c[2] > c[1] else (0, 2)
+      break
+  xy = q[:, list(axes)]
+  left, tris, guess = list(range(n)), [], 0
+  tries, last = n, n
+  while len(left) > 3 and tries > 0:
+    m = len(left)
+    if guess >= m:
+      guess -= m
+    if last != m:
+      last, tries = m, m
     else:
+      tries -= 1
+    i, j, k = (left[(guess + t) % m] for t in range(3))
+    (x0, y0), (x1, y1), (x2, y2) = xy[i], xy[j], xy[k]
+    cross = (x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1)
+    area = (x0 * y1 - y0 * x1) * f(0.5)
+    if cross * area < 0 or any(_crossing_inside(xy[[i, j, k]], xy[left[(guess + t) % m]]) for t in range(3, m)):
       guess += 1
-      misses += 1
-  # A degenerate remainder (no ear found) is closed as a fan so no vertex is dropped.
-  tris.extend([poly[left[0]], poly[left[t]], poly[left[t + 1]]] for t in range(1, len(left) - 1))
+      continue
+    tris.append([poly[i], poly[j], poly[k]])
+    left.remove(j)
+  if len(left) == 3:
+    tris.append([poly[t] for t in left])
   return tris
 
 
-def _in_triangle(q, a, b, c):
-  """True if 2-D point q lies inside or on triangle abc (either winding)."""
-  d = [(b[0] - a[0]) * (q[1] - a[1]) - (b[1] - a[1]) * (q[0] - a[0]),
-       (c[0] - b[0]) * (q[1] - b[1]) - (c[1] - b[1]) * (q[0] - b[0]),
-       (a[0] - c[0]) * (q[1] - c[1]) - (a[1] - c[1]) * (q[0] - c[0])]
-  return min(d) >= 0 or max(d) <= 0
+def _crossing_inside(tri, point):
+  """The even-odd (ray crossing) test of a 2-D point against a triangle, as the OBJ reader computes it: points on
+  some edges count as inside and on others as outside."""
+  inside = False
+  tx, ty = point
+  for a in range(3):
+    (xi, yi), (xj, yj) = tri[a], tri[a - 1]
+    if (yi > ty) != (yj > ty) and tx < (xj - xi) * (ty - yi) / (yj - yi) + xi:
+      inside = not inside
+  return inside
