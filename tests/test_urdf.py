@@ -111,15 +111,9 @@ def _package_models():
 
 
 PACKAGE_MODELS = _package_models()
-# pybullet_data models where mjgym and MuJoCo differ, with the measured cause: MJCF mesh loading, not URDF.
-KNOWN_FAILURES = {
-    "pybullet_data/samurai.urdf": "OBJ face with two vertices: MuJoCo skips it, mjgym refuses the file",
-}
-_OBJ_DIFFERENCE = "OBJ mesh loading: another vertex and face count than MuJoCo's for the same file (as MJCF too)"
-for _name in ("duck_vhacd.urdf", "laikago/laikago_toes_zup.urdf", "laikago/laikago_toes_zup_lores.urdf",
-              "objects/mug.urdf", "teddy_large.urdf", "teddy_vhacd.urdf", "tray/tray.urdf", "tray/tray_textured2.urdf",
-              "urdf/mug.urdf"):
-  KNOWN_FAILURES[f"pybullet_data/{_name}"] = _OBJ_DIFFERENCE
+# package models where mjgym and MuJoCo differ, with the measured cause (model id -> reason). pybullet_data's ten
+# (multi-object OBJ files, a two-vertex face) were fixed by reading OBJ files as MuJoCo does (tests/test_mesh_obj.py).
+KNOWN_FAILURES = {}
 
 
 def _load(source, assets=None):
