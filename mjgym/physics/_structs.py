@@ -923,7 +923,7 @@ data_type = DataType([
     ("solver_Mgrad_old", nt.float64[::1]),
     ("solver_dgrad", nt.float64[::1]),
     ("solver_dMgrad", nt.float64[::1]),
-    ("solver_hrow", nt.float64[::1]),
+    ("solver_hrow", nt.float64[:, ::1]),
     ("solver_state_h", nt.int32[::1]),
     ("solver_rows", nt.int32[::1]),
     ("solver_arinv", nt.float64[::1]),

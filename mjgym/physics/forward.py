@@ -286,9 +286,7 @@ def _advance(m, d, act_dot, qacc, qvel):
     dqvel[i] += h * qacc[i]
   integrate_pos(m, d.qpos, qvel, h)
   d.time[0] += h
-  warmstart, dqacc = d.qacc_warmstart, d.qacc
-  for i in range(m.nv):
-    warmstart[i] = dqacc[i]
+  math.store(d.qacc_warmstart, d.qacc)
 
 
 @_link.separate
@@ -321,18 +319,15 @@ def euler(m, d):
 @njit(cache=True, error_model="numpy")
 def rungekutta4(m, d, narrow):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
-  nq, nv, na = m.nq, m.nv, m.na
+  nv, na = m.nv, m.na
   nx = 2 * nv + na
   h = m.opt_timestep[0]
   time0 = d.time[0]
   qpos, qvel, act = d.qpos, d.qvel, d.act
   rk_qpos, rk_qvel, rk_act = d.rk_qpos, d.rk_qvel, d.rk_act
-  for k in range(nq):
-    rk_qpos[k] = qpos[k]
-  for k in range(nv):
-    rk_qvel[k] = qvel[k]
-  for k in range(na):
-    rk_act[k] = act[k]
+  math.store(rk_qpos, qpos)
+  math.store(rk_qvel, qvel)
+  math.store(rk_act, act)
   F = d.rk_F
   dX = d.rk_dX
   _store_derivative(d, F[0], nv, na)
@@ -344,8 +339,7 @@ def rungekutta4(m, d, narrow):
       if a != 0.0:
         for k in range(nx):
           dX[k] += a * F[j, k]
-    for k in range(nq):
-      qpos[k] = rk_qpos[k]
+    math.store(qpos, rk_qpos)
     integrate_pos(m, qpos, dX[:nv], h)
     for k in range(nv):
       qvel[k] = rk_qvel[k] + h * dX[nv + k]
@@ -361,12 +355,9 @@ def rungekutta4(m, d, narrow):
     for k in range(nx):
       dX[k] += _RK4_B[j] * F[j, k]
   d.time[0] = time0
-  for k in range(nq):
-    qpos[k] = rk_qpos[k]
-  for k in range(nv):
-    qvel[k] = rk_qvel[k]
-  for k in range(na):
-    act[k] = rk_act[k]
+  math.store(qpos, rk_qpos)
+  math.store(qvel, rk_qvel)
+  math.store(act, rk_act)
   _advance(m, d, dX[2 * nv:], dX[nv:2 * nv], dX[:nv])
   # MuJoCo 4 leaves the acceleration the step integrated (the stages' weighted mean) in qacc; the warm start
   # (saved by _advance) stays the last stage's

@@ -624,8 +624,7 @@ def factor_sparse(m, src, ld, diaginv):
   madr = m.dof_Madr
   parentid = m.dof_parentid
   if ld is not src:
-    for k in range(ld.shape[0]):
-      ld[k] = src[k]
+    math.store(ld, src)
   nsmall = 0
   last = -1
   for k in range(m.nv - 1, -1, -1):
@@ -677,8 +676,7 @@ def solve_sparse(m, ld, diaginv, x, y):
   """x = (Lᵀ D L)⁻¹ y from a factor_sparse factor; x and y (nv,) may be the same array."""
   nv = m.nv
   if x is not y:
-    for i in range(nv):
-      x[i] = y[i]
+    math.store(x, y)
   solve_lt(m, ld, x)
   for i in range(nv):
     x[i] *= diaginv[i]

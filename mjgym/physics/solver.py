@@ -97,7 +97,7 @@ def _block_rows(d, i):
   over blocks advances (by at least one row an iteration, so at most nefc iterations; a dim of 0 once hung the
   solvers) and no block outgrows the solvers' 6-row scratch.
   """
-  return min(max(d.contact_dim[d.efc_id[i]], 1), 6)
+  return _dim_at(d.contact_dim, d.efc_id, i)
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -408,19 +408,8 @@ def _gradient(m, d):
 
 
 @njit(cache=True, error_model="numpy")
-def _add_rank(h, row, w, nv):
-  """h += w row rowᵀ (lower triangle)."""
-  for p in range(nv):
-    jp = row[p]
-    if jp == 0.0:
-      continue
-    for q in range(p + 1):
-      h[p, q] += w * jp * row[q]
-
-
-@njit(cache=True, error_model="numpy")
-def _add_rank_row(h, a, r, w, nv):
-  """_add_rank(h, a[r], w, nv) without a view of row r."""
+def _add_rank(h, a, r, w, nv):
+  """h += w a[r] a[r]ᵀ (lower triangle), without a view of row r."""
   for p in range(nv):
     jp = a[r, p]
     if jp == 0.0:
@@ -454,7 +443,7 @@ def _hessian(m, d):
       dim = _dim_at(contact_dim, efc_id, i)
       if state == CNSTRSTATE_QUADRATIC:
         for k in range(dim):
-          _add_rank_row(h, efc_j, i + k, efc_d[i + k], nv)
+          _add_rank(h, efc_j, i + k, efc_d[i + k], nv)
       elif state == CNSTRSTATE_CONE:
         # ∂²s/∂u² = c [v vᵀ - (δ / T) (0 ⊕ (I - û ûᵀ))], v = (1, -û), mapped by u = S jar
         mu = contact_mu[c]
@@ -467,24 +456,24 @@ def _hessian(m, d):
           for k in range(1, dim):
             fr = friction[c, k - 1]
             s -= (fr * efc_jar[i + k] / tn) * fr * efc_j[i + k, p]
-          tmp[p] = s
-        _add_rank(h, tmp, cc, nv)
+          tmp[0, p] = s
+        _add_rank(h, tmp, 0, cc, nv)
         # curvature of |u_t|: (-δ / T)(Σ μₖ² Jₖ Jₖᵀ - (Σ ûₖ μₖ Jₖ)(...)ᵀ)
         w = -cc * delta / tn
         for k in range(1, dim):
           fr = friction[c, k - 1]
-          _add_rank_row(h, efc_j, i + k, w * fr * fr, nv)
+          _add_rank(h, efc_j, i + k, w * fr * fr, nv)
         for p in range(nv):
           s = 0.0
           for k in range(1, dim):
             fr = friction[c, k - 1]
             s += (fr * efc_jar[i + k] / tn) * fr * efc_j[i + k, p]
-          tmp[p] = s
-        _add_rank(h, tmp, -w, nv)
+          tmp[0, p] = s
+        _add_rank(h, tmp, 0, -w, nv)
       i += dim
       continue
     if state == CNSTRSTATE_QUADRATIC:
-      _add_rank_row(h, efc_j, i, efc_d[i], nv)
+      _add_rank(h, efc_j, i, efc_d[i], nv)
     i += 1
   for p in range(nv):
     for q in range(p + 1, nv):

@@ -998,7 +998,7 @@ solver_grad_old         float  nv             | gradient at the previous iterate
 solver_Mgrad_old        float  nv             | preconditioned gradient at the previous iterate (CG)
 solver_dgrad            float  nv             | change of the gradient over the last iteration (CG)
 solver_dMgrad           float  nv             | change of the preconditioned gradient over the last iteration (CG)
-solver_hrow             float  nv             | direction of a rank-one term of an elliptic cone's Hessian (Newton)
+solver_hrow             float  1 nv           | direction of a rank-one term of an elliptic cone's Hessian (Newton)
 solver_state_h          int    njmax          | efc_state of every row when the Newton Hessian was last built (primal)
 solver_rows             int    njmax          | 0, 1, ..., nefc - 1: the dual sweeps' row list when there are no islands
 solver_arinv            float  njmax          | 1 / diagonal of AR at each list position (dual)
