@@ -7,7 +7,8 @@ imports count, and so does the numba version). A kernel can only reach code thro
 imports, so an edit invalidates exactly the modules that can have compiled it in: edit ``collision/convex.py`` and
 the collision driver, ``forward`` and ``batch`` recompile, while ``smooth``, ``passive`` or ``sensor`` load from the
 cache as before. Only module-level imports count (kernels cannot import), and a package's ``__init__`` only where a
-file imports a name that is not a submodule of it.
+file imports a name that is not a submodule of it. The modules that patch numba's code generator (``CODEGEN``)
+count for every module, since they change the code of every kernel.
 
 A kernel whose signature holds a compiled function (a dispatcher type, like collision.driver's ``narrow`` tiers)
 is found in the index by that function's identity: numba pickles a dispatcher with a random per-process uuid, so
@@ -43,6 +44,9 @@ from numba.core.runtime import nrt
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent  # .../mjgym
 _FORMAT = 2  # version of how mjgym's entries are serialized (part of every key: never read by older code)
+# Modules that change how numba generates code for every kernel (they patch its code generator when imported):
+# part of every module's key, whether or not the module imports them.
+CODEGEN = ("physics/_borrow.py", "physics/_link.py")
 ENGINE_DIR = PACKAGE_DIR / "physics"
 
 
@@ -137,9 +141,11 @@ def _file_hash(path):
 
 @functools.lru_cache(maxsize=None)
 def closure_hash(path, package_dir=PACKAGE_DIR):
-  """Hash of a module's import closure (relative paths and contents) and the numba version: its cache key."""
+  """Hash of a module's import closure and the CODEGEN modules (relative paths and contents) and the numba
+  version: its cache key."""
   h = hashlib.sha256(f"{numba.__version__}:{_FORMAT}".encode())
-  for p in import_closure(path, package_dir):
+  codegen = {(package_dir / name).resolve() for name in CODEGEN if (package_dir / name).is_file()}
+  for p in sorted(set(import_closure(path, package_dir)) | codegen):
     h.update(str(p.relative_to(package_dir.parent)).encode())
     h.update(_file_hash(p))
   return h.hexdigest()[:16]

@@ -32,6 +32,7 @@ optimized (opt level 0), which halves its compile time; machine code generation 
 import ctypes
 import hashlib
 import importlib
+import re
 
 from llvmlite import binding as llvm
 from llvmlite import ir
@@ -39,6 +40,7 @@ from numba.core import base
 from numba.core import cgutils
 from numba.core import codegen
 from numba.core import compiler
+from numba.core import config
 from numba.core import dispatcher
 from numba.core import imputils
 from numba.core import types
@@ -177,7 +179,6 @@ base.BaseContext.insert_user_function = _insert
 
 
 _optimize_functions = codegen.CPUCodeLibrary._optimize_functions  # pylint: disable=protected-access
-_optimize_final_module = codegen.CPUCodeLibrary._optimize_final_module  # pylint: disable=protected-access
 
 
 def _optimize_functions_cold(self, ll_module):
@@ -190,9 +191,46 @@ def _optimize_functions_cold(self, ll_module):
     fpm.run(func, pb)
 
 
-def _optimize_final_module_cold(self):
+# numba's reference counts are calls to NRT_incref / NRT_decref, which numba links into every module marked
+# noinline, so that its pruning pass can pair and remove them after the other calls are inlined. Those that
+# survive pruning stay calls, though a borrowed array's (_borrow) is a null pointer that the callee tests and
+# returns on; and a call costs more than its few instructions: every vector register is caller-saved in the
+# x86-64 ABI (a float loop with a count in it stores its live values before the call and loads them after), and
+# the compiler must assume the callee wrote any memory the loop had read (kinematics had ~140 such call sites).
+# So once pruning is done, the two functions lose noinline for alwaysinline, and the full optimization inlines
+# them: a borrowed array's count becomes a test not taken, or nothing where the compiler sees the pointer is
+# null. llvmlite cannot remove an attribute, so the module goes through its text form for this (a few ms).
+_REFCOUNTS = ("NRT_incref", "NRT_decref")
+_INLINE_GROUP = 4000000  # an attribute group number no module uses
+
+
+def _inline_refcounts(module):
+  """``module`` with its NRT_incref / NRT_decref definitions inlinable (the same module if it has none)."""
+  if not any(f.name in _REFCOUNTS and not f.is_declaration for f in module.functions):
+    return module
+  text = str(module)
+  for name in _REFCOUNTS:
+    text = re.sub(rf"^(define [^\n]*@{name}\([^\n]*\)[^\n]*?) #\d+ {{", rf"\1 #{_INLINE_GROUP} {{", text,
+                  count=1, flags=re.M)
+  text += f"\nattributes #{_INLINE_GROUP} = {{ alwaysinline nounwind }}\n"
+  inlinable = llvm.parse_assembly(text)
+  inlinable.name = module.name
+  return inlinable
+
+
+def _optimize_final_module_mjgym(self):
   if self.name not in _COLD:
-    _optimize_final_module(self)
+    # numba's _optimize_final_module (a cheap pass with reference-count pruning, then the full optimization),
+    # with the surviving counts made inlinable in between
+    cg = self._codegen  # pylint: disable=protected-access
+    cheap, cheap_pb = cg._module_pass_manager(  # pylint: disable=protected-access
+        loop_vectorize=cg._loopvect, slp_vectorize=False, opt=cg._opt_level, cost="cheap")  # pylint: disable=protected-access
+    full, full_pb = cg._module_pass_manager()  # pylint: disable=protected-access
+    cheap.run(self._final_module, cheap_pb)  # pylint: disable=protected-access
+    if not config.LLVM_REFPRUNE_PASS:
+      self._final_module = codegen.remove_redundant_nrt_refct(self._final_module)  # pylint: disable=protected-access
+    self._final_module = _inline_refcounts(self._final_module)  # pylint: disable=protected-access
+    full.run(self._final_module, full_pb)  # pylint: disable=protected-access
     return
   mpm, mpb = self._codegen._module_pass_manager(  # pylint: disable=protected-access
       opt=0, loop_vectorize=False, slp_vectorize=False)
@@ -200,7 +238,7 @@ def _optimize_final_module_cold(self):
 
 
 codegen.CPUCodeLibrary._optimize_functions = _optimize_functions_cold  # pylint: disable=protected-access
-codegen.CPUCodeLibrary._optimize_final_module = _optimize_final_module_cold  # pylint: disable=protected-access
+codegen.CPUCodeLibrary._optimize_final_module = _optimize_final_module_mjgym  # pylint: disable=protected-access
 
 
 _get_call_template = dispatcher._DispatcherBase.get_call_template  # pylint: disable=protected-access

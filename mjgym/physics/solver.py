@@ -952,6 +952,34 @@ def _pcg32(state):
 
 
 @njit(cache=True, error_model="numpy")
+def _sweep_scalar(ar, efc_b, force, fl, rows, blocks, arinv, ardiag, ne, nf, nblocks, nefc_all):
+  """One PGS sweep over single rows (no elliptic block) in the order ``blocks``; returns the improvement.
+
+  The same arithmetic as _pgs's row update, in a function of its own: with only arrays and a few scalars live,
+  the compiler keeps the loop's values in registers (inside _pgs they spill to the stack). ``ardiag[c]`` is
+  1 / arinv[c], computed once per solve instead of once per row visit (the same value)."""
+  improvement = 0.0
+  for b in range(nblocks):
+    c = blocks[b]
+    i = rows[c]
+    res = efc_b[i] + linalg.dot_row(ar, i, force, nefc_all)
+    f0 = force[i]
+    fi = f0 - res * arinv[c]
+    if ne <= c < ne + nf:
+      fi = min(max(fi, -fl[i]), fl[i])
+    elif c >= ne + nf and fi < 0.0:
+      fi = 0.0
+    delta = fi - f0
+    change = 0.5 * delta * delta * ardiag[c] + delta * res
+    if change > 1e-10:
+      fi = f0
+      change = 0.0
+    force[i] = fi
+    improvement -= change
+  return improvement
+
+
+@njit(cache=True, error_model="numpy")
 def _pgs(m, d, ne, nf, nefc, rows, island):
   """Projected Gauss-Seidel over the listed rows, one row or elliptic block at a time in a shuffled order,
   with Nesterov momentum and gradient restarts; efc_force in, efc_force and efc_state out."""
@@ -984,6 +1012,12 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     nblocks += 1
     i = rows[c]
     c += _block_rows(d, i) if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC else 1
+  # rows only (no elliptic block) with AR stored: the sweep is _sweep_scalar's small loop
+  scalar = ar_stored and nblocks == nefc
+  ardiag = d.solver_ardiag
+  if scalar:
+    for c in range(nefc):
+      ardiag[c] = 1.0 / arinv[c]
   # a fixed seed each call: the same problem is always visited in the same orders
   _, rng = _pcg32(np.uint64(0))
   maxiter = m.opt_iterations[0]
@@ -1023,7 +1057,12 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
       r, rng = _pcg32(rng)
       j = int(r % np.uint64(b + 1))
       blocks[b], blocks[j] = blocks[j], blocks[b]
-    for b in range(nblocks):
+    if scalar:
+      improvement = _sweep_scalar(ar, efc_b, force, fl, rows, blocks, arinv, ardiag, ne, nf, nblocks, nefc_all)
+      nblocks_left = 0
+    else:
+      nblocks_left = nblocks
+    for b in range(nblocks_left):
       c = blocks[b]
       i = rows[c]
       elliptic = etype[i] == CNSTR_CONTACT_ELLIPTIC

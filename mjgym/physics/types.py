@@ -1002,6 +1002,7 @@ solver_hrow             float  1 nv           | direction of a rank-one term of 
 solver_state_h          int    njmax          | efc_state of every row when the Newton Hessian was last built (primal)
 solver_rows             int    njmax          | 0, 1, ..., nefc - 1: the dual sweeps' row list when there are no islands
 solver_arinv            float  njmax          | 1 / diagonal of AR at each list position (dual)
+solver_ardiag           float  njmax          | 1 / solver_arinv: the diagonal of AR the cost change uses, by list position (PGS)
 solver_dinvsqrt         float  nv             | 1 / sqrt of the diagonal D of M's factor, for Y = J L⁻ᵀ D^-½ (dual)
 solver_prev             float  njmax          | forces before the last momentum step, by list position (PGS)
 solver_mom              float  njmax          | forces after the momentum step, by list position (PGS)
