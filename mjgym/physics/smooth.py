@@ -623,11 +623,12 @@ def factor_sparse(m, src, ld, diaginv):
   """
   madr = m.dof_Madr
   parentid = m.dof_parentid
+  nv = m.nv
   if ld is not src:
     math.store(ld, src)
   nsmall = 0
   last = -1
-  for k in range(m.nv - 1, -1, -1):
+  for k in range(nv - 1, -1, -1):
     adr_kk = madr[k]
     # a NaN pivot is left as it is (as in MuJoCo): the acceleration check catches what it causes
     if ld[adr_kk] < MINVAL:
@@ -638,15 +639,13 @@ def factor_sparse(m, src, ld, diaginv):
     i = parentid[k]
     while i >= 0:
       tmp = ld[adr_ki] / ld[adr_kk]
-      # row i's entries (i, i), (i, parent(i)), ... line up with row k's entries from (k, i) on
+      # row i's entries (i, i), (i, parent(i)), ... line up with row k's entries from (k, i) on; row i holds
+      # one entry per dof from i to its root, up to where row i + 1 starts (a count instead of walking the
+      # parent chain, whose dependent loads would set the pace)
       adr_ij = madr[i]
-      adr_kj = adr_ki
-      j = i
-      while j >= 0:
-        ld[adr_ij] -= tmp * ld[adr_kj]
-        adr_ij += 1
-        adr_kj += 1
-        j = parentid[j]
+      n = (madr[i + 1] if i + 1 < nv else m.nM) - adr_ij
+      for t in range(n):
+        ld[adr_ij + t] -= tmp * ld[adr_ki + t]
       ld[adr_ki] = tmp
       adr_ki += 1
       i = parentid[i]
