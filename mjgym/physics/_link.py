@@ -191,31 +191,92 @@ def _optimize_functions_cold(self, ll_module):
     fpm.run(func, pb)
 
 
-# numba's reference counts are calls to NRT_incref / NRT_decref, which numba links into every module marked
-# noinline, so that its pruning pass can pair and remove them after the other calls are inlined. Those that
-# survive pruning stay calls, though a borrowed array's (_borrow) is a null pointer that the callee tests and
-# returns on; and a call costs more than its few instructions: every vector register is caller-saved in the
-# x86-64 ABI (a float loop with a count in it stores its live values before the call and loads them after), and
-# the compiler must assume the callee wrote any memory the loop had read (kinematics had ~140 such call sites).
-# So once pruning is done, the two functions lose noinline for alwaysinline, and the full optimization inlines
-# them: a borrowed array's count becomes a test not taken, or nothing where the compiler sees the pointer is
-# null. llvmlite cannot remove an attribute, so the module goes through its text form for this (a few ms).
+# numba's reference counts are calls to NRT_incref / NRT_decref, functions of its runtime library that it links
+# into every module marked noinline, so that its pruning pass can pair and remove the calls once the rest is
+# inlined. Those that survive pruning stay calls, though a borrowed array's (_borrow) is a null pointer that the
+# callee tests and returns on; and a call costs more than its few instructions: every vector register is
+# caller-saved in the x86-64 ABI (a float loop with a count in it stores its live values before the call and
+# loads them after), and the compiler must assume the callee wrote any memory the loop had read (kinematics had
+# ~140 such call sites). So the runtime library is linked in with the two as declarations, and once pruning is
+# done each module gets them as an inlinable null test in front of an out-of-line count (the same atomic
+# operations and fences as numba's): a borrowed array's count becomes a test not taken, or nothing where the
+# compiler sees the pointer is null, and an owned array's the same call as before.
 _REFCOUNTS = ("NRT_incref", "NRT_decref")
-_INLINE_GROUP = 4000000  # an attribute group number no module uses
+_REFCOUNT_BODIES = """
+define linkonce_odr void @NRT_incref(ptr %p) #0 {
+entry:
+  %null = icmp eq ptr %p, null
+  br i1 %null, label %done, label %count
+count:
+  call void @mjgym.NRT_incref.count(ptr %p)
+  br label %done
+done:
+  ret void
+}
+
+define linkonce_odr void @NRT_decref(ptr %p) #0 {
+entry:
+  %null = icmp eq ptr %p, null
+  br i1 %null, label %done, label %count
+count:
+  call void @mjgym.NRT_decref.count(ptr %p)
+  br label %done
+done:
+  ret void
+}
+
+define linkonce_odr void @mjgym.NRT_incref.count(ptr %p) #1 {
+entry:
+  %old = atomicrmw add ptr %p, i64 1 monotonic, align 8
+  ret void
+}
+
+define linkonce_odr void @mjgym.NRT_decref.count(ptr %p) #1 {
+entry:
+  fence release
+  %old = atomicrmw sub ptr %p, i64 1 monotonic, align 8
+  %last = icmp eq i64 %old, 1
+  br i1 %last, label %free, label %done
+free:
+  fence acquire
+  call void @NRT_MemInfo_call_dtor(ptr %p)
+  br label %done
+done:
+  ret void
+}
+
+declare void @NRT_MemInfo_call_dtor(ptr)
+
+attributes #0 = { alwaysinline nounwind }
+attributes #1 = { noinline nounwind }
+"""
+
+_get_module_for_linking = codegen.CPUCodeLibrary._get_module_for_linking  # pylint: disable=protected-access
 
 
-def _inline_refcounts(module):
-  """``module`` with its NRT_incref / NRT_decref definitions inlinable (the same module if it has none)."""
-  if not any(f.name in _REFCOUNTS and not f.is_declaration for f in module.functions):
-    return module
-  text = str(module)
+def _get_module_for_linking_mjgym(self):
+  """numba's, except for its runtime library: NRT_incref and NRT_decref come as declarations (calls the pruning
+  pass sees and the early inlining cannot take in; _refcount_bodies gives them bodies after pruning)."""
+  if self.name != "nrt" or getattr(self, "_mjgym_declared", False):
+    return _get_module_for_linking(self)
+  text = str(_get_module_for_linking(self))
   for name in _REFCOUNTS:
-    text = re.sub(rf"^(define [^\n]*@{name}\([^\n]*\)[^\n]*?) #\d+ {{", rf"\1 #{_INLINE_GROUP} {{", text,
-                  count=1, flags=re.M)
-  text += f"\nattributes #{_INLINE_GROUP} = {{ alwaysinline nounwind }}\n"
-  inlinable = llvm.parse_assembly(text)
-  inlinable.name = module.name
-  return inlinable
+    text = re.sub(rf"^define [^\n]*@{name}\(.*?^}}\n", f"declare void @{name}(ptr)\n", text, count=1,
+                  flags=re.M | re.S)
+  declared = llvm.parse_assembly(text)
+  self._shared_module = declared  # pylint: disable=protected-access,attribute-defined-outside-init
+  self._mjgym_declared = True  # pylint: disable=attribute-defined-outside-init
+  return declared
+
+
+def _refcount_bodies(module):
+  """Links the inlinable NRT_incref / NRT_decref into ``module`` where it calls them without their bodies."""
+  if not any(f.name in _REFCOUNTS and f.is_declaration for f in module.functions):
+    return
+  bodies = llvm.parse_assembly(_REFCOUNT_BODIES)
+  bodies.triple = module.triple
+  bodies.data_layout = module.data_layout
+  module.link_in(bodies)
 
 
 def _optimize_final_module_mjgym(self):
@@ -229,7 +290,7 @@ def _optimize_final_module_mjgym(self):
     cheap.run(self._final_module, cheap_pb)  # pylint: disable=protected-access
     if not config.LLVM_REFPRUNE_PASS:
       self._final_module = codegen.remove_redundant_nrt_refct(self._final_module)  # pylint: disable=protected-access
-    self._final_module = _inline_refcounts(self._final_module)  # pylint: disable=protected-access
+    _refcount_bodies(self._final_module)  # pylint: disable=protected-access
     full.run(self._final_module, full_pb)  # pylint: disable=protected-access
     return
   mpm, mpb = self._codegen._module_pass_manager(  # pylint: disable=protected-access
@@ -239,6 +300,7 @@ def _optimize_final_module_mjgym(self):
 
 codegen.CPUCodeLibrary._optimize_functions = _optimize_functions_cold  # pylint: disable=protected-access
 codegen.CPUCodeLibrary._optimize_final_module = _optimize_final_module_mjgym  # pylint: disable=protected-access
+codegen.CPUCodeLibrary._get_module_for_linking = _get_module_for_linking_mjgym  # pylint: disable=protected-access
 
 
 _get_call_template = dispatcher._DispatcherBase.get_call_template  # pylint: disable=protected-access
