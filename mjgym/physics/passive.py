@@ -1,4 +1,5 @@
-"""Passive forces: joint and tendon springs and dampers, gravity compensation and the inertia-box fluid model."""
+"""Passive forces: joint and tendon springs and dampers, gravity compensation and fluid forces (MuJoCo's
+inertia-box model, and its ellipsoid model for the bodies with a geom that asks for it)."""
 
 import math as pymath
 
@@ -10,6 +11,9 @@ from mjgym.physics import support
 from mjgym.physics.constants import DSBL_DAMPER
 from mjgym.physics.constants import DSBL_GRAVITY
 from mjgym.physics.constants import DSBL_SPRING
+from mjgym.physics.constants import GEOM_CAPSULE
+from mjgym.physics.constants import GEOM_CYLINDER
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.constants import JNT_FREE
 from mjgym.physics.types import MINVAL
@@ -117,9 +121,126 @@ def _fluid_coefficients(m, bx, by, bz):
 
 
 @njit(cache=True, error_model="numpy")
+def _uses_ellipsoid(m, i):
+  """Whether body i takes the ellipsoid fluid model (any of its geoms has fluidshape="ellipsoid")."""
+  for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+    if m.geom_fluid[g, 0] > 0:
+      return True
+  return False
+
+
+@njit(cache=True, error_model="numpy")
+def _semi_axes(m, g):
+  """Semi-axes of the ellipsoid that stands in for geom g."""
+  size = m.geom_size[g]
+  gtype = m.geom_type[g]
+  if gtype == GEOM_SPHERE:
+    return size[0], size[0], size[0]
+  if gtype == GEOM_CAPSULE:
+    return size[0], size[0], size[1] + size[0]
+  if gtype == GEOM_CYLINDER:
+    return size[0], size[0], size[1]
+  return size[0], size[1], size[2]
+
+
+@njit(cache=True, error_model="numpy")
+def _geom_local_velocity(m, d, g, root):
+  """Angular velocity and velocity relative to the wind of geom g's origin, both in the geom frame."""
+  cvel = d.cvel[m.geom_bodyid[g]]
+  c = d.subtree_com[root]
+  r = (d.geom_xpos[g, 0] - c[0], d.geom_xpos[g, 1] - c[1], d.geom_xpos[g, 2] - c[2])
+  wr = math.cross(cvel[:3], r)
+  rot = d.geom_xmat[g]
+  lin = math.mat_t_vec(rot, (cvel[3] + wr[0], cvel[4] + wr[1], cvel[5] + wr[2]))
+  wind = math.mat_t_vec(rot, (m.opt_wind[0], m.opt_wind[1], m.opt_wind[2]))
+  return math.mat_t_vec(rot, cvel[:3]), (lin[0] - wind[0], lin[1] - wind[1], lin[2] - wind[2])
+
+
+@njit(cache=True, error_model="numpy")
+def _max_moment(a, b, c):
+  """8/15 pi a max(b, c)^4: the moment of inertia of the ellipsoid about axis a that drag on it grows with."""
+  e = max(b, c)
+  return 8.0 / 15.0 * pymath.pi * a * (e * e) * (e * e)
+
+
+@njit(cache=True, error_model="numpy")
+def _ellipsoid_shape(s):
+  """Of semi-axes s: the ellipsoid's volume, its largest cross-section A_max, its largest moment I_max, the
+  per-axis moments II and the Stokes diameter 2/3 (a + b + c)."""
+  dmax = max(max(s[0], s[1]), s[2])
+  dmin = min(min(s[0], s[1]), s[2])
+  dmid = s[0] + s[1] + s[2] - dmax - dmin
+  volume = 4.0 / 3.0 * pymath.pi * s[0] * s[1] * s[2]
+  amax = pymath.pi * dmax * dmid
+  imax = 8.0 / 15.0 * pymath.pi * dmid * (dmax * dmax) * (dmax * dmax)
+  ii = (_max_moment(s[0], s[1], s[2]), _max_moment(s[1], s[2], s[0]), _max_moment(s[2], s[0], s[1]))
+  return volume, amax, imax, ii, 2.0 / 3.0 * (s[0] + s[1] + s[2])
+
+
+@njit(cache=True, error_model="numpy")
+def _ellipsoid_force(m, g, s, w, v):
+  """Local torque and force on geom g's ellipsoid (semi-axes s) moving with angular velocity w and velocity v
+  relative to the fluid, in the geom frame: added mass, Magnus and Kutta lift, quadratic and viscous drag."""
+  density = m.opt_density[0]
+  viscosity = m.opt_viscosity[0]
+  fl = m.geom_fluid[g]
+  blunt, slender, angular, kutta, magnus = fl[1], fl[2], fl[3], fl[4], fl[5]
+  volume, amax, imax, ii, diam = _ellipsoid_shape(s)
+  # added mass: the fluid's virtual momentum moving with the body
+  plin = (density * fl[6] * v[0], density * fl[7] * v[1], density * fl[8] * v[2])
+  pang = (density * fl[9] * w[0], density * fl[10] * w[1], density * fl[11] * w[2])
+  t1 = math.cross(plin, v)
+  t2 = math.cross(pang, w)
+  fam = math.cross(plin, w)
+  # Magnus lift of the spinning body
+  fm = math.scl3(math.cross(w, v), magnus * density * volume)
+  # the body's projection along v: normal n = (bc)^2 vx, ... (not unit); |projection| and cos(v, n)
+  a2 = (s[1] * s[2]) * (s[1] * s[2])
+  b2 = (s[2] * s[0]) * (s[2] * s[0])
+  c2 = (s[0] * s[1]) * (s[0] * s[1])
+  denom = a2 * a2 * v[0] * v[0] + b2 * b2 * v[1] * v[1] + c2 * c2 * v[2] * v[2]
+  num = a2 * v[0] * v[0] + b2 * v[1] * v[1] + c2 * v[2] * v[2]
+  aproj = pymath.pi * pymath.sqrt(denom / max(MINVAL, num))
+  speed = math.norm3(v)
+  cos_alpha = num / max(MINVAL, speed * denom)
+  circ = math.scl3(math.cross((a2 * v[0], b2 * v[1], c2 * v[2]), v), kutta * density * cos_alpha * aproj)
+  fk = math.cross(circ, v)
+  # drag: Stokes terms plus quadratic terms on the projected area and on the moments
+  mom = (w[0] * (angular * ii[0] + slender * (imax - ii[0])), w[1] * (angular * ii[1] + slender * (imax - ii[1])),
+         w[2] * (angular * ii[2] + slender * (imax - ii[2])))
+  drag_lin = viscosity * 3.0 * pymath.pi * diam + density * speed * (aproj * blunt + slender * (amax - aproj))
+  drag_ang = viscosity * pymath.pi * diam * diam * diam + density * math.norm3(mom)
+  torque = (t1[0] + t2[0] - drag_ang * w[0], t1[1] + t2[1] - drag_ang * w[1], t1[2] + t2[2] - drag_ang * w[2])
+  force = (fam[0] + fm[0] + fk[0] - drag_lin * v[0], fam[1] + fm[1] + fk[1] - drag_lin * v[1],
+           fam[2] + fm[2] + fk[2] - drag_lin * v[2])
+  return torque, force
+
+
+@njit(cache=True, error_model="numpy")
+def _fluid_ellipsoid(m, d, i):
+  """qfrc_fluid of body i from the ellipsoid model: each of its geoms with the model on as its ellipsoid,
+  the force applied at the geom's origin."""
+  for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+    scale = m.geom_fluid[g, 0]
+    if scale == 0.0:
+      continue
+    w, v = _geom_local_velocity(m, d, g, m.body_rootid[i])
+    torque, force = _ellipsoid_force(m, g, _semi_axes(m, g), w, v)
+    rot = d.geom_xmat[g]
+    support.apply_ft(m, d, math.mat_vec(rot, math.scl3(force, scale)), math.mat_vec(rot, math.scl3(torque, scale)),
+                     d.geom_xpos[g], i, d.qfrc_fluid)
+
+
+@njit(cache=True, error_model="numpy")
 def _fluid(m, d):
-  """qfrc_fluid from MuJoCo's inertia-box model: each body as the uniform box with its inertia."""
+  """qfrc_fluid: the ellipsoid model for bodies that ask for it, the inertia-box model (each body as the
+  uniform box with its inertia) for the others; massless bodies take no fluid force."""
   for i in range(1, m.nbody):
+    if m.body_mass[i] < MINVAL:
+      continue
+    if _uses_ellipsoid(m, i):
+      _fluid_ellipsoid(m, d, i)
+      continue
     bx, by, bz = _fluid_box(m, i)
     if bx < 0:
       continue

@@ -537,6 +537,7 @@ geom_friction           float  ngeom 3        | friction: sliding, torsional, ro
 geom_margin             float  ngeom          | distance within which contacts are detected (m)
 geom_gap                float  ngeom          | contacts farther than margin - gap are detected but make no force (m)
 geom_rgba               float  ngeom 4        | color when no material is given
+geom_fluid              float  ngeom 12       | ellipsoid fluid model: on (0/1), blunt, slender, angular drag, Kutta and Magnus lift coefficients, virtual mass (3), virtual inertia (3)
 
 # Sites
 site_type               int    nsite          | geom type for rendering (GeomType)

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from mjgym.physics import types
+from mjgym.physics.mjcf import fluid
 from mjgym.physics.mjcf import frames
 from mjgym.physics.mjcf import parser
 from mjgym.physics.mjcf import spatial
@@ -203,6 +204,10 @@ def geom(ctx, node, bodyid):
   friction = node.get("friction", [1.0, 0.005, 0.0001])
   matid = ctx.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
   group = node.get("group", 0)
+  if node.get("fluidshape", "none") == "ellipsoid":
+    fluid_coefs = fluid.geom_fluid(gtype, size, node.get("fluidcoef", fluid.FLUIDCOEF))
+  else:
+    fluid_coefs = np.zeros(12)
   geomid = ctx.add(
       ObjType.GEOM, node, geom_type=int(_GEOM_TYPES[gtype]), geom_contype=node.get("contype", 1),
       geom_conaffinity=node.get("conaffinity", 1), geom_condim=node.get("condim", 3), geom_bodyid=bodyid,
@@ -210,7 +215,8 @@ def geom(ctx, node, bodyid):
       geom_solmix=node.get("solmix", 1.0), geom_solref=node.get("solref", SOLREF),
       geom_solimp=node.get("solimp", SOLIMP), geom_size=size, geom_rbound=rb, geom_pos=pos,
       geom_quat=quat, geom_friction=friction, geom_margin=node.get("margin", 0.0),
-      geom_gap=node.get("gap", 0.0), geom_aabb=aabb, geom_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
+      geom_gap=node.get("gap", 0.0), geom_aabb=aabb, geom_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]),
+      geom_fluid=fluid_coefs)
   condim = node.get("condim", 3)
   if condim not in (1, 3, 4, 6):
     fail(node, f"condim must be 1, 3, 4 or 6, got {condim}", "condim")
