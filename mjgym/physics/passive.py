@@ -14,6 +14,7 @@ from mjgym.physics.constants import DSBL_SPRING
 from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_CYLINDER
 from mjgym.physics.constants import GEOM_SPHERE
+from mjgym.physics.constants import INT_IMPLICITFAST
 from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.constants import JNT_FREE
 from mjgym.physics.types import MINVAL
@@ -255,16 +256,163 @@ def _fluid(m, d):
 
 
 @njit(cache=True, error_model="numpy")
+def _cross_matrix(b, r0, c0, a, s):
+  """b[r0:r0+3, c0:c0+3] += s [a]x, the matrix of x -> s (a x x)."""
+  b[r0, c0 + 1] -= s * a[2]
+  b[r0, c0 + 2] += s * a[1]
+  b[r0 + 1, c0] += s * a[2]
+  b[r0 + 1, c0 + 2] -= s * a[0]
+  b[r0 + 2, c0] -= s * a[1]
+  b[r0 + 2, c0 + 1] += s * a[0]
+
+
+@njit(cache=True, error_model="numpy")
+def _cross_matrix_scaled(b, r0, c0, a, s, k):
+  """b[r0:r0+3, c0:c0+3] += s [a]x diag(k), the matrix of x -> s (a x (k * x))."""
+  b[r0, c0 + 1] -= s * a[2] * k[1]
+  b[r0, c0 + 2] += s * a[1] * k[2]
+  b[r0 + 1, c0] += s * a[2] * k[0]
+  b[r0 + 1, c0 + 2] -= s * a[0] * k[2]
+  b[r0 + 2, c0] -= s * a[1] * k[0]
+  b[r0 + 2, c0 + 1] += s * a[0] * k[1]
+
+
+@njit(cache=True, error_model="numpy")
+def _ellipsoid_derivative(m, g, s, w, v, b):
+  """b (6, 6) = d(torque, force) / d(w, v) of _ellipsoid_force, all in the geom frame."""
+  density = m.opt_density[0]
+  viscosity = m.opt_viscosity[0]
+  fl = m.geom_fluid[g]
+  blunt, slender, angular, kutta, magnus = fl[1], fl[2], fl[3], fl[4], fl[5]
+  vmass = (density * fl[6], density * fl[7], density * fl[8])
+  vinertia = (density * fl[9], density * fl[10], density * fl[11])
+  volume, amax, imax, ii, diam = _ellipsoid_shape(s)
+  b[:, :] = 0.0
+  plin = (vmass[0] * v[0], vmass[1] * v[1], vmass[2] * v[2])
+  pang = (vinertia[0] * w[0], vinertia[1] * w[1], vinertia[2] * w[2])
+  # added mass: torque p_lin x v + p_ang x w, force p_lin x w (d(a x c) = a x dc - c x da)
+  _cross_matrix(b, 0, 3, plin, 1.0)
+  _cross_matrix_scaled(b, 0, 3, v, -1.0, vmass)
+  _cross_matrix(b, 0, 0, pang, 1.0)
+  _cross_matrix_scaled(b, 0, 0, w, -1.0, vinertia)
+  _cross_matrix(b, 3, 0, plin, 1.0)
+  _cross_matrix_scaled(b, 3, 3, w, -1.0, vmass)
+  # Magnus: c w x v
+  cm = magnus * density * volume
+  _cross_matrix(b, 3, 3, w, cm)
+  _cross_matrix(b, 3, 0, v, -cm)
+  # angular drag -(mu k + rho |c w|) w
+  coef = (angular * ii[0] + slender * (imax - ii[0]), angular * ii[1] + slender * (imax - ii[1]),
+          angular * ii[2] + slender * (imax - ii[2]))
+  mom = (w[0] * coef[0], w[1] * coef[1], w[2] * coef[2])
+  nmom = math.norm3(mom)
+  drag_ang = viscosity * pymath.pi * diam * diam * diam + density * nmom
+  inv = density / max(MINVAL, nmom)
+  for r in range(3):
+    b[r, r] -= drag_ang
+    for c in range(3):
+      b[r, c] -= inv * w[r] * coef[c] * mom[c]
+  # the projection of the body along v: A_proj = pi sqrt(den / num), with the weights k = ((bc)^2, ...)
+  k = ((s[1] * s[2]) * (s[1] * s[2]), (s[2] * s[0]) * (s[2] * s[0]), (s[0] * s[1]) * (s[0] * s[1]))
+  den = k[0] * k[0] * v[0] * v[0] + k[1] * k[1] * v[1] * v[1] + k[2] * k[2] * v[2] * v[2]
+  num = k[0] * v[0] * v[0] + k[1] * v[1] * v[1] + k[2] * v[2] * v[2]
+  q = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+  speed = pymath.sqrt(q)
+  aproj = pymath.pi * pymath.sqrt(den / max(MINVAL, num))
+  # dA_proj/dv_j = pi k_j v_j (k_j num - den) / (num^3 den)^(1/2)
+  da = pymath.pi / max(MINVAL, pymath.sqrt(num * num * num * den))
+  # linear drag -(mu k + rho |v| (A_proj blunt + slender (A_max - A_proj))) v
+  drag_lin = viscosity * 3.0 * pymath.pi * diam + density * speed * (aproj * blunt + slender * (amax - aproj))
+  quad = density * (aproj * blunt + slender * (amax - aproj)) / max(MINVAL, speed)
+  darea = density * speed * (blunt - slender) * da
+  for r in range(3):
+    b[3 + r, 3 + r] -= drag_lin
+    for c in range(3):
+      b[3 + r, 3 + c] -= v[r] * (quad * v[c] + darea * k[c] * v[c] * (k[c] * num - den))
+  # Kutta lift: K g (v num - n |v|^2) with n = k * v and g = (num / (den |v|^2))^(1/2)
+  ck = kutta * density * pymath.pi
+  g = pymath.sqrt(num) / max(MINVAL, pymath.sqrt(den * q))
+  inum = 1.0 / max(MINVAL, num)
+  iden = 1.0 / max(MINVAL, den)
+  iq = 1.0 / max(MINVAL, q)
+  for r in range(3):
+    hr = v[r] * (num - k[r] * q)
+    for c in range(3):
+      dh = 2.0 * v[r] * v[c] * (k[c] - k[r])
+      if r == c:
+        dh += num - k[r] * q
+      dg = g * v[c] * (k[c] * inum - k[c] * k[c] * iden - iq)
+      b[3 + r, 3 + c] += ck * (g * dh + hr * dg)
+
+
+@njit(cache=True, error_model="numpy")
+def _is_free_body(m, i):
+  """A lone free body: one free joint, no other dofs in its tree, no mass below it."""
+  if m.body_jntnum[i] != 1 or m.jnt_type[m.body_jntadr[i]] != JNT_FREE:
+    return False
+  adr = m.jnt_dofadr[m.body_jntadr[i]]
+  return m.tree_dofnum[m.dof_treeid[adr]] == 6 and m.body_subtreemass[i] == m.body_mass[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _ellipsoid_vel_derivative(m, d, i, qDeriv):
+  """qDeriv += Jᵀ B J for every ellipsoid-model geom of body i, J its Jacobian in the geom frame."""
+  nv = m.nv
+  b = d.passive_fluid_b
+  jacp, jacr = d.passive_jacp, d.passive_jacr
+  symmetric = m.opt_integrator[0] == INT_IMPLICITFAST and not _is_free_body(m, i)
+  for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+    if m.geom_fluid[g, 0] == 0.0:
+      continue
+    w, v = _geom_local_velocity(m, d, g, m.body_rootid[i])
+    _ellipsoid_derivative(m, g, _semi_axes(m, g), w, v, b)
+    if symmetric:
+      # implicitfast keeps M - h qDeriv symmetric: MuJoCo symmetrizes B unless the body is a lone free body
+      for r in range(6):
+        for c in range(r + 1, 6):
+          x = 0.5 * (b[r, c] + b[c, r])
+          b[r, c] = x
+          b[c, r] = x
+    support.jac(m, d, jacp, jacr, d.geom_xpos[g], i)
+    rot = d.geom_xmat[g]
+    # both Jacobians into the geom frame, column by column
+    for j in range(nv):
+      p = math.mat_t_vec(rot, (jacp[0, j], jacp[1, j], jacp[2, j]))
+      r = math.mat_t_vec(rot, (jacr[0, j], jacr[1, j], jacr[2, j]))
+      for k in range(3):
+        jacp[k, j] = p[k]
+        jacr[k, j] = r[k]
+    for row in range(6):
+      ja = jacr[row] if row < 3 else jacp[row - 3]
+      for col in range(6):
+        coef = b[row, col]
+        if coef == 0.0:
+          continue
+        jb = jacr[col] if col < 3 else jacp[col - 3]
+        for a in range(nv):
+          if ja[a] != 0.0:
+            s = coef * ja[a]
+            for c in range(nv):
+              qDeriv[a, c] += s * jb[c]
+
+
+@njit(cache=True, error_model="numpy")
 def fluid_vel_derivative(m, d, qDeriv):
   """qDeriv += d(qfrc_fluid)/d(qvel) (nv, nv), used by the implicit integrators.
 
-  In each body's inertia frame the drag is diagonal in the local velocity, so the derivative is
-  Jᵀ R diag(dk) Rᵀ J with J the com Jacobian; d(|x| x)/dx = 2 |x|.
+  In each inertia-box body's inertia frame the drag is diagonal in the local velocity, so the derivative is
+  Jᵀ R diag(dk) Rᵀ J with J the com Jacobian; d(|x| x)/dx = 2 |x|. Ellipsoid-model geoms couple their six
+  local velocities (_ellipsoid_vel_derivative).
   """
   if m.opt_density[0] == 0.0 and m.opt_viscosity[0] == 0.0:
     return
   nv = m.nv
   for i in range(1, m.nbody):
+    if m.body_mass[i] < MINVAL:
+      continue
+    if _uses_ellipsoid(m, i):
+      _ellipsoid_vel_derivative(m, d, i, qDeriv)
+      continue
     bx, by, bz = _fluid_box(m, i)
     if bx < 0:
       continue

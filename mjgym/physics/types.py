@@ -985,6 +985,7 @@ island_cursor           int    ntree          | dofs or rows placed so far in ea
 passive_jacp            float  3 nv           | translational Jacobian of a body's com (fluid derivative)
 passive_jacr            float  3 nv           | rotational Jacobian of a body's com (fluid derivative)
 passive_row             float  nv             | one row of Rᵀ J, a body-frame velocity per dof (fluid derivative)
+passive_fluid_b         float  6 6            | d(local fluid torque, force) / d(local angular, linear velocity) of one geom (ellipsoid fluid derivative)
 
 # Scratch: solver.py
 efc_jv                  float  njmax          | J times the search direction (line search)
