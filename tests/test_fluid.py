@@ -97,3 +97,13 @@ def test_implicit_step_uses_the_ellipsoid_derivative(integrator):
     mujoco.mj_step(mjm, mjd)
     physics.mj_step(m, d)
     oracle.assert_fields_close(d, mjd, ("qacc", "qvel", "qpos"), RTOL, integrator)
+
+
+def test_mesh_geom_as_its_ellipsoid():
+  xml = ('<mujoco><asset><mesh name="tet" vertex="0 0 0 1 0 0 0 2 0 0 0 0.5 0.3 0.3 0.3"/></asset>'
+         '<option density="1000" viscosity="0.01"/><worldbody><body><freejoint/>'
+         '<geom type="mesh" mesh="tet" fluidshape="ellipsoid"/></body></worldbody></mujoco>')
+  mjm, mjd, m, d = oracle.load_both(xml)
+  oracle.assert_close(m.geom_fluid, mjm.geom_fluid, RTOL, "geom_fluid")
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=9, count=4):
+    oracle.assert_fields_close(d, mjd, FIELDS, RTOL)
