@@ -24,6 +24,8 @@ REFUSED_VALUES = (
     ("geom", "type", "`sdf` (signed-distance-field geoms come from plugins)"),
     ("general and the actuator shortcuts", "dyntype, gaintype, biastype", "`user` (user callbacks)"),
     ("joint, tendon", "stiffness, damping", "more than one coefficient (MuJoCo 4's nonlinear springs and dampers)"),
+    ("every actuator", "damping", "more than one coefficient (MuJoCo 4's nonlinear dampers)"),
+    ("every actuator", "armature", "non-zero on a tendon transmission (it needs tendon armature)"),
     ("sensor user", "objtype", "an object type the model has no table for"),
     ("an actuator shortcut", "class", "a default class set by another shortcut (use the same shortcut)"),
 )

@@ -143,6 +143,7 @@ model_type = ModelType([
     ("jnt_limited", nt.int32[::1]),
     ("jnt_actfrclimited", nt.int32[::1]),
     ("jnt_actgravcomp", nt.int32[::1]),
+    ("jnt_actuatorid", nt.int32[::1]),
     ("jnt_solref", nt.float64[:, ::1]),
     ("jnt_solimp", nt.float64[:, ::1]),
     ("jnt_pos", nt.float64[:, ::1]),
@@ -319,6 +320,8 @@ model_type = ModelType([
     ("tendon_matid", nt.int32[::1]),
     ("tendon_group", nt.int32[::1]),
     ("tendon_limited", nt.int32[::1]),
+    ("tendon_actfrclimited", nt.int32[::1]),
+    ("tendon_actuatorid", nt.int32[::1]),
     ("tendon_width", nt.float64[::1]),
     ("tendon_solref_lim", nt.float64[:, ::1]),
     ("tendon_solimp_lim", nt.float64[:, ::1]),
@@ -330,6 +333,7 @@ model_type = ModelType([
     ("tendon_damping", nt.float64[::1]),
     ("tendon_frictionloss", nt.float64[::1]),
     ("tendon_lengthspring", nt.float64[:, ::1]),
+    ("tendon_actfrcrange", nt.float64[:, ::1]),
     ("tendon_length0", nt.float64[::1]),
     ("tendon_invweight0", nt.float64[::1]),
     ("tendon_rgba", nt.float64[:, ::1]),
@@ -356,6 +360,8 @@ model_type = ModelType([
     ("actuator_ctrllimited", nt.int32[::1]),
     ("actuator_ctrlrange", nt.float64[:, ::1]),
     ("actuator_gear", nt.float64[:, ::1]),
+    ("actuator_damping", nt.float64[::1]),
+    ("actuator_armature", nt.float64[::1]),
     ("actuator_acc0", nt.float64[::1]),
     ("actuator_length0", nt.float64[::1]),
     ("actuator_lengthrange", nt.float64[:, ::1]),
@@ -383,7 +389,7 @@ model_type = ModelType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_fluid, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_actuatorid, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_fluid, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_actfrclimited, tendon_actuatorid, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_actfrcrange, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_damping, actuator_armature, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -506,6 +512,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.jnt_limited = _borrow.borrow(jnt_limited)
   s.jnt_actfrclimited = _borrow.borrow(jnt_actfrclimited)
   s.jnt_actgravcomp = _borrow.borrow(jnt_actgravcomp)
+  s.jnt_actuatorid = _borrow.borrow(jnt_actuatorid)
   s.jnt_solref = _borrow.borrow(jnt_solref)
   s.jnt_solimp = _borrow.borrow(jnt_solimp)
   s.jnt_pos = _borrow.borrow(jnt_pos)
@@ -682,6 +689,8 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.tendon_matid = _borrow.borrow(tendon_matid)
   s.tendon_group = _borrow.borrow(tendon_group)
   s.tendon_limited = _borrow.borrow(tendon_limited)
+  s.tendon_actfrclimited = _borrow.borrow(tendon_actfrclimited)
+  s.tendon_actuatorid = _borrow.borrow(tendon_actuatorid)
   s.tendon_width = _borrow.borrow(tendon_width)
   s.tendon_solref_lim = _borrow.borrow(tendon_solref_lim)
   s.tendon_solimp_lim = _borrow.borrow(tendon_solimp_lim)
@@ -693,6 +702,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.tendon_damping = _borrow.borrow(tendon_damping)
   s.tendon_frictionloss = _borrow.borrow(tendon_frictionloss)
   s.tendon_lengthspring = _borrow.borrow(tendon_lengthspring)
+  s.tendon_actfrcrange = _borrow.borrow(tendon_actfrcrange)
   s.tendon_length0 = _borrow.borrow(tendon_length0)
   s.tendon_invweight0 = _borrow.borrow(tendon_invweight0)
   s.tendon_rgba = _borrow.borrow(tendon_rgba)
@@ -719,6 +729,8 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.actuator_ctrllimited = _borrow.borrow(actuator_ctrllimited)
   s.actuator_ctrlrange = _borrow.borrow(actuator_ctrlrange)
   s.actuator_gear = _borrow.borrow(actuator_gear)
+  s.actuator_damping = _borrow.borrow(actuator_damping)
+  s.actuator_armature = _borrow.borrow(actuator_armature)
   s.actuator_acc0 = _borrow.borrow(actuator_acc0)
   s.actuator_length0 = _borrow.borrow(actuator_length0)
   s.actuator_lengthrange = _borrow.borrow(actuator_lengthrange)

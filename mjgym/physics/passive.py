@@ -57,7 +57,7 @@ def _tendon_forces(m, d, spring, damper):
         fs = k * (upper - length)
       elif length < lower:
         fs = k * (lower - length)
-    fd = -m.tendon_damping[t] * d.ten_velocity[t] if damper else 0.0
+    fd = -(m.tendon_damping[t] + support.tendon_actuator_damping(m, t)) * d.ten_velocity[t] if damper else 0.0
     if fs == 0.0 and fd == 0.0:
       continue
     for i in range(m.nv):
@@ -458,7 +458,7 @@ def passive(m, d):
     _joint_springs(m, d)
   if damper:
     for i in range(m.nv):
-      d.qfrc_damper[i] = -m.dof_damping[i] * d.qvel[i]
+      d.qfrc_damper[i] = -(m.dof_damping[i] + support.joint_actuator_damping(m, m.dof_jntid[i])) * d.qvel[i]
   _tendon_forces(m, d, spring, damper)
   if m.opt_density[0] > 0 or m.opt_viscosity[0] > 0:
     _fluid(m, d)

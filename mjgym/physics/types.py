@@ -488,6 +488,7 @@ jnt_group               int    njnt           | visibility group
 jnt_limited             int    njnt           | whether the joint has limits
 jnt_actfrclimited       int    njnt           | whether the total actuator force on the joint is clamped
 jnt_actgravcomp         int    njnt           | whether gravity compensation goes through qfrc_actuator
+jnt_actuatorid          int    njnt           | the actuator whose damping and armature the joint takes; -1: none, -2: several
 jnt_solref              float  njnt 2         | solref of the limit
 jnt_solimp              float  njnt 5         | solimp of the limit
 jnt_pos                 float  njnt 3         | anchor position in the body frame (m)
@@ -694,6 +695,8 @@ tendon_num              int    ntendon        | number of wrap objects in the te
 tendon_matid            int    ntendon        | id of the tendon's material; -1: none
 tendon_group            int    ntendon        | visibility group
 tendon_limited          int    ntendon        | whether the tendon has length limits
+tendon_actfrclimited    int    ntendon        | whether the total force of the tendon's actuators is limited
+tendon_actuatorid       int    ntendon        | the actuator whose damping the tendon takes; -1: none, -2: several
 tendon_width            float  ntendon        | width for rendering (m)
 tendon_solref_lim       float  ntendon 2      | solref of the limit
 tendon_solimp_lim       float  ntendon 5      | solimp of the limit
@@ -705,6 +708,7 @@ tendon_stiffness        float  ntendon        | spring stiffness (N/m)
 tendon_damping          float  ntendon        | damping coefficient (N·s/m)
 tendon_frictionloss     float  ntendon        | dry friction (N)
 tendon_lengthspring     float  ntendon 2      | rest length range of the spring (m)
+tendon_actfrcrange      float  ntendon 2      | range of the total force of the tendon's actuators (N)
 tendon_length0          float  ntendon        | length at qpos0 (m)
 tendon_invweight0       float  ntendon        | inverse inertia at qpos0
 tendon_rgba             float  ntendon 4      | color when no material is given
@@ -735,6 +739,8 @@ actuator_forcerange     float  nu 2           | range of the force (N or N·m)
 actuator_ctrllimited    int    nu             | whether the control is clamped
 actuator_ctrlrange      float  nu 2           | range of the control
 actuator_gear           float  nu 6           | transmission gear: scales length and force
+actuator_damping        float  nu             | damping the actuator adds to its joint or tendon, times gear² (N·s/m or N·m·s/rad)
+actuator_armature       float  nu             | armature inertia the actuator adds to its joint, times gear² (kg or kg·m²)
 actuator_acc0           float  nu             | norm of the acceleration a unit actuator force causes at qpos0
 actuator_length0        float  nu             | length at qpos0 (m or rad)
 actuator_lengthrange    float  nu 2           | feasible length range (m or rad)

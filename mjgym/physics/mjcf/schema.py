@@ -60,8 +60,8 @@ _ACTUATOR_COMMON = {
     "actlimited": "auto", "ctrlrange": "f2", "forcerange": "f2", "actrange": "f2", "lengthrange": "f2",
     "gear": "f1-6", "cranklength": "f", "joint": "s", "tendon": "s", "user": "v", "actdim": "i",
     "jointinparent": "s", "site": "s", "refsite": "s", "body": "s", "cranksite": "s", "slidersite": "s",
-    # MuJoCo 4's actuator delay, interpolation, damping and armature are not modelled
-    "nsample": "x", "interp": "x", "delay": "x", "damping": "x", "armature": "x",
+    # MuJoCo 4's actuator delay and interpolation are not modelled
+    "nsample": "x", "interp": "x", "delay": "x", "damping": "f1-3", "armature": "f",
 }
 
 GENERAL = {**_ACTUATOR_COMMON, "dyntype": "e:none|integrator|filter|filterexact|muscle|user",
@@ -85,7 +85,7 @@ FIXED_TENDON = {
     "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": _SOLREF,
     "solimplimit": _SOLIMP, "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "frictionloss": "f",
     "springlength": "f1-2", "stiffness": "f1-3", "damping": "f1-3", "margin": "f", "user": "v", "armature": "x",
-    "actuatorfrclimited": "x", "actuatorfrcrange": "x",
+    "actuatorfrclimited": "auto", "actuatorfrcrange": "f2",
 }
 
 # Sensors: common attributes, then the object each kind reads. MuJoCo 4's sampling attributes (delay,

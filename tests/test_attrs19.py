@@ -1,0 +1,120 @@
+"""Oracle tests of MuJoCo 4 attributes issue 19 added: actuator damping and armature (passed to the actuated
+joint or tendon, times gear²) and the limit on the total force of a tendon's actuators (actuatorfrcrange)."""
+
+import mujoco
+import numpy as np
+import pytest
+
+import oracle
+from located_error import assert_located_error
+from mjgym import physics
+
+RTOL = 1e-9
+MODEL = oracle.MODELS_DIR / "actuator_damping_armature.xml"
+COMPILED = ("actuator_damping", "actuator_armature", "jnt_actuatorid", "tendon_actuatorid", "tendon_actfrclimited",
+            "tendon_actfrcrange", "dof_invweight0", "body_invweight0", "tendon_invweight0", "actuator_acc0")
+FIELDS = ("qfrc_damper", "qfrc_passive", "actuator_force", "qfrc_actuator", "qacc")
+
+
+def test_compiled_as_mujoco():
+  mjm, m = oracle.models(MODEL)
+  for name in COMPILED:
+    oracle.assert_close(getattr(m, name), getattr(mjm, name), RTOL, name)
+
+
+@pytest.mark.parametrize("from_mujoco", [False, True])
+def test_forward_at_random_states(from_mujoco):
+  mjm, mjd, m, d = oracle.load_both(MODEL, from_mujoco=from_mujoco)
+  oracle.check_forward_at_random_states(mjm, mjd, m, d, seed=1, nstates=10, fields=FIELDS, rtol=RTOL)
+
+
+@pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICIT", "IMPLICITFAST"])
+def test_rollout_matches_mujoco(integrator):
+  mjm, mjd, m, d = oracle.load_both(MODEL, integrator=integrator, timestep=0.005)
+  rng = np.random.default_rng(2)
+  oracle.random_state(mjm, mjd, rng)
+  oracle.copy_state(mjd, d)
+  for _ in range(60):
+    mjd.ctrl[:] = d.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+  oracle.assert_fields_close(d, mjd, ("qpos", "qvel", "act", "actuator_force"), RTOL, integrator)
+
+
+def test_the_same_as_the_joint_and_tendon_attributes():
+  # MuJoCo's own equivalence: an actuator's damping and armature act as gear² times them on its joint
+  base = ('<mujoco><worldbody><body><joint name="j" damping="{}" armature="{}"/><geom size="0.1" pos="0 0 0.5"/>'
+          '</body></worldbody><actuator><motor joint="j" gear="2" {}/></actuator></mujoco>')
+  mjm, mjd, m, d = oracle.load_both(base.format(0.5, 0.1, 'damping="1" armature="0.25"'))
+  ref = physics.MjModel.from_xml_string(base.format(4.5, 1.1, ""))
+  dref = physics.MjData(ref)
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=3, count=3):
+    oracle.copy_state(mjd, dref)
+    physics.mj_forward(ref, dref)
+    oracle.assert_fields_close(d, dref, ("qacc", "qfrc_passive"), RTOL)
+
+
+def test_inverse_dynamics():
+  mjm, mjd, m, d = oracle.load_both(MODEL)
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=4, count=4):
+    mujoco.mj_inverse(mjm, mjd)
+    physics.mj_inverse(m, d)
+    oracle.assert_fields_close(d, mjd, ("qfrc_inverse",), RTOL)
+
+
+def test_spatial_tendon_forces_on_bodies():
+  mjm, mjd, m, d = oracle.load_both(MODEL)
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=5, count=4):
+    mujoco.mj_rnePostConstraint(mjm, mjd)
+    physics.mj_rnePostConstraint(m, d)
+    oracle.assert_fields_close(d, mjd, ("cfrc_ext", "cfrc_int", "cacc"), RTOL)
+
+
+@pytest.mark.parametrize("ctrl", [(1.0, 1.0), (-1.0, -1.0), (1.0, -1.0), (0.3, 0.1), (0.0, 0.0)])
+def test_tendon_actuator_force_limit(ctrl):
+  # the two motors on tendon "pair": their total is brought into [-1.5, 1.8] by one factor, then each is clamped
+  mjm, mjd, m, d = oracle.load_both(MODEL)
+  for _ in oracle.random_states(mjm, mjd, seed=6, count=3):
+    mjd.ctrl[5:7] = ctrl
+    oracle.forward_both(mjm, mjd, m, d)
+    oracle.assert_fields_close(d, mjd, ("actuator_force", "qfrc_actuator", "qacc"), RTOL, str(ctrl))
+
+
+def test_a_model_without_the_attributes_is_bitwise_unchanged():
+  # the new terms add exact zeros: the same joint damping with and without a zero-damping actuator
+  xml = ('<mujoco><worldbody><body><joint name="j" damping="0.7" armature="0.3"/><geom size="0.1" pos="0 0 0.5"/>'
+         '</body></worldbody><actuator><motor joint="j" {}/></actuator></mujoco>')
+  a, b = (physics.MjModel.from_xml_string(xml.format(extra)) for extra in ("", 'damping="0" armature="0"'))
+  da, db = physics.MjData(a), physics.MjData(b)
+  for data in (da, db):
+    data.qpos[:] = 0.4
+    data.qvel[:] = -1.3
+    data.ctrl[:] = 0.2
+    physics.mj_step(a, data, 5)
+  assert np.array_equal(da.qpos, db.qpos) and np.array_equal(da.qvel, db.qvel)
+
+
+@pytest.mark.parametrize("actuator,attribute,fragment", [
+    ('<motor site="s" damping="1"/>', "damping", "requires joint or tendon transmission"),
+    ('<motor site="s" armature="1"/>', "armature", "requires joint or tendon transmission"),
+    ('<motor tendon="t" armature="1"/>', "armature", "tendon armature"),
+    ('<motor joint="j" damping="1 2"/>', "damping", "nonlinear damping"),
+])
+def test_refused_actuator_values(tmp_path, actuator, attribute, fragment):
+  text = ('<mujoco>\n<worldbody><body><joint name="j"/><geom size="0.1"/><site name="s"/><site name="s2" pos="1 0 0"/>'
+          '</body></worldbody>\n<tendon><fixed name="t"><joint joint="j" coef="1"/></fixed></tendon>\n'
+          f'<actuator>\n{actuator}\n</actuator>\n</mujoco>')
+  assert_located_error(tmp_path, text, 5, "motor", attribute, fragment)
+
+
+def test_tendon_armature_stays_refused(tmp_path):
+  text = ('<mujoco>\n<worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>\n<tendon>\n'
+          '<fixed armature="1"><joint joint="j" coef="1"/></fixed>\n</tendon>\n</mujoco>')
+  assert_located_error(tmp_path, text, 4, "fixed", "armature", "unsupported feature")
+
+
+def test_bad_tendon_actuatorfrcrange(tmp_path):
+  text = ('<mujoco>\n<worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>\n<tendon>\n'
+          '<fixed actuatorfrclimited="true" actuatorfrcrange="1 -1"><joint joint="j" coef="1"/></fixed>\n'
+          '</tendon>\n</mujoco>')
+  assert_located_error(tmp_path, text, 4, "fixed", "actuatorfrcrange", "actuator force limited tendon")
