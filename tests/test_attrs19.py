@@ -118,3 +118,26 @@ def test_bad_tendon_actuatorfrcrange(tmp_path):
           '<fixed actuatorfrclimited="true" actuatorfrcrange="1 -1"><joint joint="j" coef="1"/></fixed>\n'
           '</tendon>\n</mujoco>')
   assert_located_error(tmp_path, text, 4, "fixed", "actuatorfrcrange", "actuator force limited tendon")
+
+
+_SHAPES = (("sphere", "0.1"), ("capsule", "0.05 0.2"), ("cylinder", "0.07 0.1"), ("ellipsoid", "0.2 0.1 0.04"),
+           ("box", "0.1 0.3 0.02"))
+
+
+@pytest.mark.parametrize("mass", ["", 'mass="2"', 'density="7"'])
+def test_shellinertia_of_every_primitive(mass):
+  # each body: a shell geom beside a solid one, so the shell's mass, inertia and com all enter the body's
+  bodies = "".join(f'<body pos="{i} 0 0"><freejoint/><geom type="{t}" size="{s}" shellinertia="true" {mass} '
+                   f'euler="10 20 30"/><geom type="{t}" size="{s}" pos="0.1 0 0"/></body>'
+                   for i, (t, s) in enumerate(_SHAPES))
+  mjm, m = oracle.models(f'<mujoco><default><default class="shell"><geom shellinertia="true"/></default></default>'
+                         f'<worldbody>{bodies}<body><freejoint/><geom class="shell" type="box" size="0.2 0.1 0.3"/>'
+                         f'</body></worldbody></mujoco>')
+  for name in ("body_mass", "body_inertia", "body_ipos", "body_iquat"):
+    oracle.assert_close(getattr(m, name), getattr(mjm, name), RTOL, name)
+
+
+def test_shellinertia_on_a_mesh_geom_is_refused(tmp_path):
+  text = ('<mujoco>\n<asset><mesh name="tet" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset>\n<worldbody><body>'
+          '<freejoint/>\n<geom type="mesh" mesh="tet" shellinertia="true"/>\n</body></worldbody>\n</mujoco>')
+  assert_located_error(tmp_path, text, 4, "geom", "shellinertia", "inertia should be specified in the mesh asset")

@@ -167,7 +167,11 @@ def geom(ctx, node, bodyid):
   check_size(node, gtype, size, "geom")
   if gtype == "plane" and bodyid != 0 and ctx.body_info[bodyid]["joints"]:
     fail(node, "planes can only be attached to static bodies", "type")
+  shell = node.get("shellinertia", False)
+  inertia_of = spatial.shell_inertia if shell else spatial.primitive_inertia
   if gtype == "mesh":
+    if shell:
+      fail(node, "for mesh geoms, inertia should be specified in the mesh asset", "shellinertia")
     mesh = ctx.meshes[meshid]
     # The mesh was recentered at its centroid and aligned with its principal axes: move the geom with it, in
     # MuJoCo's arithmetic (mjuu_frameaccum), as the geom's frame feeds the body's inertia and its principal frame.
@@ -184,7 +188,7 @@ def geom(ctx, node, bodyid):
     size = [rx, ry, 0.5 * (0.5 * top + bottom)]
     rb = spatial.sqrt(rx * rx + ry * ry + max(top, bottom) * max(top, bottom))
     aabb = np.array([0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom)])
-    volume, unit_inertia = spatial.primitive_inertia("box", size)
+    volume, unit_inertia = inertia_of("box", size)
   elif gtype == "plane":
     rb, volume, unit_inertia = 0.0, 0.0, np.zeros(3)
     # MuJoCo's box for the infinite half-space below a plane.
@@ -192,7 +196,7 @@ def geom(ctx, node, bodyid):
   else:
     rb = spatial.rbound(gtype, size)
     aabb = np.concatenate([np.zeros(3), spatial.half_extents(gtype, size)])
-    volume, unit_inertia = spatial.primitive_inertia(gtype, size)
+    volume, unit_inertia = inertia_of(gtype, size)
   if node.has("mass") and not math.isnan(node.get("mass")):
     mass = node.get("mass")
   else:

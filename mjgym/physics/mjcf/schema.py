@@ -32,7 +32,7 @@ GEOM = {
     "contype": "i", "conaffinity": "i", "condim": "i", "group": "i", "priority": "i", "size": "f1-3",
     "material": "s", "rgba": "g4", "friction": "f1-3", "mass": "f", "density": "f", "solmix": "f",
     "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "fromto": "f6", "pos": "f3", "mesh": "s",
-    "user": "v", "hfield": "s", "shellinertia": "x", "fitscale": "x", "fluidshape": "e:none|ellipsoid",
+    "user": "v", "hfield": "s", "shellinertia": "b", "fitscale": "x", "fluidshape": "e:none|ellipsoid",
     "fluidcoef": "f1-5",
     **_ORIENT,
 }
