@@ -141,3 +141,44 @@ def test_shellinertia_on_a_mesh_geom_is_refused(tmp_path):
   text = ('<mujoco>\n<asset><mesh name="tet" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset>\n<worldbody><body>'
           '<freejoint/>\n<geom type="mesh" mesh="tet" shellinertia="true"/>\n</body></worldbody>\n</mujoco>')
   assert_located_error(tmp_path, text, 4, "geom", "shellinertia", "inertia should be specified in the mesh asset")
+
+
+_MESHES = ('<mesh name="tet" vertex="0 0 0 1 0 0 0 2 0 0 0 0.5 0.3 0.3 0.3" scale="0.3 0.2 0.4"/>'
+           '<mesh name="hut" inertia="shell" vertex="-1 -1 -1 1 -1 -1 1 1 -1 -1 1 -1 -1 -1 1 1 -1 1 1 1 1 -1 1 1 '
+           '0 0 1.6"/>')
+_FIT_FIELDS = ("geom_size", "geom_pos", "geom_quat", "geom_dataid", "geom_rbound", "geom_aabb", "body_mass",
+               "body_inertia", "body_ipos", "body_iquat")
+
+
+@pytest.mark.parametrize("compiler", ["", '<compiler fitaabb="true"/>'])
+@pytest.mark.parametrize("extra", ["", 'fitscale="1.3"', 'fitscale="0.7" shellinertia="true" mass="2"',
+                                   'size="0.1 0.2 0.3" fitscale="2"'])
+def test_primitives_fitted_to_meshes(compiler, extra):
+  # a primitive geom naming a mesh is fitted to it (inertia box, or bounding box with fitaabb), times fitscale
+  bodies = "".join(f'<body pos="{i} 0 0"><freejoint/><geom type="{t}" mesh="{mesh}" {extra} pos="0.1 0.2 0" '
+                   f'euler="10 20 30"/></body>'
+                   for i, t in enumerate(("sphere", "capsule", "cylinder", "ellipsoid", "box")) for mesh in ("tet", "hut"))
+  mjm, m = oracle.models(f'<mujoco>{compiler}<asset>{_MESHES}</asset><worldbody>{bodies}</worldbody></mujoco>')
+  for name in _FIT_FIELDS:
+    oracle.assert_close(getattr(m, name), getattr(mjm, name), RTOL, name)
+
+
+def test_fitted_geom_forward():
+  mjm, mjd, m, d = oracle.load_both(f'<mujoco><asset>{_MESHES}</asset><worldbody><body><freejoint/>'
+                                    '<geom type="capsule" mesh="tet"/><geom type="box" mesh="hut" pos="0 0 -1"/>'
+                                    '</body><geom type="plane" size="5 5 1" pos="0 0 -1.2"/></worldbody></mujoco>')
+  oracle.check_forward_at_random_states(mjm, mjd, m, d, seed=7, nstates=4, fields=("qacc",), rtol=RTOL)
+
+
+def test_fitting_refuses_fromto(tmp_path):
+  text = (f'<mujoco>\n<asset>{_MESHES}</asset>\n<worldbody>\n<geom type="capsule" mesh="tet" fromto="0 0 0 1 0 0"/>'
+          '\n</worldbody>\n</mujoco>')
+  assert_located_error(tmp_path, text, 4, "geom", "fromto", "fromto cannot be used with mesh geom")
+
+
+def test_exactmeshinertia_is_not_mujoco_4(tmp_path):
+  # MuJoCo 4 removed it: an unknown attribute, as there
+  with pytest.raises(ValueError, match="unrecognized attribute: 'exactmeshinertia'"):
+    mujoco.MjModel.from_xml_string('<mujoco><compiler exactmeshinertia="true"/></mujoco>')
+  assert_located_error(tmp_path, '<mujoco>\n<compiler exactmeshinertia="true"/>\n</mujoco>', 2, "compiler",
+                       "exactmeshinertia", "")

@@ -58,8 +58,8 @@ CASES = [
      "</mujoco>", 6, "muscle", "lengthrange", "did not settle"),
     ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<tactile/>\n</sensor>\n'
      "</mujoco>", 6, "tactile", None, "unsupported"),
-    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size="1" fluidshape="ellipsoid"/>\n'
-     "</body>\n</worldbody>\n</mujoco>", 5, "geom", "fluidshape", "unsupported"),
+    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<freejoint align="true"/>\n<geom size="1"/>\n'
+     "</body>\n</worldbody>\n</mujoco>", 4, "freejoint", "align", "unsupported"),
     ("springdamper_not_positive", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="0.1 0"/>\n'
      '<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 4, "joint", "springdamper", "must both be positive"),
     ("limited_without_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true"/>\n<geom size="1"/>\n'
@@ -191,4 +191,4 @@ def test_unsupported_list_in_docs_is_current():
   gen = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(gen)
   assert gen.DOC.read_text() == gen.render(), "run python tools/gen_unsupported.py"
-  assert "`<replicate>`" in gen.render() and "`fluidshape` | `<geom>`" in gen.render()
+  assert "`<replicate>`" in gen.render() and "`align` | `<freejoint>`" in gen.render()

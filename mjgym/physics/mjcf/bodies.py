@@ -23,6 +23,8 @@ from mjgym.physics.types import ObjType
 
 _JOINT_TYPES = keywords(JointType)
 _GEOM_TYPES = keywords(types.GeomType)
+# Primitive geoms that a mesh attribute fits to that mesh.
+_FITTED = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
 _CAMLIGHT_MODES = keywords(types.CamLightType)
 _LIGHT_TYPES = keywords(types.LightType)
 # Dofs of each joint type.
@@ -153,17 +155,22 @@ def geom(ctx, node, bodyid):
     fail(node, f"geom type '{gtype}' is not supported (unsupported feature)", "type")
   size = list(node.get("size", [0.0, 0.0, 0.0]))
   pos, quat = frames.frame(ctx.cfg, node)
+  if gtype in _FITTED and node.has("mesh") and node.has("fromto"):
+    fail(node, "fromto cannot be used with mesh geom", "fromto")
   if node.has("fromto"):
     pos, quat, size = frames.fromto_frame(node, gtype, size)
   meshid = -1
-  # the asset a mesh or height-field geom draws its shape from (and only those geoms name one)
+  # the asset a mesh or height-field geom draws its shape from (and only those geoms name one, but for a
+  # primitive fitted to a mesh)
   for kind, objtype, article in (("mesh", ObjType.MESH, "a"), ("hfield", ObjType.HFIELD, "an")):
     if gtype == kind:
       if not node.has(kind):
         fail(node, f"{kind} geom needs {article} '{kind}'", kind)
       meshid = ctx.lookup(objtype, node, kind)
-    elif node.has(kind):
+    elif node.has(kind) and not (kind == "mesh" and gtype in _FITTED):
       fail(node, f"'{kind}' given for a geom of type {gtype}", kind)
+  if gtype in _FITTED and node.has("mesh"):
+    pos, quat, size = _fit_to_mesh(ctx, node, gtype, pos, quat, size)
   check_size(node, gtype, size, "geom")
   if gtype == "plane" and bodyid != 0 and ctx.body_info[bodyid]["joints"]:
     fail(node, "planes can only be attached to static bodies", "type")
@@ -228,6 +235,45 @@ def geom(ctx, node, bodyid):
   if gtype != "plane" and lo <= group <= hi:
     ctx.body_info[bodyid]["geoms"].append(dict(id=geomid, mass=mass, pos=pos, quat=quat,
                                                inertia=mass * unit_inertia))
+
+
+def _fit_to_mesh(ctx, node, gtype, pos, quat, size):
+  """(pos, quat, size) of a primitive geom fitted to the mesh it names, as MuJoCo fits it: to the mesh's
+  equivalent-inertia box, or (compiler fitaabb) to the smallest such primitive around the mesh's bounding box;
+  then scaled by fitscale (sizes the shape does not use keep their given values, scaled too). The geom takes
+  the mesh's frame (moved to the box's center for fitaabb)."""
+  mesh = ctx.meshes[ctx.lookup(ObjType.MESH, node, "mesh")]
+  center = np.zeros(3)
+  size = list(size) + [0.0] * (3 - len(size))
+  if not ctx.cfg.fitaabb:
+    i0, i1, i2 = mesh.inertia
+    box = [0.5 * math.sqrt(6 * (i1 + i2 - i0) / mesh.volume), 0.5 * math.sqrt(6 * (i0 + i2 - i1) / mesh.volume),
+           0.5 * math.sqrt(6 * (i0 + i1 - i2) / mesh.volume)]
+    if gtype == "sphere":
+      size[0] = (box[0] + box[1] + box[2]) / 3
+    elif gtype == "capsule":
+      r = (box[0] + box[1]) / 2
+      size[:2] = [r, max(0.0, box[2] - r / 2)]
+    elif gtype == "cylinder":
+      size[:2] = [(box[0] + box[1]) / 2, box[2]]
+    else:
+      size = box
+  else:
+    center = np.asarray(mesh.aabb[:3], float)
+    half = mesh.aabb[3:]
+    if gtype == "sphere":
+      size[0] = max(max(half[0], half[1]), half[2])
+    elif gtype in ("capsule", "cylinder"):
+      r = max(half[0], half[1])
+      # a capsule's caps reach beyond its cylinder
+      size[:2] = [r, half[2] - r if gtype == "capsule" else half[2]]
+    else:
+      size = [half[0], half[1], half[2]]
+  scale = node.get("fitscale", 1.0)
+  size = [x * scale for x in size]
+  meshpos = spatial.rotate(mesh.quat, center) + mesh.pos
+  pos, quat = spatial.frame_accum(pos, quat, meshpos, mesh.quat)
+  return pos, quat, size
 
 
 def check_size(node, gtype, size, what):

@@ -55,6 +55,7 @@ class Settings:
     self.fusestatic = a.get("fusestatic", False)
     self.strippath = a.get("strippath", False)
     self.inertiagrouprange = a.get("inertiagrouprange", [0, 5])
+    self.fitaabb = a.get("fitaabb", False)
     self.assetdir = a.get("assetdir", "")
     self.meshdir = a.get("meshdir", self.assetdir)
     self.texturedir = a.get("texturedir", self.assetdir)

@@ -32,7 +32,7 @@ GEOM = {
     "contype": "i", "conaffinity": "i", "condim": "i", "group": "i", "priority": "i", "size": "f1-3",
     "material": "s", "rgba": "g4", "friction": "f1-3", "mass": "f", "density": "f", "solmix": "f",
     "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "fromto": "f6", "pos": "f3", "mesh": "s",
-    "user": "v", "hfield": "s", "shellinertia": "b", "fitscale": "x", "fluidshape": "e:none|ellipsoid",
+    "user": "v", "hfield": "s", "shellinertia": "b", "fitscale": "f", "fluidshape": "e:none|ellipsoid",
     "fluidcoef": "f1-5",
     **_ORIENT,
 }
@@ -157,8 +157,8 @@ _COMPILER = {
     "angle": "e:degree|radian", "coordinate": "e:local|global", "eulerseq": "s",
     "inertiafromgeom": "e:false|true|auto", "autolimits": "b", "boundmass": "f", "boundinertia": "f",
     "settotalmass": "f", "meshdir": "s", "texturedir": "s", "assetdir": "s", "balanceinertia": "b",
-    "inertiagrouprange": "i2", "strippath": "b", "usethread": "v", "convexhull": "v", "fitaabb": "x",
-    "discardvisual": "b", "fusestatic": "b", "alignfree": "b", "exactmeshinertia": "x", "saveinertial": "v",
+    "inertiagrouprange": "i2", "strippath": "b", "usethread": "v", "convexhull": "v", "fitaabb": "b",
+    "discardvisual": "b", "fusestatic": "b", "alignfree": "b", "saveinertial": "v",
 }
 _OPTION = {
     "timestep": "f", "impratio": "f", "tolerance": "f", "ls_tolerance": "f", "noslip_tolerance": "f",
