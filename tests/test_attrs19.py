@@ -182,3 +182,29 @@ def test_exactmeshinertia_is_not_mujoco_4(tmp_path):
     mujoco.MjModel.from_xml_string('<mujoco><compiler exactmeshinertia="true"/></mujoco>')
   assert_located_error(tmp_path, '<mujoco>\n<compiler exactmeshinertia="true"/>\n</mujoco>', 2, "compiler",
                        "exactmeshinertia", "")
+
+
+_ALIGN = ('<mujoco><compiler alignfree="{}"/><worldbody>'
+          '<body pos="1 2 3" euler="10 20 30"><freejoint {}/><geom type="box" size="0.1 0.2 0.3" pos="0.2 0 0" '
+          'euler="5 0 0"/><geom size="0.1" pos="0 0.3 0"/><site name="s" pos="0.1 0.1 0.1" euler="0 0 20"/>'
+          '<camera pos="0 0 1"/><light pos="0 1 0" dir="0 1 -1"/></body>'
+          '<body pos="0 0 1"><freejoint/><geom size="0.1" pos="0.1 0 0"/><body pos="0.2 0 0"><geom size="0.1"/>'
+          '</body></body>'
+          '<body pos="0 1 1"><freejoint align="true"/><inertial pos="0.1 0.2 0" euler="30 0 0" mass="1" '
+          'diaginertia="1 2 3"/><geom size="0.1" pos="0.1 0 0"/></body>'
+          '<body pos="0 1 1"><joint type="slide"/><joint type="ball"/><geom size="0.1" pos="0.1 0 0"/></body>'
+          '</worldbody></mujoco>')
+_ALIGN_FIELDS = ("body_pos", "body_quat", "body_ipos", "body_iquat", "qpos0", "geom_pos", "geom_quat", "site_pos",
+                 "site_quat", "cam_pos", "cam_quat", "light_pos", "light_dir", "body_sameframe", "geom_sameframe",
+                 "site_sameframe", "cam_mat0", "light_dir0")
+
+
+@pytest.mark.parametrize("alignfree,align", [("false", ""), ("true", ""), ("false", 'align="true"'),
+                                             ("true", 'align="false"')])
+def test_free_joint_alignment(alignfree, align):
+  # only childless bodies whose one joint is free are aligned: the first body by the switches, the third always
+  mjm, mjd, m, d = oracle.load_both(_ALIGN.format(alignfree, align))
+  for name in _ALIGN_FIELDS:
+    oracle.assert_close(getattr(m, name), getattr(mjm, name), RTOL, name)
+  oracle.check_forward_at_random_states(mjm, mjd, m, d, seed=8, nstates=3, fields=("xpos", "site_xpos", "qacc"),
+                                        rtol=RTOL)

@@ -20,7 +20,6 @@ DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "unsupported.md"
 # Values of supported attributes that the compiler refuses (the check names its feature, file and line).
 REFUSED_VALUES = (
     ("compiler", "coordinate", "`global` (MuJoCo 4 itself removed it)"),
-    ("compiler", "alignfree", "`true` (it rewrites the model tree)"),
     ("geom", "type", "`sdf` (signed-distance-field geoms come from plugins)"),
     ("general and the actuator shortcuts", "dyntype, gaintype, biastype", "`user` (user callbacks)"),
     ("joint, tendon", "stiffness, damping", "more than one coefficient (MuJoCo 4's nonlinear springs and dampers)"),

@@ -246,7 +246,7 @@ ELEMENTS = {
     "body/body": None,
     "body/inertial": {"pos": "f3", "mass": "f", "diaginertia": "f3", "fullinertia": "f6", **_ORIENT},
     "body/joint": JOINT,
-    "body/freejoint": {"name": "s", "group": "i", "align": "x"},
+    "body/freejoint": {"name": "s", "group": "i", "align": "auto"},
     "body/geom": GEOM,
     "body/site": SITE,
     "body/camera": CAMERA,
