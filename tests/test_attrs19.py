@@ -208,3 +208,42 @@ def test_free_joint_alignment(alignfree, align):
     oracle.assert_close(getattr(m, name), getattr(mjm, name), RTOL, name)
   oracle.check_forward_at_random_states(mjm, mjd, m, d, seed=8, nstates=3, fields=("xpos", "site_xpos", "qacc"),
                                         rtol=RTOL)
+
+
+_GROUPS = ('<mujoco><option actuatorgroupdisable="1 3 30"/><worldbody><body><joint name="j"/>'
+           '<geom size="0.1" pos="0 0 0.5"/><body pos="0 0 0.5"><joint name="k" type="slide"/><geom size="0.1"/>'
+           '</body></body></worldbody><tendon><fixed name="t" actuatorfrcrange="-0.5 0.5"><joint joint="j" coef="1"/>'
+           '<joint joint="k" coef="0.3"/></fixed></tendon><actuator>'
+           '<motor joint="j" group="1" forcerange="0.5 1"/>'
+           '<general joint="j" group="0" dyntype="integrator" gainprm="2"/>'
+           '<general joint="k" group="3" dyntype="filter" dynprm="0.1" gainprm="1 0 -2" gaintype="affine"/>'
+           '<motor joint="k" group="5" damping="1"/><general joint="j" group="40"/>'
+           '<motor tendon="t" group="1" gear="2"/><motor tendon="t" group="2"/>'
+           '<position joint="k" group="30" kp="5" kv="1"/></actuator></mujoco>')
+
+
+@pytest.mark.parametrize("integrator", ["EULER", "RK4", "IMPLICIT", "IMPLICITFAST"])
+def test_actuatorgroupdisable(integrator):
+  # disabled groups give no force (a zero still clamped to forcerange and counted in a tendon's total, as
+  # MuJoCo) and hold their activations; groups outside 0..30 are never disabled
+  mjm, mjd, m, d = oracle.load_both(_GROUPS, integrator=integrator)
+  assert m.opt.disableactuator == mjm.opt.disableactuator == (1 << 1) | (1 << 3) | (1 << 30)
+  rng = np.random.default_rng(9)
+  oracle.random_state(mjm, mjd, rng)
+  oracle.copy_state(mjd, d)
+  for _ in range(40):
+    mjd.ctrl[:] = d.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+  oracle.assert_fields_close(d, mjd, ("qpos", "qvel", "act", "act_dot", "actuator_force", "qfrc_actuator"), RTOL,
+                             integrator)
+  # switched back on at run time
+  mjm.opt.disableactuator = m.opt.disableactuator = 0
+  oracle.forward_both(mjm, mjd, m, d)
+  oracle.assert_fields_close(d, mjd, ("actuator_force", "qfrc_actuator", "qacc"), RTOL)
+
+
+@pytest.mark.parametrize("value,fragment", [("31", "not in 0..30"), ("-1", "not in 0..30")])
+def test_bad_actuatorgroupdisable(tmp_path, value, fragment):
+  assert_located_error(tmp_path, f'<mujoco>\n<option actuatorgroupdisable="{value}"/>\n</mujoco>', 2, "option",
+                       "actuatorgroupdisable", fragment)

@@ -121,6 +121,7 @@ def fwd_actuation(m, d):
   actuator_force = d.actuator_force
   qfrc_actuator = d.qfrc_actuator
   moment = d.actuator_moment
+  disabled = m.opt_disableactuator[0]
   for i in range(m.nu):
     length = d.actuator_length[i]
     velocity = d.actuator_velocity[i]
@@ -139,6 +140,9 @@ def fwd_actuation(m, d):
     elif biastype == BiasType.MUSCLE:
       bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm)
     force = gain * _input(m, d, i, 0.0 if bad >= 0 else _ctrl(m, d, i)) + bias
+    if disabled and group_disabled(m, i, disabled):
+      # as MuJoCo: no force, but still through the tendon limits and the force range below
+      force = 0.0
     if m.actuator_trntype[i] == TrnType.TENDON and m.tendon_actfrclimited[m.actuator_trnid[i, 0]]:
       # scaled with the tendon's other actuators first (_tendon_actuator_limits)
       actuator_force[i] = force
@@ -154,6 +158,13 @@ def fwd_actuation(m, d):
     if m.tendon_actfrclimited[t]:
       _tendon_actuator_limits(m, d, t)
   _joint_actuator_forces(m, d)
+
+
+@njit(cache=True, error_model="numpy")
+def group_disabled(m, i, disabled):
+  """Whether actuator i's group is among the disabled ones (groups outside 0..30 never are)."""
+  group = m.actuator_group[i]
+  return 0 <= group <= 30 and (disabled >> group) & 1 != 0
 
 
 @njit(cache=True, error_model="numpy")
@@ -200,7 +211,10 @@ def _joint_actuator_forces(m, d):
 @njit(cache=True, error_model="numpy")
 def force_vel_derivative(m, d, qDeriv):
   """qDeriv (nv, nv) += d(qfrc_actuator)/d(qvel) through affine gains and biases and muscle gains."""
+  disabled = m.opt_disableactuator[0]
   for i in range(m.nu):
+    if disabled and group_disabled(m, i, disabled):
+      continue
     # a force held at its limit does not respond to velocity
     if m.actuator_forcelimited[i] and not (
         m.actuator_forcerange[i, 0] < d.actuator_force[i] < m.actuator_forcerange[i, 1]):

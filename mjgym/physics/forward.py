@@ -277,10 +277,13 @@ def _advance(m, d, act_dot, qacc, qvel):
   h = m.opt_timestep[0]
   if m.na > 0:
     act = d.act
+    disabled = m.opt_disableactuator[0]
     for i in range(m.nu):
       adr = m.actuator_actadr[i]
+      # as MuJoCo, the activation of an actuator whose group is disabled holds still
+      frozen = disabled != 0 and actuation.group_disabled(m, i, disabled)
       for k in range(adr, adr + m.actuator_actnum[i]):
-        act[k] = actuation.next_activation(m, d, i, act[k], act_dot[k])
+        act[k] = actuation.next_activation(m, d, i, act[k], 0.0 if frozen else act_dot[k])
   dqvel = d.qvel
   for i in range(m.nv):
     dqvel[i] += h * qacc[i]

@@ -426,6 +426,7 @@ opt_ls_iterations       int    1              | most CG/Newton line-search evalu
 opt_noslip_iterations   int    1              | most noslip iterations; 0: no noslip
 opt_ccd_iterations      int    1              | most convex collision iterations
 opt_disableflags        int    1              | disabled standard features (DisableBit flags)
+opt_disableactuator     int    1              | bitmask of the actuator groups (0-30) whose forces are off (actuatorgroupdisable)
 opt_enableflags         int    1              | enabled optional features (EnableBit flags)
 
 # Visual (mjVisual; one-element arrays)

@@ -169,7 +169,7 @@ _OPTION = {
     "ls_iterations": "i", "noslip_iterations": "i", "ccd_tolerance": "f", "ccd_iterations": "i",
     # SDF narrow-phase tuning: accepted, it does not change model numbers (no SDF geoms).
     "sdf_iterations": "v", "sdf_initpoints": "v",
-    "sleep_tolerance": "v", "apirate": "v", "actuatorgroupdisable": "x",
+    "sleep_tolerance": "v", "apirate": "v", "actuatorgroupdisable": "i*",
 }
 DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
                  "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
