@@ -20,10 +20,11 @@ DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "unsupported.md"
 # Values of supported attributes that the compiler refuses (the check names its feature, file and line).
 REFUSED_VALUES = (
     ("compiler", "coordinate", "`global` (MuJoCo 4 itself removed it)"),
-    ("compiler", "alignfree", "`true` (it rewrites the model tree)"),
     ("geom", "type", "`sdf` (signed-distance-field geoms come from plugins)"),
     ("general and the actuator shortcuts", "dyntype, gaintype, biastype", "`user` (user callbacks)"),
     ("joint, tendon", "stiffness, damping", "more than one coefficient (MuJoCo 4's nonlinear springs and dampers)"),
+    ("every actuator", "damping", "more than one coefficient (MuJoCo 4's nonlinear dampers)"),
+    ("every actuator", "armature", "non-zero on a tendon transmission (it needs tendon armature)"),
     ("sensor user", "objtype", "an object type the model has no table for"),
     ("an actuator shortcut", "class", "a default class set by another shortcut (use the same shortcut)"),
 )

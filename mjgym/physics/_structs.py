@@ -91,6 +91,7 @@ model_type = ModelType([
     ("opt_noslip_iterations", nt.int32[::1]),
     ("opt_ccd_iterations", nt.int32[::1]),
     ("opt_disableflags", nt.int32[::1]),
+    ("opt_disableactuator", nt.int32[::1]),
     ("opt_enableflags", nt.int32[::1]),
     ("vis_global_fovy", nt.float64[::1]),
     ("vis_global_azimuth", nt.float64[::1]),
@@ -143,6 +144,7 @@ model_type = ModelType([
     ("jnt_limited", nt.int32[::1]),
     ("jnt_actfrclimited", nt.int32[::1]),
     ("jnt_actgravcomp", nt.int32[::1]),
+    ("jnt_actuatorid", nt.int32[::1]),
     ("jnt_solref", nt.float64[:, ::1]),
     ("jnt_solimp", nt.float64[:, ::1]),
     ("jnt_pos", nt.float64[:, ::1]),
@@ -186,6 +188,7 @@ model_type = ModelType([
     ("geom_margin", nt.float64[::1]),
     ("geom_gap", nt.float64[::1]),
     ("geom_rgba", nt.float64[:, ::1]),
+    ("geom_fluid", nt.float64[:, ::1]),
     ("site_type", nt.int32[::1]),
     ("site_bodyid", nt.int32[::1]),
     ("site_matid", nt.int32[::1]),
@@ -318,6 +321,8 @@ model_type = ModelType([
     ("tendon_matid", nt.int32[::1]),
     ("tendon_group", nt.int32[::1]),
     ("tendon_limited", nt.int32[::1]),
+    ("tendon_actfrclimited", nt.int32[::1]),
+    ("tendon_actuatorid", nt.int32[::1]),
     ("tendon_width", nt.float64[::1]),
     ("tendon_solref_lim", nt.float64[:, ::1]),
     ("tendon_solimp_lim", nt.float64[:, ::1]),
@@ -329,6 +334,7 @@ model_type = ModelType([
     ("tendon_damping", nt.float64[::1]),
     ("tendon_frictionloss", nt.float64[::1]),
     ("tendon_lengthspring", nt.float64[:, ::1]),
+    ("tendon_actfrcrange", nt.float64[:, ::1]),
     ("tendon_length0", nt.float64[::1]),
     ("tendon_invweight0", nt.float64[::1]),
     ("tendon_rgba", nt.float64[:, ::1]),
@@ -355,6 +361,8 @@ model_type = ModelType([
     ("actuator_ctrllimited", nt.int32[::1]),
     ("actuator_ctrlrange", nt.float64[:, ::1]),
     ("actuator_gear", nt.float64[:, ::1]),
+    ("actuator_damping", nt.float64[::1]),
+    ("actuator_armature", nt.float64[::1]),
     ("actuator_acc0", nt.float64[::1]),
     ("actuator_length0", nt.float64[::1]),
     ("actuator_lengthrange", nt.float64[:, ::1]),
@@ -382,7 +390,7 @@ model_type = ModelType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_disableactuator, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_actuatorid, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_fluid, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_actfrclimited, tendon_actuatorid, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_actfrcrange, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_damping, actuator_armature, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -453,6 +461,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.opt_noslip_iterations = _borrow.borrow(opt_noslip_iterations)
   s.opt_ccd_iterations = _borrow.borrow(opt_ccd_iterations)
   s.opt_disableflags = _borrow.borrow(opt_disableflags)
+  s.opt_disableactuator = _borrow.borrow(opt_disableactuator)
   s.opt_enableflags = _borrow.borrow(opt_enableflags)
   s.vis_global_fovy = _borrow.borrow(vis_global_fovy)
   s.vis_global_azimuth = _borrow.borrow(vis_global_azimuth)
@@ -505,6 +514,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.jnt_limited = _borrow.borrow(jnt_limited)
   s.jnt_actfrclimited = _borrow.borrow(jnt_actfrclimited)
   s.jnt_actgravcomp = _borrow.borrow(jnt_actgravcomp)
+  s.jnt_actuatorid = _borrow.borrow(jnt_actuatorid)
   s.jnt_solref = _borrow.borrow(jnt_solref)
   s.jnt_solimp = _borrow.borrow(jnt_solimp)
   s.jnt_pos = _borrow.borrow(jnt_pos)
@@ -548,6 +558,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.geom_margin = _borrow.borrow(geom_margin)
   s.geom_gap = _borrow.borrow(geom_gap)
   s.geom_rgba = _borrow.borrow(geom_rgba)
+  s.geom_fluid = _borrow.borrow(geom_fluid)
   s.site_type = _borrow.borrow(site_type)
   s.site_bodyid = _borrow.borrow(site_bodyid)
   s.site_matid = _borrow.borrow(site_matid)
@@ -680,6 +691,8 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.tendon_matid = _borrow.borrow(tendon_matid)
   s.tendon_group = _borrow.borrow(tendon_group)
   s.tendon_limited = _borrow.borrow(tendon_limited)
+  s.tendon_actfrclimited = _borrow.borrow(tendon_actfrclimited)
+  s.tendon_actuatorid = _borrow.borrow(tendon_actuatorid)
   s.tendon_width = _borrow.borrow(tendon_width)
   s.tendon_solref_lim = _borrow.borrow(tendon_solref_lim)
   s.tendon_solimp_lim = _borrow.borrow(tendon_solimp_lim)
@@ -691,6 +704,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.tendon_damping = _borrow.borrow(tendon_damping)
   s.tendon_frictionloss = _borrow.borrow(tendon_frictionloss)
   s.tendon_lengthspring = _borrow.borrow(tendon_lengthspring)
+  s.tendon_actfrcrange = _borrow.borrow(tendon_actfrcrange)
   s.tendon_length0 = _borrow.borrow(tendon_length0)
   s.tendon_invweight0 = _borrow.borrow(tendon_invweight0)
   s.tendon_rgba = _borrow.borrow(tendon_rgba)
@@ -717,6 +731,8 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.actuator_ctrllimited = _borrow.borrow(actuator_ctrllimited)
   s.actuator_ctrlrange = _borrow.borrow(actuator_ctrlrange)
   s.actuator_gear = _borrow.borrow(actuator_gear)
+  s.actuator_damping = _borrow.borrow(actuator_damping)
+  s.actuator_armature = _borrow.borrow(actuator_armature)
   s.actuator_acc0 = _borrow.borrow(actuator_acc0)
   s.actuator_length0 = _borrow.borrow(actuator_length0)
   s.actuator_lengthrange = _borrow.borrow(actuator_lengthrange)
@@ -911,6 +927,7 @@ data_type = DataType([
     ("passive_jacp", nt.float64[:, ::1]),
     ("passive_jacr", nt.float64[:, ::1]),
     ("passive_row", nt.float64[::1]),
+    ("passive_fluid_b", nt.float64[:, ::1]),
     ("efc_jv", nt.float64[::1]),
     ("solver_H", nt.float64[:, ::1]),
     ("solver_Ma", nt.float64[::1]),
@@ -968,7 +985,7 @@ data_type = DataType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
+def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, passive_fluid_b, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.solver_niter = _borrow.borrow(solver_niter)
@@ -1125,6 +1142,7 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.passive_jacp = _borrow.borrow(passive_jacp)
   s.passive_jacr = _borrow.borrow(passive_jacr)
   s.passive_row = _borrow.borrow(passive_row)
+  s.passive_fluid_b = _borrow.borrow(passive_fluid_b)
   s.efc_jv = _borrow.borrow(efc_jv)
   s.solver_H = _borrow.borrow(solver_H)
   s.solver_Ma = _borrow.borrow(solver_Ma)
@@ -1335,6 +1353,7 @@ def zero_data(d):
   d.passive_jacp[...] = 0
   d.passive_jacr[...] = 0
   d.passive_row[...] = 0
+  d.passive_fluid_b[...] = 0
   d.efc_jv[...] = 0
   d.solver_H[...] = 0
   d.solver_Ma[...] = 0

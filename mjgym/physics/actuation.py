@@ -15,6 +15,7 @@ from mjgym.physics.types import DynType
 from mjgym.physics.types import GainType
 from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import MINVAL
+from mjgym.physics.types import TrnType
 
 
 @_link.separate
@@ -120,6 +121,7 @@ def fwd_actuation(m, d):
   actuator_force = d.actuator_force
   qfrc_actuator = d.qfrc_actuator
   moment = d.actuator_moment
+  disabled = m.opt_disableactuator[0]
   for i in range(m.nu):
     length = d.actuator_length[i]
     velocity = d.actuator_velocity[i]
@@ -138,6 +140,13 @@ def fwd_actuation(m, d):
     elif biastype == BiasType.MUSCLE:
       bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm)
     force = gain * _input(m, d, i, 0.0 if bad >= 0 else _ctrl(m, d, i)) + bias
+    if disabled and group_disabled(m, i, disabled):
+      # as MuJoCo: no force, but still through the tendon limits and the force range below
+      force = 0.0
+    if m.actuator_trntype[i] == TrnType.TENDON and m.tendon_actfrclimited[m.actuator_trnid[i, 0]]:
+      # scaled with the tendon's other actuators first (_tendon_actuator_limits)
+      actuator_force[i] = force
+      continue
     if m.actuator_forcelimited[i]:
       force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
     actuator_force[i] = force
@@ -145,7 +154,44 @@ def fwd_actuation(m, d):
       continue  # as MuJoCo: a zero force adds nothing, even through a NaN or infinite moment
     for k in range(nv):
       qfrc_actuator[k] += moment[i, k] * force
+  for t in range(m.ntendon):
+    if m.tendon_actfrclimited[t]:
+      _tendon_actuator_limits(m, d, t)
   _joint_actuator_forces(m, d)
+
+
+@njit(cache=True, error_model="numpy")
+def group_disabled(m, i, disabled):
+  """Whether actuator i's group is among the disabled ones (groups outside 0..30 never are)."""
+  group = m.actuator_group[i]
+  return 0 <= group <= 30 and (disabled >> group) & 1 != 0
+
+
+@njit(cache=True, error_model="numpy")
+def _tendon_actuator_limits(m, d, t):
+  """Forces of the actuators on tendon t, whose total is limited (actuatorfrcrange): all scaled by one factor
+  that brings their total into the range, as MuJoCo, then each clamped to its own forcerange and applied."""
+  total = 0.0
+  for i in range(m.nu):
+    if m.actuator_trntype[i] == TrnType.TENDON and m.actuator_trnid[i, 0] == t:
+      total += d.actuator_force[i]
+  lo, hi = m.tendon_actfrcrange[t, 0], m.tendon_actfrcrange[t, 1]
+  for i in range(m.nu):
+    if m.actuator_trntype[i] != TrnType.TENDON or m.actuator_trnid[i, 0] != t:
+      continue
+    force = d.actuator_force[i]
+    if total != 0.0:
+      if total < lo:
+        force *= lo / total
+      elif total > hi:
+        force *= hi / total
+    if m.actuator_forcelimited[i]:
+      force = min(max(force, m.actuator_forcerange[i, 0]), m.actuator_forcerange[i, 1])
+    d.actuator_force[i] = force
+    if force == 0.0:
+      continue
+    for k in range(m.nv):
+      d.qfrc_actuator[k] += d.actuator_moment[i, k] * force
 
 
 @njit(cache=True, error_model="numpy")
@@ -165,7 +211,10 @@ def _joint_actuator_forces(m, d):
 @njit(cache=True, error_model="numpy")
 def force_vel_derivative(m, d, qDeriv):
   """qDeriv (nv, nv) += d(qfrc_actuator)/d(qvel) through affine gains and biases and muscle gains."""
+  disabled = m.opt_disableactuator[0]
   for i in range(m.nu):
+    if disabled and group_disabled(m, i, disabled):
+      continue
     # a force held at its limit does not respond to velocity
     if m.actuator_forcelimited[i] and not (
         m.actuator_forcerange[i, 0] < d.actuator_force[i] < m.actuator_forcerange[i, 1]):

@@ -81,7 +81,8 @@ class MjOption:
   Attributes: timestep (s), impratio, tolerance, ls_tolerance, noslip_tolerance, gravity (3,) m/s²,
   wind (3,) m/s, magnetic (3,), density kg/m³, viscosity Pa·s, o_margin, o_solref (2,), o_solimp (5,),
   o_friction (5,), integrator (mjtIntegrator), cone, jacobian, solver, iterations, ls_iterations,
-  noslip_iterations, ccd_tolerance (m), ccd_iterations, disableflags (mjtDisableBit), enableflags (mjtEnableBit).
+  noslip_iterations, ccd_tolerance (m), ccd_iterations, disableflags (mjtDisableBit), enableflags (mjtEnableBit),
+  disableactuator (bits of the disabled actuator groups).
   """
 
   __slots__ = ("_m",)

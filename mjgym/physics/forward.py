@@ -277,16 +277,25 @@ def _advance(m, d, act_dot, qacc, qvel):
   h = m.opt_timestep[0]
   if m.na > 0:
     act = d.act
+    disabled = m.opt_disableactuator[0]
     for i in range(m.nu):
       adr = m.actuator_actadr[i]
+      # as MuJoCo, the activation of an actuator whose group is disabled holds still
+      frozen = disabled != 0 and actuation.group_disabled(m, i, disabled)
       for k in range(adr, adr + m.actuator_actnum[i]):
-        act[k] = actuation.next_activation(m, d, i, act[k], act_dot[k])
+        act[k] = actuation.next_activation(m, d, i, act[k], 0.0 if frozen else act_dot[k])
   dqvel = d.qvel
   for i in range(m.nv):
     dqvel[i] += h * qacc[i]
   integrate_pos(m, d.qpos, qvel, h)
   d.time[0] += h
   math.store(d.qacc_warmstart, d.qacc)
+
+
+@njit(cache=True, error_model="numpy")
+def _dof_damping(m, i):
+  """Damping of dof i: its joint's and what the joint's actuators add."""
+  return m.dof_damping[i] + support.joint_actuator_damping(m, m.dof_jntid[i])
 
 
 @_link.separate
@@ -296,7 +305,7 @@ def euler(m, d):
   damped = False
   if not _disabled(m, DSBL_EULERDAMP) and not _disabled(m, DSBL_DAMPER):
     for i in range(m.nv):
-      if m.dof_damping[i] > 0:
+      if _dof_damping(m, i) > 0:
         damped = True
   if not damped:
     _advance(m, d, d.act_dot, d.qacc, d.qvel)
@@ -307,7 +316,7 @@ def euler(m, d):
   qacc = d.integ_qacc
   d.qH[:] = d.qM
   for i in range(m.nv):
-    d.qH[m.dof_Madr[i]] += h * m.dof_damping[i]
+    d.qH[m.dof_Madr[i]] += h * _dof_damping(m, i)
     qfrc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
   nsmall, last = smooth.factor_sparse(m, d.qH, d.qH, d.qHDiagInv)
   smooth.warn_inertia(d, nsmall, last)
@@ -415,9 +424,9 @@ def _smooth_vel_derivative(m, d, full):
   qDeriv[:, :] = 0.0
   if not _disabled(m, DSBL_DAMPER):
     for i in range(nv):
-      qDeriv[i, i] -= m.dof_damping[i]
+      qDeriv[i, i] -= _dof_damping(m, i)
     for t in range(m.ntendon):
-      b = m.tendon_damping[t]
+      b = m.tendon_damping[t] + support.tendon_actuator_damping(m, t)
       if b > 0:
         for i in range(nv):
           ji = d.ten_J[t, i]

@@ -50,13 +50,13 @@ def _discrete_to_continuous(m, d, qfrc):
       return
     damped = False
     for i in range(nv):
-      if m.dof_damping[i] > 0:
+      if forward._dof_damping(m, i) > 0:  # pylint: disable=protected-access
         damped = True
     if not damped:
       return
     solver.mul_m(m, d, qfrc, d.qacc)
     for i in range(nv):
-      qfrc[i] += h * m.dof_damping[i] * d.qacc[i]
+      qfrc[i] += h * forward._dof_damping(m, i) * d.qacc[i]  # pylint: disable=protected-access
   else:
     forward._smooth_vel_derivative(m, d, integrator == INT_IMPLICIT)  # pylint: disable=protected-access
     solver.mul_m(m, d, qfrc, d.qacc)

@@ -11,6 +11,7 @@ from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
 from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
 from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.types import MINVAL
+from mjgym.physics.types import TrnType
 
 
 @njit(cache=True, error_model="numpy")
@@ -396,3 +397,45 @@ def add_contact_cfrc_ext(m, d):
       d.cfrc_ext[body, 3] += sign * f0
       d.cfrc_ext[body, 4] += sign * f1
       d.cfrc_ext[body, 5] += sign * f2
+
+
+@njit(cache=True, error_model="numpy")
+def _actuator_share(m, values, actuatorid, tendon, target):
+  """Sum of values[k] gear_k² over the actuators k that pass their damping or armature to joint or tendon
+  ``target`` (actuatorid: the one such actuator, -1 none, -2 several to look up)."""
+  if actuatorid == -1:
+    return 0.0
+  if actuatorid >= 0:
+    g = m.actuator_gear[actuatorid, 0]
+    return values[actuatorid] * (g * g)
+  total = 0.0
+  for k in range(m.nu):
+    trntype = m.actuator_trntype[k]
+    if m.actuator_trnid[k, 0] != target:
+      continue
+    if tendon:
+      if trntype != TrnType.TENDON:
+        continue
+    elif trntype != TrnType.JOINT and trntype != TrnType.JOINTINPARENT:
+      continue
+    g = m.actuator_gear[k, 0]
+    total += values[k] * (g * g)
+  return total
+
+
+@njit(cache=True, error_model="numpy")
+def joint_actuator_armature(m, j):
+  """Armature joint j takes from its actuators (MuJoCo 4's actuator armature times gear²)."""
+  return _actuator_share(m, m.actuator_armature, m.jnt_actuatorid[j], False, j)
+
+
+@njit(cache=True, error_model="numpy")
+def joint_actuator_damping(m, j):
+  """Damping joint j takes from its actuators (MuJoCo 4's actuator damping times gear²)."""
+  return _actuator_share(m, m.actuator_damping, m.jnt_actuatorid[j], False, j)
+
+
+@njit(cache=True, error_model="numpy")
+def tendon_actuator_damping(m, t):
+  """Damping tendon t takes from its actuators (MuJoCo 4's actuator damping times gear²)."""
+  return _actuator_share(m, m.actuator_damping, m.tendon_actuatorid[t], True, t)

@@ -426,6 +426,7 @@ opt_ls_iterations       int    1              | most CG/Newton line-search evalu
 opt_noslip_iterations   int    1              | most noslip iterations; 0: no noslip
 opt_ccd_iterations      int    1              | most convex collision iterations
 opt_disableflags        int    1              | disabled standard features (DisableBit flags)
+opt_disableactuator     int    1              | bitmask of the actuator groups (0-30) whose forces are off (actuatorgroupdisable)
 opt_enableflags         int    1              | enabled optional features (EnableBit flags)
 
 # Visual (mjVisual; one-element arrays)
@@ -488,6 +489,7 @@ jnt_group               int    njnt           | visibility group
 jnt_limited             int    njnt           | whether the joint has limits
 jnt_actfrclimited       int    njnt           | whether the total actuator force on the joint is clamped
 jnt_actgravcomp         int    njnt           | whether gravity compensation goes through qfrc_actuator
+jnt_actuatorid          int    njnt           | the actuator whose damping and armature the joint takes; -1: none, -2: several
 jnt_solref              float  njnt 2         | solref of the limit
 jnt_solimp              float  njnt 5         | solimp of the limit
 jnt_pos                 float  njnt 3         | anchor position in the body frame (m)
@@ -537,6 +539,7 @@ geom_friction           float  ngeom 3        | friction: sliding, torsional, ro
 geom_margin             float  ngeom          | distance within which contacts are detected (m)
 geom_gap                float  ngeom          | contacts farther than margin - gap are detected but make no force (m)
 geom_rgba               float  ngeom 4        | color when no material is given
+geom_fluid              float  ngeom 12       | ellipsoid fluid model: on (0/1), blunt, slender, angular drag, Kutta and Magnus lift coefficients, virtual mass (3), virtual inertia (3)
 
 # Sites
 site_type               int    nsite          | geom type for rendering (GeomType)
@@ -693,6 +696,8 @@ tendon_num              int    ntendon        | number of wrap objects in the te
 tendon_matid            int    ntendon        | id of the tendon's material; -1: none
 tendon_group            int    ntendon        | visibility group
 tendon_limited          int    ntendon        | whether the tendon has length limits
+tendon_actfrclimited    int    ntendon        | whether the total force of the tendon's actuators is limited
+tendon_actuatorid       int    ntendon        | the actuator whose damping the tendon takes; -1: none, -2: several
 tendon_width            float  ntendon        | width for rendering (m)
 tendon_solref_lim       float  ntendon 2      | solref of the limit
 tendon_solimp_lim       float  ntendon 5      | solimp of the limit
@@ -704,6 +709,7 @@ tendon_stiffness        float  ntendon        | spring stiffness (N/m)
 tendon_damping          float  ntendon        | damping coefficient (N·s/m)
 tendon_frictionloss     float  ntendon        | dry friction (N)
 tendon_lengthspring     float  ntendon 2      | rest length range of the spring (m)
+tendon_actfrcrange      float  ntendon 2      | range of the total force of the tendon's actuators (N)
 tendon_length0          float  ntendon        | length at qpos0 (m)
 tendon_invweight0       float  ntendon        | inverse inertia at qpos0
 tendon_rgba             float  ntendon 4      | color when no material is given
@@ -734,6 +740,8 @@ actuator_forcerange     float  nu 2           | range of the force (N or N·m)
 actuator_ctrllimited    int    nu             | whether the control is clamped
 actuator_ctrlrange      float  nu 2           | range of the control
 actuator_gear           float  nu 6           | transmission gear: scales length and force
+actuator_damping        float  nu             | damping the actuator adds to its joint or tendon, times gear² (N·s/m or N·m·s/rad)
+actuator_armature       float  nu             | armature inertia the actuator adds to its joint, times gear² (kg or kg·m²)
 actuator_acc0           float  nu             | norm of the acceleration a unit actuator force causes at qpos0
 actuator_length0        float  nu             | length at qpos0 (m or rad)
 actuator_lengthrange    float  nu 2           | feasible length range (m or rad)
@@ -984,6 +992,7 @@ island_cursor           int    ntree          | dofs or rows placed so far in ea
 passive_jacp            float  3 nv           | translational Jacobian of a body's com (fluid derivative)
 passive_jacr            float  3 nv           | rotational Jacobian of a body's com (fluid derivative)
 passive_row             float  nv             | one row of Rᵀ J, a body-frame velocity per dof (fluid derivative)
+passive_fluid_b         float  6 6            | d(local fluid torque, force) / d(local angular, linear velocity) of one geom (ellipsoid fluid derivative)
 
 # Scratch: solver.py
 efc_jv                  float  njmax          | J times the search direction (line search)

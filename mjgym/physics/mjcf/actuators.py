@@ -3,10 +3,13 @@ folded in as MuJoCo folds them), control, force and activation ranges, and the l
 
 import math
 
+import numpy as np
+
 from mjgym.physics import types
 from mjgym.physics.mjcf.context import RANGE_RULE
 from mjgym.physics.mjcf.context import full
 from mjgym.physics.mjcf.context import keywords
+from mjgym.physics.mjcf.context import linear
 from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.context import range_ok
 from mjgym.physics.mjcf.errors import fail
@@ -45,6 +48,7 @@ def actuators(ctx, v):
         fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")
       _shortcut_limits(ctx, node, p, trntype, trnid, limits)
       lengthrange, simulate = _lengthrange(ctx, node, p, trntype, trnid)
+      damping, armature = _damping_armature(node, trntype)
       actdim = node.get("actdim", -1)
       dynamic = p["dyntype"] != DynType.NONE
       actnum = (1 if dynamic else 0) if actdim < 0 else actdim
@@ -61,11 +65,47 @@ def actuators(ctx, v):
                       actuator_ctrlrange=limits["ctrl"][1], actuator_forcerange=limits["force"][1],
                       actuator_actrange=limits["act"][1], actuator_gear=gear,
                       actuator_cranklength=node.get("cranklength", 0.0), actuator_length0=length0 * gear[0],
-                      actuator_lengthrange=lengthrange)
+                      actuator_lengthrange=lengthrange, actuator_damping=damping,
+                      actuator_armature=armature)
       if simulate:
         ctx.lengthrange_jobs.append((actid, node))
       na += actnum
   v["na"] = na
+  _actuator_targets(ctx, v)
+
+
+def _damping_armature(node, trntype):
+  """An actuator's damping and armature (MuJoCo 4): they act on its joint or tendon, scaled by gear²."""
+  damping = linear(node, "damping")
+  armature = node.get("armature", 0.0)
+  joint = trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT))
+  for attr, value in (("damping", damping), ("armature", armature)):
+    if value and not joint and trntype != int(types.TrnType.TENDON):
+      fail(node, f"{attr} requires joint or tendon transmission", attr)
+  if armature and not joint:
+    fail(node, "armature on a tendon transmission (MuJoCo 4's tendon armature) is not supported "
+         "(unsupported feature)", "armature")
+  return damping, armature
+
+
+def _actuator_targets(ctx, v):
+  """jnt_actuatorid and tendon_actuatorid, as MuJoCo numbers them: the actuator with damping or armature on
+  the joint (joint and jointinparent transmissions) or tendon; -1 none, -2 several."""
+  rows = ctx.rows
+  targets = {"jnt": [-1] * len(rows.get("jnt_type", [])), "tendon": [-1] * len(rows.get("tendon_limited", []))}
+  for i, trntype in enumerate(rows.get("actuator_trntype", [])):
+    if not (rows["actuator_damping"][i] or rows["actuator_armature"][i]):
+      continue
+    if trntype in (int(types.TrnType.JOINT), int(types.TrnType.JOINTINPARENT)):
+      ids = targets["jnt"]
+    elif trntype == int(types.TrnType.TENDON):
+      ids = targets["tendon"]
+    else:
+      continue
+    target = rows["actuator_trnid"][i][0]
+    ids[target] = i if ids[target] == -1 else -2
+  v["jnt_actuatorid"] = np.array(targets["jnt"], np.int32)
+  v["tendon_actuatorid"] = np.array(targets["tendon"], np.int32)
 
 
 def _transmission(ctx, node):

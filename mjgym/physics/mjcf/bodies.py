@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from mjgym.physics import types
+from mjgym.physics.mjcf import fluid
 from mjgym.physics.mjcf import frames
 from mjgym.physics.mjcf import parser
 from mjgym.physics.mjcf import spatial
@@ -22,6 +23,8 @@ from mjgym.physics.types import ObjType
 
 _JOINT_TYPES = keywords(JointType)
 _GEOM_TYPES = keywords(types.GeomType)
+# Primitive geoms that a mesh attribute fits to that mesh.
+_FITTED = ("sphere", "capsule", "cylinder", "ellipsoid", "box")
 _CAMLIGHT_MODES = keywords(types.CamLightType)
 _LIGHT_TYPES = keywords(types.LightType)
 # Dofs of each joint type.
@@ -152,21 +155,30 @@ def geom(ctx, node, bodyid):
     fail(node, f"geom type '{gtype}' is not supported (unsupported feature)", "type")
   size = list(node.get("size", [0.0, 0.0, 0.0]))
   pos, quat = frames.frame(ctx.cfg, node)
+  if gtype in _FITTED and node.has("mesh") and node.has("fromto"):
+    fail(node, "fromto cannot be used with mesh geom", "fromto")
   if node.has("fromto"):
     pos, quat, size = frames.fromto_frame(node, gtype, size)
   meshid = -1
-  # the asset a mesh or height-field geom draws its shape from (and only those geoms name one)
+  # the asset a mesh or height-field geom draws its shape from (and only those geoms name one, but for a
+  # primitive fitted to a mesh)
   for kind, objtype, article in (("mesh", ObjType.MESH, "a"), ("hfield", ObjType.HFIELD, "an")):
     if gtype == kind:
       if not node.has(kind):
         fail(node, f"{kind} geom needs {article} '{kind}'", kind)
       meshid = ctx.lookup(objtype, node, kind)
-    elif node.has(kind):
+    elif node.has(kind) and not (kind == "mesh" and gtype in _FITTED):
       fail(node, f"'{kind}' given for a geom of type {gtype}", kind)
+  if gtype in _FITTED and node.has("mesh"):
+    pos, quat, size = _fit_to_mesh(ctx, node, gtype, pos, quat, size)
   check_size(node, gtype, size, "geom")
   if gtype == "plane" and bodyid != 0 and ctx.body_info[bodyid]["joints"]:
     fail(node, "planes can only be attached to static bodies", "type")
+  shell = node.get("shellinertia", False)
+  inertia_of = spatial.shell_inertia if shell else spatial.primitive_inertia
   if gtype == "mesh":
+    if shell:
+      fail(node, "for mesh geoms, inertia should be specified in the mesh asset", "shellinertia")
     mesh = ctx.meshes[meshid]
     # The mesh was recentered at its centroid and aligned with its principal axes: move the geom with it, in
     # MuJoCo's arithmetic (mjuu_frameaccum), as the geom's frame feeds the body's inertia and its principal frame.
@@ -183,7 +195,7 @@ def geom(ctx, node, bodyid):
     size = [rx, ry, 0.5 * (0.5 * top + bottom)]
     rb = spatial.sqrt(rx * rx + ry * ry + max(top, bottom) * max(top, bottom))
     aabb = np.array([0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom)])
-    volume, unit_inertia = spatial.primitive_inertia("box", size)
+    volume, unit_inertia = inertia_of("box", size)
   elif gtype == "plane":
     rb, volume, unit_inertia = 0.0, 0.0, np.zeros(3)
     # MuJoCo's box for the infinite half-space below a plane.
@@ -191,7 +203,7 @@ def geom(ctx, node, bodyid):
   else:
     rb = spatial.rbound(gtype, size)
     aabb = np.concatenate([np.zeros(3), spatial.half_extents(gtype, size)])
-    volume, unit_inertia = spatial.primitive_inertia(gtype, size)
+    volume, unit_inertia = inertia_of(gtype, size)
   if node.has("mass") and not math.isnan(node.get("mass")):
     mass = node.get("mass")
   else:
@@ -203,6 +215,10 @@ def geom(ctx, node, bodyid):
   friction = node.get("friction", [1.0, 0.005, 0.0001])
   matid = ctx.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1
   group = node.get("group", 0)
+  if node.get("fluidshape", "none") == "ellipsoid":
+    fluid_coefs = fluid.geom_fluid(gtype, size, node.get("fluidcoef", fluid.FLUIDCOEF))
+  else:
+    fluid_coefs = np.zeros(12)
   geomid = ctx.add(
       ObjType.GEOM, node, geom_type=int(_GEOM_TYPES[gtype]), geom_contype=node.get("contype", 1),
       geom_conaffinity=node.get("conaffinity", 1), geom_condim=node.get("condim", 3), geom_bodyid=bodyid,
@@ -210,7 +226,8 @@ def geom(ctx, node, bodyid):
       geom_solmix=node.get("solmix", 1.0), geom_solref=node.get("solref", SOLREF),
       geom_solimp=node.get("solimp", SOLIMP), geom_size=size, geom_rbound=rb, geom_pos=pos,
       geom_quat=quat, geom_friction=friction, geom_margin=node.get("margin", 0.0),
-      geom_gap=node.get("gap", 0.0), geom_aabb=aabb, geom_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]))
+      geom_gap=node.get("gap", 0.0), geom_aabb=aabb, geom_rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]),
+      geom_fluid=fluid_coefs)
   condim = node.get("condim", 3)
   if condim not in (1, 3, 4, 6):
     fail(node, f"condim must be 1, 3, 4 or 6, got {condim}", "condim")
@@ -218,6 +235,45 @@ def geom(ctx, node, bodyid):
   if gtype != "plane" and lo <= group <= hi:
     ctx.body_info[bodyid]["geoms"].append(dict(id=geomid, mass=mass, pos=pos, quat=quat,
                                                inertia=mass * unit_inertia))
+
+
+def _fit_to_mesh(ctx, node, gtype, pos, quat, size):
+  """(pos, quat, size) of a primitive geom fitted to the mesh it names, as MuJoCo fits it: to the mesh's
+  equivalent-inertia box, or (compiler fitaabb) to the smallest such primitive around the mesh's bounding box;
+  then scaled by fitscale (sizes the shape does not use keep their given values, scaled too). The geom takes
+  the mesh's frame (moved to the box's center for fitaabb)."""
+  mesh = ctx.meshes[ctx.lookup(ObjType.MESH, node, "mesh")]
+  center = np.zeros(3)
+  size = list(size) + [0.0] * (3 - len(size))
+  if not ctx.cfg.fitaabb:
+    i0, i1, i2 = mesh.inertia
+    box = [0.5 * math.sqrt(6 * (i1 + i2 - i0) / mesh.volume), 0.5 * math.sqrt(6 * (i0 + i2 - i1) / mesh.volume),
+           0.5 * math.sqrt(6 * (i0 + i1 - i2) / mesh.volume)]
+    if gtype == "sphere":
+      size[0] = (box[0] + box[1] + box[2]) / 3
+    elif gtype == "capsule":
+      r = (box[0] + box[1]) / 2
+      size[:2] = [r, max(0.0, box[2] - r / 2)]
+    elif gtype == "cylinder":
+      size[:2] = [(box[0] + box[1]) / 2, box[2]]
+    else:
+      size = box
+  else:
+    center = np.asarray(mesh.aabb[:3], float)
+    half = mesh.aabb[3:]
+    if gtype == "sphere":
+      size[0] = max(max(half[0], half[1]), half[2])
+    elif gtype in ("capsule", "cylinder"):
+      r = max(half[0], half[1])
+      # a capsule's caps reach beyond its cylinder
+      size[:2] = [r, half[2] - r if gtype == "capsule" else half[2]]
+    else:
+      size = [half[0], half[1], half[2]]
+  scale = node.get("fitscale", 1.0)
+  size = [x * scale for x in size]
+  meshpos = spatial.rotate(mesh.quat, center) + mesh.pos
+  pos, quat = spatial.frame_accum(pos, quat, meshpos, mesh.quat)
+  return pos, quat, size
 
 
 def check_size(node, gtype, size, what):

@@ -31,6 +31,7 @@ def compile_tree(root, filename, source):
   inertia.body_inertias(ctx, v)
   simplify.discard_visual(ctx, v)
   simplify.fuse_static(ctx, v)
+  inertia.align_free_bodies(ctx, v)
   inertia.set_total_mass(ctx, v)
   xpos, xquat, subtree_com = inertia.kinematics(ctx, v)
   tree.joints_and_dofs(ctx, v)

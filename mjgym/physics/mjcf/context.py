@@ -38,8 +38,6 @@ class Settings:
       a.update(node.attrs)
       if node.get("coordinate") == "global":
         fail(node, "coordinate='global' is not supported (unsupported feature)", "coordinate")
-      if node.get("alignfree"):
-        fail(node, "alignfree='true' is not supported (unsupported feature)", "alignfree")
       seq = node.get("eulerseq")
       if seq is not None and (len(seq) != 3 or any(c not in "xyzXYZ" for c in seq)):
         fail(node, f"expected three characters from xyzXYZ, got '{seq}'", "eulerseq")
@@ -55,6 +53,8 @@ class Settings:
     self.fusestatic = a.get("fusestatic", False)
     self.strippath = a.get("strippath", False)
     self.inertiagrouprange = a.get("inertiagrouprange", [0, 5])
+    self.fitaabb = a.get("fitaabb", False)
+    self.alignfree = a.get("alignfree", False)
     self.assetdir = a.get("assetdir", "")
     self.meshdir = a.get("meshdir", self.assetdir)
     self.texturedir = a.get("texturedir", self.assetdir)

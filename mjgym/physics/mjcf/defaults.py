@@ -1,6 +1,7 @@
 """Default classes: MJCF's <default> tree, applied to every element that takes defaults (attribute by attribute,
 partial arrays completed from the class or MuJoCo's built-in values)."""
 
+from mjgym.physics.mjcf import fluid
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import fail
 
@@ -18,6 +19,7 @@ _PARTIAL_BASE = {
     "gear": (1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
     "dynprm": (1.0,) + (0.0,) * 9, "gainprm": (1.0,) + (0.0,) * 9, "biasprm": (0.0,) * 10,
     "polycoef": (0.0, 1.0, 0.0, 0.0, 0.0),
+    "fluidcoef": {"geom": fluid.FLUIDCOEF},
 }
 _ACTUATOR_KINDS = tuple(schema.ACTUATORS)
 

@@ -9,6 +9,7 @@ from mjgym.physics.mjcf.context import EPS
 from mjgym.physics.mjcf.context import MINVAL
 from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import JointType
 
 
 def body_inertias(ctx, v):
@@ -39,6 +40,39 @@ def body_inertias(ctx, v):
       if a[0] + a[1] < a[2] or a[0] + a[2] < a[1] or a[1] + a[2] < a[0]:
         inertia[b] = a.mean()
   v.update(body_mass=mass, body_ipos=ipos, body_iquat=iquat, body_inertia=inertia)
+
+
+def align_free_bodies(ctx, v):
+  """Free-joint alignment (<freejoint align>, or <compiler alignfree> for align="auto"): a childless body whose
+  only joint is free takes its inertial frame as its own frame, and its geoms, sites, cameras and lights are
+  re-expressed in it, as MuJoCo does."""
+  rows = ctx.rows
+  parents = set(rows["body_parentid"])
+  for b in range(1, len(ctx.body_info)):
+    joints = ctx.body_info[b]["joints"]
+    if len(joints) != 1 or joints[0]["type"] != JointType.FREE or b in parents:
+      continue
+    align = joints[0]["node"].get("align", "auto")
+    if not (align == "true" or (align == "auto" and ctx.cfg.alignfree)):
+      continue
+    ipos, iquat = v["body_ipos"][b].copy(), v["body_iquat"][b].copy()
+    rows["body_pos"][b], rows["body_quat"][b] = spatial.frame_accum(rows["body_pos"][b], rows["body_quat"][b],
+                                                                    ipos, iquat)
+    inv_quat = spatial.quat_conj(iquat)
+    inv_pos = -spatial.rotate(inv_quat, ipos)
+    v["body_ipos"][b] = np.zeros(3)
+    v["body_iquat"][b] = spatial.IDENTITY_QUAT
+    for kind in ("geom", "site", "cam", "light"):
+      for i, owner in enumerate(rows.get(f"{kind}_bodyid", [])):
+        if owner != b:
+          continue
+        if kind == "light":
+          rows["light_pos"][i] = spatial.frame_accum(inv_pos, inv_quat, rows["light_pos"][i],
+                                                     spatial.IDENTITY_QUAT)[0]
+          rows["light_dir"][i] = spatial.rotate(inv_quat, rows["light_dir"][i])
+        else:
+          rows[f"{kind}_pos"][i], rows[f"{kind}_quat"][i] = spatial.frame_accum(
+              inv_pos, inv_quat, rows[f"{kind}_pos"][i], rows[f"{kind}_quat"][i])
 
 
 def set_total_mass(ctx, v):

@@ -50,6 +50,9 @@ def options(ctx, v):
       fail(node, f"timestep must be a positive finite number, got {plain(node.get('timestep'))}", "timestep")
     for f in node.all("flag"):
       flags.update(f.attrs)
+    for group in node.get("actuatorgroupdisable", []):
+      if not 0 <= group <= 30:
+        fail(node, f"disabled actuator group {group} is not in 0..30", "actuatorgroupdisable")
   v.update(opt_timestep=a.get("timestep", 0.002), opt_impratio=a.get("impratio", 1.0),
            opt_tolerance=a.get("tolerance", 1e-8), opt_ls_tolerance=a.get("ls_tolerance", 0.01),
            opt_noslip_tolerance=a.get("noslip_tolerance", 1e-6), opt_ccd_tolerance=a.get("ccd_tolerance", 1e-6),
@@ -71,7 +74,10 @@ def options(ctx, v):
         disable |= int(types.DisableBit[name.upper()])
     elif value == "enable":
       enable |= int(types.EnableBit[name.upper()])
-  v.update(opt_disableflags=disable, opt_enableflags=enable)
+  groups = 0
+  for group in a.get("actuatorgroupdisable", []):
+    groups |= 1 << group
+  v.update(opt_disableflags=disable, opt_enableflags=enable, opt_disableactuator=groups)
 
 
 def visual(ctx, v):

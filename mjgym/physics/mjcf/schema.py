@@ -32,7 +32,8 @@ GEOM = {
     "contype": "i", "conaffinity": "i", "condim": "i", "group": "i", "priority": "i", "size": "f1-3",
     "material": "s", "rgba": "g4", "friction": "f1-3", "mass": "f", "density": "f", "solmix": "f",
     "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "fromto": "f6", "pos": "f3", "mesh": "s",
-    "user": "v", "hfield": "s", "shellinertia": "x", "fitscale": "x", "fluidshape": "x", "fluidcoef": "x",
+    "user": "v", "hfield": "s", "shellinertia": "b", "fitscale": "f", "fluidshape": "e:none|ellipsoid",
+    "fluidcoef": "f1-5",
     **_ORIENT,
 }
 
@@ -59,8 +60,8 @@ _ACTUATOR_COMMON = {
     "actlimited": "auto", "ctrlrange": "f2", "forcerange": "f2", "actrange": "f2", "lengthrange": "f2",
     "gear": "f1-6", "cranklength": "f", "joint": "s", "tendon": "s", "user": "v", "actdim": "i",
     "jointinparent": "s", "site": "s", "refsite": "s", "body": "s", "cranksite": "s", "slidersite": "s",
-    # MuJoCo 4's actuator delay, interpolation, damping and armature are not modelled
-    "nsample": "x", "interp": "x", "delay": "x", "damping": "x", "armature": "x",
+    # MuJoCo 4's actuator delay and interpolation are not modelled
+    "nsample": "x", "interp": "x", "delay": "x", "damping": "f1-3", "armature": "f",
 }
 
 GENERAL = {**_ACTUATOR_COMMON, "dyntype": "e:none|integrator|filter|filterexact|muscle|user",
@@ -84,7 +85,7 @@ FIXED_TENDON = {
     "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": _SOLREF,
     "solimplimit": _SOLIMP, "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "frictionloss": "f",
     "springlength": "f1-2", "stiffness": "f1-3", "damping": "f1-3", "margin": "f", "user": "v", "armature": "x",
-    "actuatorfrclimited": "x", "actuatorfrcrange": "x",
+    "actuatorfrclimited": "auto", "actuatorfrcrange": "f2",
 }
 
 # Sensors: common attributes, then the object each kind reads. MuJoCo 4's sampling attributes (delay,
@@ -156,8 +157,8 @@ _COMPILER = {
     "angle": "e:degree|radian", "coordinate": "e:local|global", "eulerseq": "s",
     "inertiafromgeom": "e:false|true|auto", "autolimits": "b", "boundmass": "f", "boundinertia": "f",
     "settotalmass": "f", "meshdir": "s", "texturedir": "s", "assetdir": "s", "balanceinertia": "b",
-    "inertiagrouprange": "i2", "strippath": "b", "usethread": "v", "convexhull": "v", "fitaabb": "x",
-    "discardvisual": "b", "fusestatic": "b", "alignfree": "b", "exactmeshinertia": "x", "saveinertial": "v",
+    "inertiagrouprange": "i2", "strippath": "b", "usethread": "v", "convexhull": "v", "fitaabb": "b",
+    "discardvisual": "b", "fusestatic": "b", "alignfree": "b", "saveinertial": "v",
 }
 _OPTION = {
     "timestep": "f", "impratio": "f", "tolerance": "f", "ls_tolerance": "f", "noslip_tolerance": "f",
@@ -168,7 +169,7 @@ _OPTION = {
     "ls_iterations": "i", "noslip_iterations": "i", "ccd_tolerance": "f", "ccd_iterations": "i",
     # SDF narrow-phase tuning: accepted, it does not change model numbers (no SDF geoms).
     "sdf_iterations": "v", "sdf_initpoints": "v",
-    "sleep_tolerance": "v", "apirate": "v", "actuatorgroupdisable": "x",
+    "sleep_tolerance": "v", "apirate": "v", "actuatorgroupdisable": "i*",
 }
 DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
                  "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
@@ -245,7 +246,7 @@ ELEMENTS = {
     "body/body": None,
     "body/inertial": {"pos": "f3", "mass": "f", "diaginertia": "f3", "fullinertia": "f6", **_ORIENT},
     "body/joint": JOINT,
-    "body/freejoint": {"name": "s", "group": "i", "align": "x"},
+    "body/freejoint": {"name": "s", "group": "i", "align": "auto"},
     "body/geom": GEOM,
     "body/site": SITE,
     "body/camera": CAMERA,

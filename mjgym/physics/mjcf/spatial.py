@@ -233,6 +233,62 @@ def primitive_inertia(gtype, size):
   raise ValueError(gtype)
 
 
+def shell_inertia(gtype, size):
+  """(surface area, principal inertia per unit mass) of a primitive geom's surface as a thin uniform shell
+  (<geom shellinertia="true">): the mass spread over the faces, caps and sides by their areas."""
+  r = size[0]
+  if gtype == "sphere":
+    return 4.0 * math.pi * r * r, np.full(3, 2.0 * r * r / 3.0)
+  if gtype in ("capsule", "cylinder"):
+    h = size[1]
+    side = 2.0 * math.pi * r * 2.0 * h
+    # the tube's own inertia: radius r, length 2h
+    tube_xx, tube_zz = (6.0 * r * r + 4.0 * h * h) / 12.0, r * r
+    if gtype == "capsule":
+      caps = 4.0 * math.pi * r * r
+      area = caps + side
+      mcap = caps / area
+      # two hemispherical shells: com r/2 from their flat face, moved out to h + r/2 (Steiner)
+      cap_xx = 2.0 * r * r / 3.0 + (h + 0.5 * r) * (h + 0.5 * r) - 0.25 * r * r
+      cap_zz = 2.0 * r * r / 3.0
+    else:
+      caps = 2.0 * math.pi * r * r
+      area = caps + side
+      mcap = caps / area
+      # two disks at +-h
+      cap_xx = 0.25 * r * r + h * h
+      cap_zz = 0.5 * r * r
+    ixx = (1.0 - mcap) * tube_xx + mcap * cap_xx
+    return area, np.array([ixx, ixx, (1.0 - mcap) * tube_zz + mcap * cap_zz])
+  if gtype == "ellipsoid":
+    a, b, c = size
+    # MuJoCo's shell ellipsoid: Thomsen's approximation of the area; the inertia as the difference between the
+    # solid ellipsoid grown by 1e-6 and the solid one, both of the density that gives the shell its mass
+    p = 1.6075
+    area = 4.0 * math.pi * ((math.pow(a * b, p) + math.pow(b * c, p) + math.pow(c * a, p)) / 3.0) ** (1.0 / p)
+    eps = 1e-6
+    va = 4.0 * math.pi * a * b * c / 3.0
+    ae, be, ce = a + eps, b + eps, c + eps
+    vb = 4.0 * math.pi * ae * be * ce / 3.0
+    density = 1.0 / (vb - va)
+    ma, mb = va * density, vb * density
+    return area, np.array([mb * (be * be + ce * ce) / 5.0 - ma * (b * b + c * c) / 5.0,
+                           mb * (ae * ae + ce * ce) / 5.0 - ma * (a * a + c * c) / 5.0,
+                           mb * (ae * ae + be * be) / 5.0 - ma * (a * a + b * b) / 5.0])
+  if gtype == "box":
+    lx, ly, lz = 2.0 * size[0], 2.0 * size[1], 2.0 * size[2]
+    # three pairs of faces normal to z, x and y, at distances size[2], size[0], size[1] from the center
+    axy, ayz, azx = lx * ly, ly * lz, lz * lx
+    total = 2.0 * (axy + ayz + azx)
+    mz, mx, my = axy / total, ayz / total, azx / total
+    sx, sy, sz = size[0] * size[0], size[1] * size[1], size[2] * size[2]
+    return total, 2.0 * np.array([
+        mz * sz + my * sy + (mz * ly * ly + mx * (ly * ly + lz * lz) + my * lz * lz) / 12.0,
+        mz * sz + mx * sx + (mz * lx * lx + mx * lz * lz + my * (lx * lx + lz * lz)) / 12.0,
+        mx * sx + my * sy + (mz * (lx * lx + ly * ly) + mx * ly * ly + my * lx * lx) / 12.0])
+  raise ValueError(gtype)
+
+
 def half_extents(gtype, size):
   """Half sizes of the box around a primitive in its own frame (MuJoCo's `geom_aabb` second half)."""
   if gtype == "sphere":

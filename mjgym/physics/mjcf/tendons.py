@@ -53,6 +53,11 @@ def tendons(ctx, v):
       rng = node.get("range", [0.0, 0.0])
       if limited and not range_ok(rng):
         fail(node, f"limited tendon needs {RANGE_RULE}, got {plain(rng)}", "range")
+      actfrcrange = node.get("actuatorfrcrange", [0.0, 0.0])
+      actfrclimited = ctx.limited(node, "actuatorfrclimited", "actuatorfrcrange")
+      if actfrclimited and not range_ok(actfrcrange):
+        fail(node, f"actuator force limited tendon needs {RANGE_RULE}, got {plain(actfrcrange)}",
+             "actuatorfrcrange")
       spring = node.get("springlength", [-1.0, -1.0])
       if len(spring) == 1:
         spring = [spring[0], spring[0]]
@@ -65,6 +70,7 @@ def tendons(ctx, v):
       if node.tag == "spatial" and not node.get("width", 0.003) > 0:
         fail(node, f"a spatial tendon needs a positive width, got {node.get('width')}", "width")
       ctx.add(ObjType.TENDON, node, tendon_limited=int(limited), tendon_range=rng,
+              tendon_actfrclimited=int(actfrclimited), tendon_actfrcrange=actfrcrange,
               tendon_solref_lim=node.get("solreflimit", SOLREF),
               tendon_solimp_lim=node.get("solimplimit", SOLIMP),
               tendon_solref_fri=node.get("solreffriction", SOLREF),
