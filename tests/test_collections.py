@@ -41,8 +41,7 @@ CHECKS = ("model", "smooth", "contacts")
 KNOWN_FAILURES = {
   # Measured causes: mesh polygon normals on sliver triangles; plane-mesh
   # ties broken in MuJoCo's hash-table order of polygons; contact points of the
-  # convex narrow phase (mesh-mesh, ellipsoid, capsule-cylinder) beyond 1e-6;
-  # fewer mesh-mesh contacts on the jaco arm.
+  # convex narrow phase (mesh-mesh, ellipsoid, capsule-cylinder) beyond 1e-6.
   "gymnasium_robotics/envs/assets/fetch/pick_and_place.xml": {
     "model": "mesh polygons: the same polygons, normals up to 4.8e-08 apart on sliver hull triangles (a 1-ulp difference in the mesh frame, amplified)",
     "contacts": "step 0: plane-mesh picks another fourth corner (0.38 away) among the equal-depth (dist 0) vertices of the flat base: MuJoCo visits the hull polygons in its hash table's order",
@@ -73,9 +72,6 @@ KNOWN_FAILURES = {
   },
   "dm_control/mjcf/test_assets/robot_arm.xml": {
     "contacts": "step 0: capsule-cylinder contact point 4.1e-04 apart, distance within 1.2e-09 (convex narrow phase, EPA)",
-  },
-  "dm_control/third_party/kinova/jaco_arm.xml": {
-    "contacts": "step 0: ncon mjgym 18, MuJoCo 39 (mesh-mesh multi-contact)",
   },
 }
 

@@ -25,6 +25,7 @@ import math
 
 from numba import njit
 
+from mjgym.physics.collision import mpr
 from mjgym.physics.collision import multiccd
 from mjgym.physics.collision.primitive import emit
 from mjgym.physics.constants import DSBL_MULTICCD
@@ -295,10 +296,13 @@ def _closest_on_simplex(vert, n):
 @njit(cache=True, error_model="numpy")
 def convex(m, d, g1, g2, margin, i0):
   """Any two convex geoms: one contact at the deepest point (or nearest points within margin)."""
+  # Without nativeccd MuJoCo runs libccd's MPR (height-field prisms stay here: they are not matched to it yet).
+  if (m.opt_disableflags[0] & DSBL_NATIVECCD) != 0 and m.geom_type[g1] != GEOM_HFIELD:
+    return mpr.convex(m, d, g1, g2, margin, i0)
   dist, nrm, p1, p2 = closest(m, d, g1, g2, margin)
   if dist > margin:
     return 0
-  # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
+  # MuJoCo's multiccd clips features only on its native collider.
   if (m.opt_disableflags[0] & (DSBL_MULTICCD | DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
     cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, p1, p2)
     if cnt > 0:
