@@ -6,8 +6,11 @@ length is the distance and its direction the normal. Overlapping: EPA grows a po
 nearest the origin lies on M's boundary; that face's distance is the depth and its outward normal points from B to A.
 The contact sits at the midpoint of the two witness points.
 
-Both stop as MuJoCo's do, on ``opt.ccd_iterations`` (support points added) and ``opt.ccd_tolerance`` (the gap
-between the current distance or depth and the bound the newest support point gives, in length units).
+Both stop on ``opt.ccd_iterations`` (support points added) and ``opt.ccd_tolerance`` (tol). GJK stops as MuJoCo's does,
+when the duality gap x.(x - w) of its nearest point x and the newest support point w falls below tol^2 / 2 (below
+zero, i.e. at round-off, for two polytopes without margin): its distance is then within ~tol^2 / distance of the
+true one, and on curved shapes its normal within ~tol / sqrt(distance * curvature radius). EPA stops when the
+support along the nearest face's normal is within tol of the face.
 
 Spheres and capsules enter as their cores (a point, a segment) and their radii are added afterwards: the distance of
 the cores is then found by GJK, which converges fast on smooth shapes, for every pose where the cores stay apart,
@@ -25,6 +28,7 @@ import math
 
 from numba import njit
 
+from mjgym.physics.collision import mpr
 from mjgym.physics.collision import multiccd
 from mjgym.physics.collision.primitive import emit
 from mjgym.physics.constants import DSBL_MULTICCD
@@ -295,10 +299,13 @@ def _closest_on_simplex(vert, n):
 @njit(cache=True, error_model="numpy")
 def convex(m, d, g1, g2, margin, i0):
   """Any two convex geoms: one contact at the deepest point (or nearest points within margin)."""
+  # Without nativeccd MuJoCo runs libccd's MPR (height-field prisms stay here: they are not matched to it yet).
+  if (m.opt_disableflags[0] & DSBL_NATIVECCD) != 0 and m.geom_type[g1] != GEOM_HFIELD:
+    return mpr.convex(m, d, g1, g2, margin, i0)
   dist, nrm, p1, p2 = closest(m, d, g1, g2, margin)
   if dist > margin:
     return 0
-  # MuJoCo's multiccd clips features only on its native collider (with nativeccd off its libccd path keeps one).
+  # MuJoCo's multiccd clips features only on its native collider.
   if (m.opt_disableflags[0] & (DSBL_MULTICCD | DSBL_NATIVECCD)) == 0 and multiccd.applies(m, g1, g2):
     cnt = multiccd.contacts(m, d, g1, g2, margin, i0, nrm, p1, p2)
     if cnt > 0:
@@ -324,6 +331,11 @@ def closest(m, d, g1, g2, margin):
   n = 1
   lam = (1.0, 0.0, 0.0, 0.0)
   tol = m.opt_ccd_tolerance[0]
+  # MuJoCo's stopping rule: the Frank-Wolfe gap x.(x - w), an upper bound on |x|^2 - distance^2, below half the
+  # squared tolerance; zero for two polytopes without margin, whose GJK ends in finitely many steps.
+  polytopes = (margin == 0.0 and (s1[0] == GEOM_MESH or s1[0] == GEOM_BOX or s1[0] == GEOM_HFIELD)
+               and (s2[0] == GEOM_MESH or s2[0] == GEOM_BOX or s2[0] == GEOM_HFIELD))
+  gap = 0.0 if polytopes else 0.5 * tol * tol
   for _ in range(m.opt_ccd_iterations[0]):
     xx = dot3(x, x)
     if xx < 1e-24 or n == 4:
@@ -333,8 +345,7 @@ def closest(m, d, g1, g2, margin):
     lower = dot3(x, w) / math.sqrt(xx)
     if lower > reach:
       return none
-    # Converged when the distance is within ccd_tolerance of that lower bound (or at round-off).
-    if math.sqrt(xx) - lower <= tol or xx - dot3(x, w) <= 1e-12 * xx:
+    if xx - dot3(x, w) < gap or xx - dot3(x, w) <= 1e-12 * xx:
       break
     n, lam, x = _closest_on_simplex(vert, n + 1)
   dist = norm3(x)

@@ -33,7 +33,8 @@ Pair table (lower geom type first; ``c`` = closed form in primitive.py / box.py,
 hfield.py, GJK+EPA against each prism of the height field under the other geom. Plane-hfield and hfield-hfield pairs
 make no contacts, as in MuJoCo. SDF geoms are refused when the model is compiled. Unless ``multiccd`` is disabled,
 ``g`` pairs of capsules, cylinders, boxes and meshes get up to 4 contacts where flat features meet (multiccd.py);
-height-field prisms keep one, as MuJoCo's do.
+height-field prisms keep one, as MuJoCo's do. With ``nativeccd`` disabled the ``g`` pairs go through MuJoCo's libccd
+path instead (mpr.py: MPR, with extra contacts from perturbed poses unless ``multiccd`` is disabled).
 """
 
 import math

@@ -391,6 +391,23 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
     for q in range(cnt):
       if _pair_dist(d, row, q, fn, origin, ref_a, normal) <= margin:
         valid += 1
+  elif cap == _FACE_MAX:
+    # The points within the margin, kept in order in the other row; more than 4 of them are pruned, as MuJoCo
+    # prunes them, to the quadrilateral of largest area.
+    keep = 1 - row
+    for q in range(cnt):
+      if _pair_dist(d, row, q, fn, origin, ref_a, normal) <= margin:
+        for t in range(3):
+          d.multiccd_clip[keep, valid, t] = d.multiccd_clip[row, q, t]
+        valid += 1
+    if valid > cap:
+      quad = _largest_quad(d, keep, valid)
+      for k in range(cap):
+        dist = _pair_dist(d, keep, quad[k], fn, origin, ref_a, normal)
+        p = vec3(d.multiccd_clip[keep, quad[k]])
+        proj = add_scl3(p, fn, -dot3(sub3(p, origin), fn))
+        emit(d, i0 + k, dist, add_scl3(proj if ref_a else p, normal, 0.5 * dist), normal)
+      return cap
   found = 0
   rank = 0
   for q in range(cnt):
@@ -414,6 +431,23 @@ def contacts(m, d, g1, g2, margin, i0, nrm, wa, wb):
     emit(d, i0 + found, dist, add_scl3(pa, normal, 0.5 * dist), normal)
     found += 1
   return found
+
+
+@njit(cache=True, error_model="numpy")
+def _largest_quad(d, row, n):
+  """The four of the n points of convex polygon multiccd_clip[row, :n] (in order around it) that span the largest
+  quadrilateral (half the cross product of its diagonals); the first in lexicographic order among equals."""
+  best, area = (0, 1, 2, 3), -1.0
+  for i in range(n):
+    for j in range(i + 1, n):
+      for k in range(j + 1, n):
+        for l in range(k + 1, n):
+          diag = cross(sub3(vec3(d.multiccd_clip[row, k]), vec3(d.multiccd_clip[row, i])),
+                       sub3(vec3(d.multiccd_clip[row, l]), vec3(d.multiccd_clip[row, j])))
+          a = 0.5 * norm3(diag)
+          if a > area:
+            best, area = (i, j, k, l), a
+  return best
 
 
 @njit(cache=True, error_model="numpy")
