@@ -152,3 +152,22 @@ def test_model_without_flex_has_no_flex_work():
   """nflex == 0: the flex fields are empty and the stages skip flexes entirely (forward.py, passive.py)."""
   m = physics.MjModel.from_xml_string(_BASE.format("", ""))
   assert m.nflex == m.nflexvert == m.nflexedge == m.nJfe == 0
+
+
+def test_renderer_draws_flex_edges():
+  """Flex edges are drawn as capsules of the flex's radius in its colour; segmentation names the flex (mjOBJ_FLEX);
+  flexgroup hides them."""
+  m = physics.MjModel.from_xml_string(_xml("flex_pinned_cloth.xml"))
+  d = physics.MjData(m)
+  physics.mj_forward(m, d)
+  with physics.Renderer(m, 120, 160) as renderer:
+    renderer.update_scene(d)
+    renderer.enable_segmentation_rendering()
+    seg = renderer.render()
+    flex_pixels = seg[..., 1] == int(mujoco.mjtObj.mjOBJ_FLEX)
+    assert flex_pixels.sum() > 50
+    assert set(np.unique(seg[..., 0][flex_pixels])) == {0, 1}  # both flexes
+    option = physics.MjvOption()
+    option.flexgroup[:] = 0
+    renderer.update_scene(d, scene_option=option)
+    assert not np.any(renderer.render()[..., 1] == int(mujoco.mjtObj.mjOBJ_FLEX))

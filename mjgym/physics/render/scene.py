@@ -321,7 +321,8 @@ _FORCE_SCALE = 0.005    # vis.map.force: arrow length (m) per unit of force over
 class MjvOption:
   """What to draw besides the geoms, like the bindings' ``mujoco.MjvOption`` (same defaults).
 
-  Attributes: geomgroup, sitegroup, tendongroup, skingroup: (6,) uint8 flags per group (groups 0-2 on); flags: (31,)
+  Attributes: geomgroup, sitegroup, tendongroup, skingroup, flexgroup: (6,) uint8 flags per group (groups 0-2 on);
+  flags: (31,)
   uint8 indexed by mjtVisFlag (mjVIS_TENDON = 7 on; mjVIS_CONTACTPOINT = 14 and mjVIS_CONTACTFORCE = 16 off by
   default).
   """
@@ -331,6 +332,7 @@ class MjvOption:
     self.sitegroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.tendongroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.skingroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
+    self.flexgroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.flags = np.zeros(31, np.uint8)
     self.flags[VIS_TENDON] = 1
 
@@ -382,7 +384,8 @@ class Scene:
 
   Rows of the object tables: the model's geoms, then its sites, then its skins (meshes appended to physics.ray's
   mesh tables, posed in world coordinates each frame), then tendon segments (spatial tendons, drawn as
-  capsules of the tendon's width between consecutive path points), then contact points (cylinders along the
+  capsules of the tendon's width between consecutive path points), then flex edges (capsules of the flex's
+  radius between the edge's vertices, in the flex's colour), then contact points (cylinders along the
   contact normal), then contact forces (cylinders from the contact point along the force, MuJoCo's arrows
   without their heads). Segmentation reports each row's (object id, mjtObj type); contact decor is
   (contact index, mjOBJ_UNKNOWN). With skins the mesh tables belong to the scene and change every frame.
@@ -407,7 +410,9 @@ class Scene:
     self.skins = SkinTable(m) if nsk else None
     self.skin0 = ng + ns
     self.seg0 = ng + ns + nsk
-    self.con0 = self.seg0 + self.nseg
+    self.nflexedge = int(m.nflexedge)
+    self.flex0 = self.seg0 + self.nseg
+    self.con0 = self.flex0 + self.nflexedge
     self.force0 = self.con0 + self.ncon
     n = self.force0 + self.ncon
     self.n = n
@@ -442,6 +447,14 @@ class Scene:
       row += k
     rgba[self.seg0:self.con0] = np.reshape(m.tendon_rgba, (-1, 4))[seg_tendon] if self.nseg else 0.0
     matid[self.seg0:self.con0] = np.asarray(m.tendon_matid)[seg_tendon] if self.nseg else -1
+    # flex edges: each edge's flex and its vertices (global ids)
+    edge_flex = np.repeat(np.arange(m.nflex), m.flex_edgenum).astype(np.int64)
+    self.edge_flex = edge_flex
+    self.edge_vert = (np.asarray(m.flex_edge, np.int64).reshape(-1, 2)
+                      + np.asarray(m.flex_vertadr, np.int64)[edge_flex][:, None])
+    rows = slice(self.flex0, self.con0)
+    rgba[rows] = np.reshape(m.flex_rgba, (-1, 4))[edge_flex] if self.nflexedge else 0.0
+    size0[rows, 0] = np.maximum(np.asarray(m.flex_radius, float)[edge_flex], _TENDON_WIDTH_MIN)
     rgba[self.con0:self.force0] = _CONTACT_RGBA
     rgba[self.force0:] = _FORCE_RGBA
     self.seg_tendon = seg_tendon
@@ -484,10 +497,10 @@ class Scene:
     self.vis0 = np.zeros(n, np.uint8)
     self.set_option(MjvOption())
     # segmentation: (object id, mjtObj) of every row
-    self.objid = np.concatenate([np.arange(ng), np.arange(ns), np.arange(nsk), seg_tendon, np.arange(self.ncon),
-                                 np.arange(self.ncon)]).astype(np.int32)
+    self.objid = np.concatenate([np.arange(ng), np.arange(ns), np.arange(nsk), seg_tendon, edge_flex,
+                                 np.arange(self.ncon), np.arange(self.ncon)]).astype(np.int32)
     self.objtype = np.concatenate([np.full(ng, ObjType.GEOM), np.full(ns, ObjType.SITE), np.full(nsk, _OBJ_SKIN),
-                                   np.full(self.nseg, ObjType.TENDON),
+                                   np.full(self.nseg, ObjType.TENDON), np.full(self.nflexedge, ObjType.FLEX),
                                    np.full(2 * self.ncon, ObjType.UNKNOWN)]).astype(np.int32)
     self._force = np.zeros(6)
     corners, hasuv = _mesh_corner_table(m)
@@ -553,6 +566,9 @@ class Scene:
       vis[self.skin0:self.seg0] = skingroup[np.clip(m.skin_group, 0, 5)]
     flags = np.asarray(getattr(option, "flags", MjvOption().flags))
     self.draw_tendons = bool(flags[VIS_TENDON]) and self.nseg > 0
+    if self.nflexedge:
+      flexgroup = np.asarray(getattr(option, "flexgroup", MjvOption().flexgroup)).astype(bool)
+      vis[self.flex0:self.con0] = flexgroup[np.clip(np.asarray(m.flex_group)[self.edge_flex], 0, 5)]
     self.draw_contacts = bool(flags[VIS_CONTACTPOINT]) and self.ncon > 0
     self.draw_forces = bool(flags[VIS_CONTACTFORCE]) and self.ncon > 0
     if self.nseg:
@@ -573,6 +589,8 @@ class Scene:
       self._fill_skins(d, gbox, gxpos, gxmat)
     if self.draw_tendons:
       self._fill_tendons(d, gsize, gbox, gvis, gxpos, gxmat)
+    if self.nflexedge:
+      self._fill_flex(d, gsize, gbox, gxpos, gxmat)
     ncon = d.ncon
     if self.draw_forces:
       self._fill_forces(d, ncon, gsize, gbox, gvis, gxpos, gxmat)
@@ -598,6 +616,19 @@ class Scene:
       lo, hi = v.min(axis=0), v.max(axis=0)
       gbox[self.skin0 + k, :3] = 0.5 * (lo + hi)
       gbox[self.skin0 + k, 3:] = 0.5 * (hi - lo) * (1 + 1e-9) + 1e-9
+
+  def _fill_flex(self, d, gsize, gbox, gxpos, gxmat):
+    """Flex edge rows: capsules between the edges' vertices (their visibility is the model's, set once)."""
+    pts = np.asarray(d.flexvert_xpos).reshape(-1, 3)
+    centre, xmat, half = _frames_along(pts[self.edge_vert[:, 0]], pts[self.edge_vert[:, 1]])
+    rows = slice(self.flex0, self.con0)
+    width = self.size0[rows, 0]
+    gxpos[rows] = centre
+    gxmat[rows] = xmat
+    gsize[rows, 0] = width
+    gsize[rows, 1] = half
+    gbox[rows, 3] = gbox[rows, 4] = width * (1 + 1e-9) + 1e-12
+    gbox[rows, 5] = (half + width) * (1 + 1e-9) + 1e-12
 
   def _fill_forces(self, d, ncon, gsize, gbox, gvis, gxpos, gxmat):
     from mjgym.physics import api  # pylint: disable=import-outside-toplevel
