@@ -15,7 +15,8 @@ from mjgym.physics.mjcf.errors import MJCFError
 from tests import oracle
 
 FLEX_DIR = oracle.MODELS_DIR / "flex"
-FLEX_MODELS = ("flex_rope.xml", "flex_cloth.xml", "flex_box3d.xml", "flex_pinned_cloth.xml", "flex_explicit.xml")
+FLEX_MODELS = ("flex_rope.xml", "flex_cloth.xml", "flex_box3d.xml", "flex_pinned_cloth.xml", "flex_explicit.xml",
+               "flex_mixed.xml")
 _NO_CONTACT = '<option><flag contact="disable"/></option>\n  <worldbody>'
 
 
@@ -52,6 +53,10 @@ def test_forward_at_random_states_matches_mujoco(name):
   for _ in oracle.forward_states(mjm, mjd, m, d, seed=3, count=5, scale=0.05):
     assert d.nefc == mjd.nefc
     for field, tol in _FORWARD_FIELDS.items():
+      if field == "efc_force" and name == "flex_mixed.xml":
+        # the connect and the 'web' flex pull on the same arm dofs: nearly redundant rows make the split of the
+        # force between them ill conditioned (measured 7e-5 relative), while qacc agrees to 1e-12
+        tol = 1e-3
       if field.startswith("efc_"):
         n = mjd.nefc
         theirs = getattr(mjd, field)

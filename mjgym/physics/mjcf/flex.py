@@ -412,11 +412,13 @@ def flex_fields(ctx, v, xpos, xquat):
         nJfe += len(dofs)
       put("flexedge_rigid", 1 if flex["rigid"] else int(weldid[b1] == weldid[b2]))
       e = len(rows.get("flexedge_J_rownnz", []))
+      rowadr = rows["flexedge_J_rowadr"][e - 1] + rows["flexedge_J_rownnz"][e - 1] if e > 0 else 0
+      # MuJoCo 4: a rigid flex's edges have empty rows that still advance the address; a flex whose edges make
+      # no force has rows left at address 0
       if flex["rigid"] or skip:
         put("flexedge_J_rownnz", 0)
-        put("flexedge_J_rowadr", 0)
+        put("flexedge_J_rowadr", rowadr if flex["rigid"] else 0)
         continue
-      rowadr = rows["flexedge_J_rowadr"][e - 1] + rows["flexedge_J_rownnz"][e - 1] if e > 0 else 0
       put("flexedge_J_rowadr", rowadr)
       put("flexedge_J_rownnz", len(dofs))
       colind = rows.setdefault("flexedge_J_colind", [])

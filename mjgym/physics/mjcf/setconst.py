@@ -53,6 +53,12 @@ def _flex_constants(m, d):
   of their inverse masses, others the edge Jacobian's J M⁻¹ Jᵀ."""
   flex.flex_position(m._struct, d._struct)  # pylint: disable=protected-access
   m.flexedge_length0[:] = d.flexedge_length
+  # the run-time stage leaves rigid flexes out; MuJoCo 4 still gives their edges their lengths at qpos0
+  for f in np.flatnonzero(m.flex_rigid):
+    for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+      p1, p2 = (d.flexvert_xpos[m.flex_vertadr[f] + m.flex_edge[e, k]] for k in range(2))
+      dx, dy, dz = p2 - p1
+      m.flexedge_length0[e] = math.sqrt(dx * dx + dy * dy + dz * dz)
   x = np.zeros(m.nv)
   for f in range(m.nflex):
     if m.flex_interp[f]:
