@@ -126,8 +126,8 @@ _BASE = """<mujoco><option><flag contact="disable"/></option><worldbody>
      "young"),
     ("", '<deformable><flex name="f" dim="1" body="b nothere" element="0 1"/></deformable>', "unknown body",
      "body"),
-    ("", '<deformable><flex name="f" dim="2" body="b world b" vertex="0 0 0 1 0 0 0 1 0" element="0 1 1"/></deformable>',
-     "repeated vertex", "element"),
+    ("", '<deformable><flex name="f" dim="2" body="b world b" vertex="0 0 0 1 0 0 0 1 0" element="0 1 1"/>'
+     '</deformable>', "repeated vertex", "element"),
     ("", '<equality><flex flex="nothere"/></equality>', "unknown flex 'nothere'", "flex"),
 ])
 def test_bad_flex_is_a_located_error(body, extra, message, attribute):

@@ -20,8 +20,8 @@ EPS = 1e-14
 MINVAL = types.MINVAL
 # The object types the compiler names, in the order the model lists them.
 _NAMED = (ObjType.BODY, ObjType.JOINT, ObjType.GEOM, ObjType.SITE, ObjType.CAMERA, ObjType.LIGHT, ObjType.FLEX,
-          ObjType.MESH, ObjType.HFIELD, ObjType.MATERIAL, ObjType.TEXTURE, ObjType.TENDON, ObjType.ACTUATOR, ObjType.EQUALITY,
-          ObjType.PAIR, ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)
+          ObjType.MESH, ObjType.HFIELD, ObjType.MATERIAL, ObjType.TEXTURE, ObjType.TENDON, ObjType.ACTUATOR,
+          ObjType.EQUALITY, ObjType.PAIR, ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)
 
 
 def keywords(enum_cls):

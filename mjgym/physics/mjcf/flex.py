@@ -327,15 +327,15 @@ def _settings(node, dim):
     fail(node, f"dim must be 1, 2 or 3, got {dim}", "dim")
   contact = node.child("contact")
   c = contact.attrs if contact is not None else {}
-  friction = list(c.get("friction", [1.0, 0.005, 0.0001]))
-  friction += [1.0, 0.005, 0.0001][len(friction):]
+  friction = full(c.get("friction", []), [1.0, 0.005, 0.0001])
   return dict(node=node, name=node.get("name", ""), dim=dim, radius=node.get("radius", 0.005),
               group=node.get("group", 0), rgba=node.get("rgba", [0.5, 0.5, 0.5, 1.0]),
               contype=c.get("contype", 1), conaffinity=c.get("conaffinity", 1), condim=c.get("condim", 3),
               priority=c.get("priority", 0), friction=friction, solmix=c.get("solmix", 1.0),
-              solref=full(c.get("solref", []), SOLREF), solimp=full(c.get("solimp", []), SOLIMP), margin=c.get("margin", 0.0),
-              gap=c.get("gap", 0.0), selfcollide=_SELFCOLLIDE[c.get("selfcollide", "auto")],
-              activelayers=c.get("activelayers", 1), passive=int(c.get("passive", False)),
+              solref=full(c.get("solref", []), SOLREF), solimp=full(c.get("solimp", []), SOLIMP),
+              margin=c.get("margin", 0.0), gap=c.get("gap", 0.0),
+              selfcollide=_SELFCOLLIDE[c.get("selfcollide", "auto")], activelayers=c.get("activelayers", 1),
+              passive=int(c.get("passive", False)),
               internal=c.get("internal", False), contact=contact, edgestiffness=0.0, edgedamping=0.0)
 
 
@@ -501,8 +501,6 @@ def _compile_one(ctx, spec, xpos, xquat):
     fail(spec["node"].child("edge"), "edge stiffness is only available for dim=1", "stiffness")
   if spec["internal"]:
     fail(spec["contact"], "internal collisions are not supported (unsupported feature)", "internal")
-  if spec["selfcollide"] not in (0, 4) or (spec["selfcollide"] == 4 and dim == 3):
-    pass  # self-collision needs the runtime; the model fields are compiled as MuJoCo compiles them
   if not rigid:
     rigid = all(b == vertbodyid[0] for b in vertbodyid)
   ids = [vertbodyid[0]] * nvert if len(vertbodyid) == 1 else vertbodyid
