@@ -23,11 +23,11 @@ SCENE = """
   <option timestep="0.002"/>
   <worldbody>
     <light pos="0 -1 3" dir="0 0.3 -1" directional="true"/>
-    <camera name="view" pos="0.3 -2.2 1.1" xyaxes="1 0 0 0 0.35 1"/>
+    <camera name="view" pos="0.25 -1.7 0.95" xyaxes="1 0 0 0 0.1 1"/>
     <geom type="plane" size="2 2 0.1" rgba="0.85 0.85 0.8 1" contype="0" conaffinity="0"/>
     <geom type="capsule" fromto="-0.5 0 1.2 0.9 0 1.2" size="0.02" rgba="0.3 0.3 0.3 1" contype="0"
           conaffinity="0"/>
-    <flexcomp name="cloth" type="grid" count="9 9 1" spacing="0.06 0.06 0.06" pos="-0.1 0 1.2" euler="90 0 0"
+    <flexcomp name="cloth" type="grid" count="9 9 1" spacing="0.06 0.06 0.06" pos="-0.1 0 0.96" euler="90 0 0"
               radius="0.008" dim="2" mass="0.3" rgba="0.2 0.5 0.85 1">
       <edge equality="true" damping="0.002"/>
       <contact contype="0" conaffinity="0" selfcollide="none"/>
