@@ -27,6 +27,13 @@ REFUSED_VALUES = (
     ("every actuator", "armature", "non-zero on a tendon transmission (it needs tendon armature)"),
     ("sensor user", "objtype", "an object type the model has no table for"),
     ("an actuator shortcut", "class", "a default class set by another shortcut (use the same shortcut)"),
+    ("flexcomp", "type", "`box`, `cylinder`, `ellipsoid`, `square`, `disc`, `circle`, `mesh`, `gmsh` (mjgym builds "
+     "`grid` and `direct`)"),
+    ("flexcomp", "dof", "anything but `full` (radial, trilinear and quadratic interpolation)"),
+    ("flexcomp edge", "equality", "`vert`, `strain` (vertex and strain equalities; `true` is supported)"),
+    ("flexcomp / flex contact", "contype, conaffinity, selfcollide, internal", "any setting that lets a flex touch "
+     "a geom or itself, unless contacts are disabled (`<flag contact=\"disable\"/>`): flex contacts are not "
+     "modelled"),
 )
 
 

@@ -48,6 +48,14 @@ model_type = ModelType([
     ("nskinface", nt.int64),
     ("nskinbone", nt.int64),
     ("nskinbonevert", nt.int64),
+    ("nflex", nt.int64),
+    ("nflexvert", nt.int64),
+    ("nflexedge", nt.int64),
+    ("nflexelem", nt.int64),
+    ("nflexelemdata", nt.int64),
+    ("nflexelemedge", nt.int64),
+    ("nflexshelldata", nt.int64),
+    ("nJfe", nt.int64),
     ("nhfield", nt.int64),
     ("nhfielddata", nt.int64),
     ("ntex", nt.int64),
@@ -271,6 +279,57 @@ model_type = ModelType([
     ("skin_bonebodyid", nt.int32[::1]),
     ("skin_bonevertid", nt.int32[::1]),
     ("skin_bonevertweight", nt.float64[::1]),
+    ("flex_contype", nt.int32[::1]),
+    ("flex_conaffinity", nt.int32[::1]),
+    ("flex_condim", nt.int32[::1]),
+    ("flex_priority", nt.int32[::1]),
+    ("flex_solmix", nt.float64[::1]),
+    ("flex_solref", nt.float64[:, ::1]),
+    ("flex_solimp", nt.float64[:, ::1]),
+    ("flex_friction", nt.float64[:, ::1]),
+    ("flex_margin", nt.float64[::1]),
+    ("flex_gap", nt.float64[::1]),
+    ("flex_selfcollide", nt.int32[::1]),
+    ("flex_activelayers", nt.int32[::1]),
+    ("flex_passive", nt.int32[::1]),
+    ("flex_dim", nt.int32[::1]),
+    ("flex_vertadr", nt.int32[::1]),
+    ("flex_vertnum", nt.int32[::1]),
+    ("flex_edgeadr", nt.int32[::1]),
+    ("flex_edgenum", nt.int32[::1]),
+    ("flex_elemadr", nt.int32[::1]),
+    ("flex_elemnum", nt.int32[::1]),
+    ("flex_elemdataadr", nt.int32[::1]),
+    ("flex_elemedgeadr", nt.int32[::1]),
+    ("flex_shellnum", nt.int32[::1]),
+    ("flex_shelldataadr", nt.int32[::1]),
+    ("flex_vertbodyid", nt.int32[::1]),
+    ("flex_edge", nt.int32[:, ::1]),
+    ("flex_edgeflap", nt.int32[:, ::1]),
+    ("flex_elem", nt.int32[::1]),
+    ("flex_elemedge", nt.int32[::1]),
+    ("flex_elemlayer", nt.int32[::1]),
+    ("flex_shell", nt.int32[::1]),
+    ("flex_vert", nt.float64[:, ::1]),
+    ("flex_vert0", nt.float64[:, ::1]),
+    ("flex_radius", nt.float64[::1]),
+    ("flex_size", nt.float64[:, ::1]),
+    ("flex_edgestiffness", nt.float64[::1]),
+    ("flex_edgedamping", nt.float64[::1]),
+    ("flex_damping", nt.float64[::1]),
+    ("flex_edgeequality", nt.int32[::1]),
+    ("flex_rigid", nt.uint8[::1]),
+    ("flex_centered", nt.uint8[::1]),
+    ("flex_flatskin", nt.uint8[::1]),
+    ("flex_interp", nt.int32[::1]),
+    ("flex_group", nt.int32[::1]),
+    ("flex_rgba", nt.float64[:, ::1]),
+    ("flexedge_J_rownnz", nt.int32[::1]),
+    ("flexedge_J_rowadr", nt.int32[::1]),
+    ("flexedge_J_colind", nt.int32[::1]),
+    ("flexedge_length0", nt.float64[::1]),
+    ("flexedge_invweight0", nt.float64[::1]),
+    ("flexedge_rigid", nt.uint8[::1]),
     ("hfield_size", nt.float64[:, ::1]),
     ("hfield_nrow", nt.int32[::1]),
     ("hfield_ncol", nt.int32[::1]),
@@ -390,7 +449,7 @@ model_type = ModelType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_disableactuator, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_actuatorid, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_fluid, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_actfrclimited, tendon_actuatorid, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_actfrcrange, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_damping, actuator_armature, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nflex, nflexvert, nflexedge, nflexelem, nflexelemdata, nflexelemedge, nflexshelldata, nJfe, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_disableactuator, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_actuatorid, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_fluid, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_vertadr, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_vertbodyid, flex_edge, flex_edgeflap, flex_elem, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_radius, flex_size, flex_edgestiffness, flex_edgedamping, flex_damping, flex_edgeequality, flex_rigid, flex_centered, flex_flatskin, flex_interp, flex_group, flex_rgba, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flexedge_length0, flexedge_invweight0, flexedge_rigid, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_actfrclimited, tendon_actuatorid, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_frictionloss, tendon_lengthspring, tendon_actfrcrange, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_damping, actuator_armature, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -418,6 +477,14 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.nskinface = nskinface
   s.nskinbone = nskinbone
   s.nskinbonevert = nskinbonevert
+  s.nflex = nflex
+  s.nflexvert = nflexvert
+  s.nflexedge = nflexedge
+  s.nflexelem = nflexelem
+  s.nflexelemdata = nflexelemdata
+  s.nflexelemedge = nflexelemedge
+  s.nflexshelldata = nflexshelldata
+  s.nJfe = nJfe
   s.nhfield = nhfield
   s.nhfielddata = nhfielddata
   s.ntex = ntex
@@ -641,6 +708,57 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.skin_bonebodyid = _borrow.borrow(skin_bonebodyid)
   s.skin_bonevertid = _borrow.borrow(skin_bonevertid)
   s.skin_bonevertweight = _borrow.borrow(skin_bonevertweight)
+  s.flex_contype = _borrow.borrow(flex_contype)
+  s.flex_conaffinity = _borrow.borrow(flex_conaffinity)
+  s.flex_condim = _borrow.borrow(flex_condim)
+  s.flex_priority = _borrow.borrow(flex_priority)
+  s.flex_solmix = _borrow.borrow(flex_solmix)
+  s.flex_solref = _borrow.borrow(flex_solref)
+  s.flex_solimp = _borrow.borrow(flex_solimp)
+  s.flex_friction = _borrow.borrow(flex_friction)
+  s.flex_margin = _borrow.borrow(flex_margin)
+  s.flex_gap = _borrow.borrow(flex_gap)
+  s.flex_selfcollide = _borrow.borrow(flex_selfcollide)
+  s.flex_activelayers = _borrow.borrow(flex_activelayers)
+  s.flex_passive = _borrow.borrow(flex_passive)
+  s.flex_dim = _borrow.borrow(flex_dim)
+  s.flex_vertadr = _borrow.borrow(flex_vertadr)
+  s.flex_vertnum = _borrow.borrow(flex_vertnum)
+  s.flex_edgeadr = _borrow.borrow(flex_edgeadr)
+  s.flex_edgenum = _borrow.borrow(flex_edgenum)
+  s.flex_elemadr = _borrow.borrow(flex_elemadr)
+  s.flex_elemnum = _borrow.borrow(flex_elemnum)
+  s.flex_elemdataadr = _borrow.borrow(flex_elemdataadr)
+  s.flex_elemedgeadr = _borrow.borrow(flex_elemedgeadr)
+  s.flex_shellnum = _borrow.borrow(flex_shellnum)
+  s.flex_shelldataadr = _borrow.borrow(flex_shelldataadr)
+  s.flex_vertbodyid = _borrow.borrow(flex_vertbodyid)
+  s.flex_edge = _borrow.borrow(flex_edge)
+  s.flex_edgeflap = _borrow.borrow(flex_edgeflap)
+  s.flex_elem = _borrow.borrow(flex_elem)
+  s.flex_elemedge = _borrow.borrow(flex_elemedge)
+  s.flex_elemlayer = _borrow.borrow(flex_elemlayer)
+  s.flex_shell = _borrow.borrow(flex_shell)
+  s.flex_vert = _borrow.borrow(flex_vert)
+  s.flex_vert0 = _borrow.borrow(flex_vert0)
+  s.flex_radius = _borrow.borrow(flex_radius)
+  s.flex_size = _borrow.borrow(flex_size)
+  s.flex_edgestiffness = _borrow.borrow(flex_edgestiffness)
+  s.flex_edgedamping = _borrow.borrow(flex_edgedamping)
+  s.flex_damping = _borrow.borrow(flex_damping)
+  s.flex_edgeequality = _borrow.borrow(flex_edgeequality)
+  s.flex_rigid = _borrow.borrow(flex_rigid)
+  s.flex_centered = _borrow.borrow(flex_centered)
+  s.flex_flatskin = _borrow.borrow(flex_flatskin)
+  s.flex_interp = _borrow.borrow(flex_interp)
+  s.flex_group = _borrow.borrow(flex_group)
+  s.flex_rgba = _borrow.borrow(flex_rgba)
+  s.flexedge_J_rownnz = _borrow.borrow(flexedge_J_rownnz)
+  s.flexedge_J_rowadr = _borrow.borrow(flexedge_J_rowadr)
+  s.flexedge_J_colind = _borrow.borrow(flexedge_J_colind)
+  s.flexedge_length0 = _borrow.borrow(flexedge_length0)
+  s.flexedge_invweight0 = _borrow.borrow(flexedge_invweight0)
+  s.flexedge_rigid = _borrow.borrow(flexedge_rigid)
   s.hfield_size = _borrow.borrow(hfield_size)
   s.hfield_nrow = _borrow.borrow(hfield_nrow)
   s.hfield_ncol = _borrow.borrow(hfield_ncol)
@@ -819,6 +937,9 @@ data_type = DataType([
     ("cam_xmat", nt.float64[:, ::1]),
     ("light_xpos", nt.float64[:, ::1]),
     ("light_xdir", nt.float64[:, ::1]),
+    ("flexvert_xpos", nt.float64[:, ::1]),
+    ("flexedge_J", nt.float64[::1]),
+    ("flexedge_length", nt.float64[::1]),
     ("subtree_com", nt.float64[:, ::1]),
     ("cdof", nt.float64[:, ::1]),
     ("cinert", nt.float64[:, ::1]),
@@ -846,6 +967,7 @@ data_type = DataType([
     ("qfrc_passive", nt.float64[::1]),
     ("subtree_linvel", nt.float64[:, ::1]),
     ("subtree_angmom", nt.float64[:, ::1]),
+    ("flexedge_velocity", nt.float64[::1]),
     ("qH", nt.float64[::1]),
     ("qHDiagInv", nt.float64[::1]),
     ("qDeriv", nt.float64[:, ::1]),
@@ -985,7 +1107,7 @@ data_type = DataType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, passive_fluid_b, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
+def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, flexvert_xpos, flexedge_J, flexedge_length, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, flexedge_velocity, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, passive_fluid_b, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.solver_niter = _borrow.borrow(solver_niter)
@@ -1034,6 +1156,9 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.cam_xmat = _borrow.borrow(cam_xmat)
   s.light_xpos = _borrow.borrow(light_xpos)
   s.light_xdir = _borrow.borrow(light_xdir)
+  s.flexvert_xpos = _borrow.borrow(flexvert_xpos)
+  s.flexedge_J = _borrow.borrow(flexedge_J)
+  s.flexedge_length = _borrow.borrow(flexedge_length)
   s.subtree_com = _borrow.borrow(subtree_com)
   s.cdof = _borrow.borrow(cdof)
   s.cinert = _borrow.borrow(cinert)
@@ -1061,6 +1186,7 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.qfrc_passive = _borrow.borrow(qfrc_passive)
   s.subtree_linvel = _borrow.borrow(subtree_linvel)
   s.subtree_angmom = _borrow.borrow(subtree_angmom)
+  s.flexedge_velocity = _borrow.borrow(flexedge_velocity)
   s.qH = _borrow.borrow(qH)
   s.qHDiagInv = _borrow.borrow(qHDiagInv)
   s.qDeriv = _borrow.borrow(qDeriv)
@@ -1245,6 +1371,9 @@ def zero_data(d):
   d.cam_xmat[...] = 0
   d.light_xpos[...] = 0
   d.light_xdir[...] = 0
+  d.flexvert_xpos[...] = 0
+  d.flexedge_J[...] = 0
+  d.flexedge_length[...] = 0
   d.subtree_com[...] = 0
   d.cdof[...] = 0
   d.cinert[...] = 0
@@ -1272,6 +1401,7 @@ def zero_data(d):
   d.qfrc_passive[...] = 0
   d.subtree_linvel[...] = 0
   d.subtree_angmom[...] = 0
+  d.flexedge_velocity[...] = 0
   d.qH[...] = 0
   d.qHDiagInv[...] = 0
   d.qDeriv[...] = 0

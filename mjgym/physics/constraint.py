@@ -186,7 +186,7 @@ def _polynomial(coef, x):
 @_link.lazy
 @njit(cache=True, error_model="numpy")
 def _equality(m, d):
-  """Rows of the active equality constraints: connect (3), weld (6), joint (1), tendon (1)."""
+  """Rows of the active equality constraints: connect (3), weld (6), joint (1), tendon (1), flex (1 an edge)."""
   for e in range(m.neq):
     if not d.eq_active[e]:
       continue
@@ -239,6 +239,15 @@ def _equality(m, d):
           d.efc_J[i, k] = d.ten_J[o1, k]
           if o2 >= 0:
             d.efc_J[i, k] -= dp * d.ten_J[o2, k]
+    elif etype == EqType.FLEX:
+      # one row per edge that is not rigid: its length back to the length at qpos0
+      for edge in range(m.flex_edgeadr[o1], m.flex_edgeadr[o1] + m.flex_edgenum[o1]):
+        if m.flexedge_rigid[edge] or not _reserve(m, d, 1):
+          continue
+        i = _add_row(m, d, CNSTR_EQUALITY, e, d.flexedge_length[edge] - m.flexedge_length0[edge], 0.0, 0.0,
+                     m.flexedge_invweight0[edge], solref, solimp, True)
+        for j in range(m.flexedge_J_rowadr[edge], m.flexedge_J_rowadr[edge] + m.flexedge_J_rownnz[edge]):
+          d.efc_J[i, m.flexedge_J_colind[j]] = d.flexedge_J[j]
 
 
 @njit(cache=True, error_model="numpy")

@@ -25,6 +25,7 @@ _OBJECTS = {
     ObjType.SITE: ("site_", ("site",)),
     ObjType.CAMERA: ("cam_", ("camera", "cam")),
     ObjType.LIGHT: ("light_", ("light",)),
+    ObjType.FLEX: ("flex_", ("flex",)),
     ObjType.MESH: ("mesh_", ("mesh",)),
     ObjType.HFIELD: ("hfield_", ("hfield",)),
     ObjType.MATERIAL: ("mat_", ("material", "mat")),
@@ -520,7 +521,7 @@ PYTHON_ONLY_DATA_ROWS = (("qfrc_inverse", "float", ("nv",)),)
 
 def _object_count(fields, objtype):
   counts = {ObjType.BODY: "nbody", ObjType.JOINT: "njnt", ObjType.GEOM: "ngeom", ObjType.SITE: "nsite",
-            ObjType.CAMERA: "ncam", ObjType.LIGHT: "nlight", ObjType.MESH: "nmesh",
+            ObjType.CAMERA: "ncam", ObjType.LIGHT: "nlight", ObjType.FLEX: "nflex", ObjType.MESH: "nmesh",
             ObjType.HFIELD: "nhfield", ObjType.MATERIAL: "nmat", ObjType.TEXTURE: "ntex",
             ObjType.TENDON: "ntendon", ObjType.ACTUATOR: "nu", ObjType.EQUALITY: "neq", ObjType.PAIR: "npair",
             ObjType.EXCLUDE: "nexclude", ObjType.KEY: "nkey", ObjType.SENSOR: "nsensor"}

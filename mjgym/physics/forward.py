@@ -36,6 +36,7 @@ from mjgym.physics import actuation
 from mjgym.physics.collision import driver
 from mjgym.physics import constraint
 from mjgym.physics import energy
+from mjgym.physics import flex
 from mjgym.physics import linalg
 from mjgym.physics import math
 from mjgym.physics import passive
@@ -150,6 +151,8 @@ def fwd_position(m, d, narrow):
   smooth.kinematics(m, d)
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
+  if m.nflex > 0:
+    flex.flex_position(m, d)
   if m.ntendon > 0:
     smooth.tendon(m, d)
   smooth.crb(m, d)
@@ -171,6 +174,8 @@ def _velocity_to_passive(m, d):
   """The velocity stage up to the passive forces (where MuJoCo calls mjcb_passive)."""
   actuation.fwd_velocity_quantities(m, d)
   smooth.com_vel(m, d)
+  if m.nflex > 0:
+    flex.flex_velocity(m, d)
   passive.passive(m, d)
 
 

@@ -111,8 +111,10 @@ def island(m, d):
   parent[:] = -1
   efc_tree = d.efc_island  # each row's tree first, its island after
   for i in range(nefc):
-    if i > 0 and d.efc_type[i] == d.efc_type[i - 1] and d.efc_id[i] == d.efc_id[i - 1]:
-      efc_tree[i] = efc_tree[i - 1]  # the next row of the same constraint
+    # the next row of the same constraint moves the same trees (not so the edges of one flex equality)
+    if (i > 0 and d.efc_type[i] == d.efc_type[i - 1] and d.efc_id[i] == d.efc_id[i - 1]
+        and not (d.efc_type[i] == CNSTR_EQUALITY and m.eq_type[d.efc_id[i]] == EqType.FLEX)):
+      efc_tree[i] = efc_tree[i - 1]
       continue
     efc_tree[i] = _row_trees(m, d, i, parent)
     if efc_tree[i] < 0:

@@ -6,6 +6,7 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import flex
 from mjgym.physics import math
 from mjgym.physics import support
 from mjgym.physics.constants import DSBL_DAMPER
@@ -459,6 +460,8 @@ def passive(m, d):
   if damper:
     for i in range(m.nv):
       d.qfrc_damper[i] = -(m.dof_damping[i] + support.joint_actuator_damping(m, m.dof_jntid[i])) * d.qvel[i]
+  if m.nflex > 0:
+    flex.edge_spring_damper(m, d, spring, damper)
   _tendon_forces(m, d, spring, damper)
   if m.opt_density[0] > 0 or m.opt_viscosity[0] > 0:
     _fluid(m, d)

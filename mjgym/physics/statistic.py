@@ -62,6 +62,11 @@ def compute(m, d):
     for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
       if m.geom_rbound[g] > 0:
         size[b] = max(size[b], m.geom_rbound[g] + np.linalg.norm(d.xipos[b] - d.geom_xpos[g]))
+  # a flex vertex body: at least as large as its edges at qpos0
+  for f in range(m.nflex):
+    for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+      for b in m.flex_vertbodyid[m.flex_vertadr[f] + m.flex_edge[e]]:
+        size[b] = max(size[b], m.flexedge_length0[e])
   meansize, meanmass = _DEFAULT_MEANSIZE, _DEFAULT_MEANMASS
   if m.nbody > 1:
     meansize = 0.0

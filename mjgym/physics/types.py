@@ -140,6 +140,7 @@ class EqType(enum.IntEnum):
   WELD = 1
   JOINT = 2
   TENDON = 3
+  FLEX = 4
   DISTANCE = 7
 
 
@@ -287,6 +288,7 @@ class ObjType(enum.IntEnum):
   SITE = 6
   CAMERA = 7
   LIGHT = 8
+  FLEX = 9
   MESH = 10
   HFIELD = 12
   TEXTURE = 13
@@ -381,6 +383,14 @@ nskintexvert            int                   | number of texture coordinates in
 nskinface               int                   | number of triangular faces in all skins
 nskinbone               int                   | number of bones in all skins
 nskinbonevert           int                   | number of vertices in all skin bones
+nflex                   int                   | number of flexes
+nflexvert               int                   | number of vertices in all flexes
+nflexedge               int                   | number of edges in all flexes
+nflexelem               int                   | number of elements in all flexes
+nflexelemdata           int                   | number of element vertex ids in all flexes
+nflexelemedge           int                   | number of element edge ids in all flexes
+nflexshelldata          int                   | number of shell fragment vertex ids in all flexes
+nJfe                    int                   | number of non-zeros in the sparse flex edge Jacobian
 nhfield                 int                   | number of height fields
 nhfielddata             int                   | number of elevation samples in all height fields
 ntex                    int                   | number of textures
@@ -633,6 +643,59 @@ skin_bonebodyid         int    nskinbone      | body of the bone
 skin_bonevertid         int    nskinbonevert  | vertex ids, relative to the skin's first vertex
 skin_bonevertweight     float  nskinbonevert  | vertex weights, summing to 1 over the bones at a vertex
 
+# Flexes (deformable objects made of vertices, each moved by a body)
+flex_contype            int    nflex          | contact type
+flex_conaffinity        int    nflex          | contact affinity
+flex_condim             int    nflex          | contact dimensionality (1, 3, 4, 6)
+flex_priority           int    nflex          | contact priority
+flex_solmix             float  nflex          | solver mixing for contact pairs
+flex_solref             float  nflex 2        | contact solref
+flex_solimp             float  nflex 5        | contact solimp
+flex_friction           float  nflex 3        | contact friction (slide, spin, roll)
+flex_margin             float  nflex          | contact margin (m)
+flex_gap                float  nflex          | contact gap (m)
+flex_selfcollide        int    nflex          | self-collision mode (FlexSelf)
+flex_activelayers       int    nflex          | number of active element layers (3-D)
+flex_passive            int    nflex          | whether passive contacts are generated
+flex_dim                int    nflex          | 1: lines, 2: triangles, 3: tetrahedra
+flex_vertadr            int    nflex          | address of the flex's first vertex
+flex_vertnum            int    nflex          | number of vertices of the flex
+flex_edgeadr            int    nflex          | address of the flex's first edge
+flex_edgenum            int    nflex          | number of edges of the flex
+flex_elemadr            int    nflex          | address of the flex's first element
+flex_elemnum            int    nflex          | number of elements of the flex
+flex_elemdataadr        int    nflex          | address of the flex's first element vertex id in flex_elem
+flex_elemedgeadr        int    nflex          | address of the flex's first element edge id in flex_elemedge
+flex_shellnum           int    nflex          | number of shell fragments of the flex
+flex_shelldataadr       int    nflex          | address of the flex's first shell vertex id; -1: none
+flex_vertbodyid         int    nflexvert      | body that moves each vertex
+flex_edge               int    nflexedge 2    | vertex ids of each edge, relative to the flex's first vertex
+flex_edgeflap           int    nflexedge 2    | the two vertices opposite each edge (2-D bending); -1: none
+flex_elem               int    nflexelemdata  | vertex ids of each element, relative to the flex's first vertex
+flex_elemedge           int    nflexelemedge  | edge ids of each element, relative to the flex's first edge
+flex_elemlayer          int    nflexelem      | distance of each element from the border, in elements (3-D)
+flex_shell              int    nflexshelldata | vertex ids of the border fragments, relative to the flex's first vertex
+flex_vert               float  nflexvert 3    | vertex positions in their body's frame (m)
+flex_vert0              float  nflexvert 3    | vertex positions at qpos0, in the flex's bounding box scaled to [0, 1]
+flex_radius             float  nflex          | radius around the elements (m)
+flex_size               float  nflex 3        | half sizes of the bounding box at qpos0, radius left out (m)
+flex_edgestiffness      float  nflex          | edge stiffness (1-D flexes) (N/m)
+flex_edgedamping        float  nflex          | edge damping (N·s/m)
+flex_damping            float  nflex          | elastic damping
+flex_edgeequality       int    nflex          | 0: none, 1: edge equality constraints, 2: vertex, 3: strain
+flex_rigid              u8     nflex          | whether all vertices are in one body
+flex_centered           u8     nflex          | whether every vertex is at its body's origin
+flex_flatskin           u8     nflex          | whether the skin is drawn flat-shaded
+flex_interp             int    nflex          | interpolation order (0: none)
+flex_group              int    nflex          | group for visibility
+flex_rgba               float  nflex 4        | rgba when no material
+flexedge_J_rownnz       int    nflexedge      | non-zeros in each row of the sparse edge Jacobian
+flexedge_J_rowadr       int    nflexedge      | address of each row of the sparse edge Jacobian
+flexedge_J_colind       int    nJfe           | dof of each non-zero of the sparse edge Jacobian
+flexedge_length0        float  nflexedge      | edge lengths at qpos0 (m)
+flexedge_invweight0     float  nflexedge      | inverse weight of each edge at qpos0, for constraint scaling
+flexedge_rigid          u8     nflexedge      | whether both vertices of the edge are in one welded body
+
 # Height fields
 hfield_size             float  nhfield 4      | x and y half extents, height of the top, depth of the base (m)
 hfield_nrow             int    nhfield        | number of rows of the grid
@@ -837,6 +900,11 @@ cam_xmat                float  ncam 9         | orientation of each camera, row-
 light_xpos              float  nlight 3       | position of each light (m)
 light_xdir              float  nlight 3       | direction of each light (unit)
 
+# Position dependent: flexes
+flexvert_xpos           float  nflexvert 3    | position of each flex vertex (m)
+flexedge_J              float  nJfe           | sparse Jacobian of each flex edge length (rows in flexedge_J_rowadr)
+flexedge_length         float  nflexedge      | length of each flex edge (m)
+
 # Position dependent: com-based quantities
 subtree_com             float  nbody 3        | center of mass of each body's subtree (m)
 cdof                    float  nv 6           | com-based motion axis of each dof (rotation, translation)
@@ -873,6 +941,7 @@ qfrc_fluid              float  nv             | fluid drag force (N or N·m)
 qfrc_passive            float  nv             | total passive force (N or N·m)
 subtree_linvel          float  nbody 3        | linear velocity of each subtree's com (m/s)
 subtree_angmom          float  nbody 3        | angular momentum of each subtree about its com (kg·m²/s)
+flexedge_velocity       float  nflexedge      | rate of change of each flex edge length (m/s)
 
 # Integrators
 qH                      float  nM             | L'DL factorization of qM + h diag(dof_damping), in qM's layout (Euler)

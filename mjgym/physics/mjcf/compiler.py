@@ -10,6 +10,7 @@ from mjgym.physics.mjcf import bodies
 from mjgym.physics.mjcf import constraints
 from mjgym.physics.mjcf import context
 from mjgym.physics.mjcf import finalize
+from mjgym.physics.mjcf import flex
 from mjgym.physics.mjcf import inertia
 from mjgym.physics.mjcf import meshes
 from mjgym.physics.mjcf import options
@@ -26,6 +27,7 @@ def compile_tree(root, filename, source):
   options.check_sizes(ctx)
   simplify.drop_visual_assets(ctx)
   assets.compile_assets(ctx)
+  flex.place_flexcomps(ctx)
   bodies.compile_bodies(ctx)
   v = {}
   inertia.body_inertias(ctx, v)
@@ -40,7 +42,9 @@ def compile_tree(root, filename, source):
   bodies.camlight(ctx, v, xpos, xquat, subtree_com)
   tendons.tendons(ctx, v)
   actuators.actuators(ctx, v)
+  flex.collect(ctx)
   constraints.equality(ctx)
+  flex.flex_fields(ctx, v, xpos, xquat)
   constraints.contact(ctx)
   sensors.sensors(ctx, v)
   options.options(ctx, v)

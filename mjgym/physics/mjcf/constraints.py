@@ -5,6 +5,8 @@ import numpy as np
 
 from mjgym.physics import math as mjmath
 from mjgym.physics import types
+from mjgym.physics.mjcf import flex
+from mjgym.physics.mjcf.context import full
 from mjgym.physics.mjcf.defaults import SOLIMP
 from mjgym.physics.mjcf.defaults import SOLREF
 from mjgym.physics.mjcf.errors import fail
@@ -16,41 +18,44 @@ _EQ_RELPOSE_FROM_QPOS0 = 11
 
 
 def equality(ctx):
-  """eq_*: one row per <equality> element, in document order."""
-  for section in ctx.root.all("equality"):
-    for node in section.children:
-      kind = node.tag
-      # MuJoCo's starting values for every type: a unit slope and a unit torque-to-force ratio
-      data = np.zeros(_NEQDATA)
-      data[1] = 1.0
-      data[10] = 1.0
-      if kind in ("connect", "weld"):
-        objtype, o1, o2 = _equality_objects(ctx, node, kind)
-        if objtype == ObjType.SITE and kind == "connect":
-          data[:] = 0.0  # the sites are the anchors: nothing to store
-        elif kind == "connect":
-          data[:3] = node.get("anchor")  # data[3:6], its place on body2 at qpos0, comes from set_const
-        else:
-          if objtype == ObjType.BODY:
-            data[:3] = node.get("anchor", [0.0] * 3)
-            data[3:10] = node.get("relpose", [0.0] * 7)
-            if np.all(data[6:10] == 0.0):
-              data[_EQ_RELPOSE_FROM_QPOS0] = 1.0  # set_const fills data[3:10] with the pose at qpos0
-            else:
-              data[6:10] = mjmath.normalize4(data[6:10])  # as the engine normalizes
-          data[10] = node.get("torquescale", 1.0)
+  """eq_*: one row per <equality> element, in document order, then one per flexcomp with edge equalities."""
+  for node in flex.equality_nodes(ctx):
+    kind = "flex" if node.tag == "edge" else node.tag
+    # MuJoCo's starting values for every type: a unit slope and a unit torque-to-force ratio
+    data = np.zeros(_NEQDATA)
+    data[1] = 1.0
+    data[10] = 1.0
+    if kind in ("connect", "weld"):
+      objtype, o1, o2 = _equality_objects(ctx, node, kind)
+      if objtype == ObjType.SITE and kind == "connect":
+        data[:] = 0.0  # the sites are the anchors: nothing to store
+      elif kind == "connect":
+        data[:3] = node.get("anchor")  # data[3:6], its place on body2 at qpos0, comes from set_const
       else:
-        # MuJoCo leaves eq_objtype unset (0) for joint and tendon couplings.
-        objtype, looked_up = ObjType.UNKNOWN, ObjType.JOINT if kind == "joint" else ObjType.TENDON
-        a1, a2 = f"{kind}1", f"{kind}2"
-        if not node.has(a1):
-          fail(node, "required attribute missing", a1)
-        o1 = ctx.lookup(looked_up, node, a1)
-        o2 = ctx.lookup(looked_up, node, a2) if node.has(a2) else -1
-        data[:5] = node.get("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0])
-      ctx.add(ObjType.EQUALITY, node, eq_type=int(types.EqType[kind.upper()]), eq_obj1id=o1, eq_obj2id=o2,
-              eq_objtype=int(objtype), eq_active0=int(node.get("active", True)),
-              eq_solref=node.get("solref", SOLREF), eq_solimp=node.get("solimp", SOLIMP), eq_data=data)
+        if objtype == ObjType.BODY:
+          data[:3] = node.get("anchor", [0.0] * 3)
+          data[3:10] = node.get("relpose", [0.0] * 7)
+          if np.all(data[6:10] == 0.0):
+            data[_EQ_RELPOSE_FROM_QPOS0] = 1.0  # set_const fills data[3:10] with the pose at qpos0
+          else:
+            data[6:10] = mjmath.normalize4(data[6:10])  # as the engine normalizes
+        data[10] = node.get("torquescale", 1.0)
+    elif kind == "flex":
+      # MuJoCo leaves eq_objtype unset (0) for flex constraints too
+      objtype, o1, o2 = ObjType.UNKNOWN, flex.equality_flex(ctx, node), -1
+    else:
+      # MuJoCo leaves eq_objtype unset (0) for joint and tendon couplings.
+      objtype, looked_up = ObjType.UNKNOWN, ObjType.JOINT if kind == "joint" else ObjType.TENDON
+      a1, a2 = f"{kind}1", f"{kind}2"
+      if not node.has(a1):
+        fail(node, "required attribute missing", a1)
+      o1 = ctx.lookup(looked_up, node, a1)
+      o2 = ctx.lookup(looked_up, node, a2) if node.has(a2) else -1
+      data[:5] = node.get("polycoef", [0.0, 1.0, 0.0, 0.0, 0.0])
+    ctx.add(ObjType.EQUALITY, node, eq_type=int(types.EqType[kind.upper()]), eq_obj1id=o1, eq_obj2id=o2,
+            eq_objtype=int(objtype), eq_active0=int(node.get("active", True)),
+            eq_solref=full(node.get("solref", []), SOLREF), eq_solimp=full(node.get("solimp", []), SOLIMP),
+            eq_data=data)
 
 
 def _equality_objects(ctx, node, kind):

@@ -19,9 +19,9 @@ EPS = 1e-14
 # MuJoCo's mjMINVAL: the smallest mass or inertia of a body that moves.
 MINVAL = types.MINVAL
 # The object types the compiler names, in the order the model lists them.
-_NAMED = (ObjType.BODY, ObjType.JOINT, ObjType.GEOM, ObjType.SITE, ObjType.CAMERA, ObjType.LIGHT, ObjType.MESH,
-          ObjType.HFIELD, ObjType.MATERIAL, ObjType.TEXTURE, ObjType.TENDON, ObjType.ACTUATOR, ObjType.EQUALITY,
-          ObjType.PAIR, ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)
+_NAMED = (ObjType.BODY, ObjType.JOINT, ObjType.GEOM, ObjType.SITE, ObjType.CAMERA, ObjType.LIGHT, ObjType.FLEX,
+          ObjType.MESH, ObjType.HFIELD, ObjType.MATERIAL, ObjType.TEXTURE, ObjType.TENDON, ObjType.ACTUATOR,
+          ObjType.EQUALITY, ObjType.PAIR, ObjType.EXCLUDE, ObjType.KEY, ObjType.SENSOR)
 
 
 def keywords(enum_cls):
@@ -95,6 +95,7 @@ class Context:
     self.meshes, self.mesh_nodes = [], []
     self.mesh_texcoords = []  # (texcoord (k, 2), facetexcoord (nface, 3)) by mesh id
     self.skins = []  # dicts of skin_* rows and arrays, by skin id
+    self.flexes = []  # dicts of each flex's element, settings and vertices, by flex id (mjcf/flex.py)
     self.hfields = []
     self.texture_data = []
     self.lengthrange_jobs, self.springdamper_jobs = [], []

@@ -167,6 +167,11 @@ def _njmax(ctx, v):
     return value
   rows = {types.EqType.CONNECT: 3, types.EqType.WELD: 6}  # joint and tendon couplings take one row
   n = sum(rows.get(int(t), 1) for t in np.atleast_1d(v.get("eq_type", [])))
+  # a flex equality takes one row per edge that is not rigid
+  for t, f in zip(np.atleast_1d(v.get("eq_type", [])), np.atleast_1d(v.get("eq_obj1id", []))):
+    if t == types.EqType.FLEX:
+      adr, num = v["flex_edgeadr"][f], v["flex_edgenum"][f]
+      n += int(num - np.count_nonzero(v["flexedge_rigid"][adr:adr + num])) - 1
   n += int(np.count_nonzero(v.get("dof_frictionloss", [])))
   n += int(np.count_nonzero(v.get("tendon_frictionloss", [])))
   n += 2 * int(np.count_nonzero(v.get("jnt_limited", []))) + 2 * int(np.count_nonzero(v.get("tendon_limited", [])))

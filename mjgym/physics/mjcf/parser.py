@@ -7,6 +7,7 @@ import re
 from lxml import etree
 
 from mjgym.physics.mjcf import defaults
+from mjgym.physics.mjcf import flex
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
@@ -104,6 +105,7 @@ def parse_element(root_elem, filename, source):
   source.main_dir = os.path.dirname(filename)
   root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)], "")
   _check_unique(root)
+  flex.expand_flexcomps(root)
   classes = defaults.collect_defaults(root)
   defaults.apply_defaults(root, classes, None)
   _expand_replicates(root)

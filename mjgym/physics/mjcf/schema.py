@@ -147,6 +147,30 @@ EQUALITY = {
              "relpose": "f7", "torquescale": "f"},
     "joint": {**_EQ_COMMON, "joint1": "s", "joint2": "s", "polycoef": "f1-5"},
     "tendon": {**_EQ_COMMON, "tendon1": "s", "tendon2": "s", "polycoef": "f1-5"},
+    "flex": {**_EQ_COMMON, "flex": "s"},
+}
+
+# Flexes (mjcf/flex.py). The contact options a flex collides with (shared by <flexcomp> and <flex>).
+FLEX_CONTACT = {
+    "contype": "i", "conaffinity": "i", "condim": "i", "priority": "i", "friction": "f1-3", "solmix": "f",
+    "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "internal": "b",
+    "selfcollide": "e:none|narrow|bvh|sap|auto", "activelayers": "i", "passive": "b", "vertcollide": "x",
+}
+# Elasticity (finite-element stiffness, bending, plasticity) is not modelled: only its absence is accepted.
+FLEX_ELASTICITY = {"young": "x", "poisson": "x", "damping": "x", "thickness": "x", "elastic2d": "x"}
+# <flexcomp> types mjgym builds: grid (dim 1, 2, 3) and direct (points and elements given); dof 'full' only.
+FLEXCOMP = {
+    "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
+    "dim": "i", "dof": "s", "count": "i3", "cellcount": "x", "spacing": "f3", "radius": "f", "rigid": "b",
+    "mass": "f", "inertiabox": "f", "scale": "f3", "file": "x", "point": "f*", "element": "i*", "texcoord": "v",
+    "material": "v", "rgba": "g4", "flatskin": "b", "pos": "f3", "origin": "x", **_ORIENT,
+}
+FLEXCOMP_EDGE = {"equality": "e:false|true|vert|strain", "solref": _SOLREF, "solimp": _SOLIMP,
+                 "stiffness": "f", "damping": "f"}
+FLEX = {
+    "name": "s", "group": "i", "dim": "i", "radius": "f", "material": "v", "rgba": "g4", "flatskin": "b",
+    "body": "s", "vertex": "f*", "element": "i*", "texcoord": "v", "elemtexcoord": "v", "node": "x",
+    "nodecoord": "x", "cellcount": "x", "dof": "x",
 }
 # What a default class may hold: element name -> attributes (``class`` itself is not allowed inside).
 DEFAULTABLE = {"joint": JOINT, "geom": GEOM, "site": SITE, "camera": CAMERA, "light": LIGHT, "mesh": MESH,
@@ -267,6 +291,15 @@ ELEMENTS = {
     **{f"actuator/{k}": v for k, v in ACTUATORS.items()},
     "mujoco/sensor": {},
     **{f"sensor/{k}": v for k, v in SENSORS.items()},
+    "mujoco/deformable": {},
+    "deformable/flex": FLEX,
+    "flex/contact": FLEX_CONTACT,
+    "flex/edge": {"stiffness": "f", "damping": "f"},
+    "flex/elasticity": FLEX_ELASTICITY,
+    "flexcomp/contact": FLEX_CONTACT,
+    "flexcomp/edge": FLEXCOMP_EDGE,
+    "flexcomp/elasticity": FLEX_ELASTICITY,
+    "flexcomp/pin": {"id": "i*", "range": "i*", "grid": "i*", "gridrange": "i*"},
     "mujoco/keyframe": {},
     "keyframe/key": {"name": "s", "time": "f", "qpos": "f*", "qvel": "f*", "act": "f*", "ctrl": "f*",
                      "mpos": "f*", "mquat": "f*"},
@@ -280,6 +313,7 @@ ELEMENTS = {
 for _child in ("geom", "site", "camera", "light"):
   ELEMENTS[f"worldbody/{_child}"] = ELEMENTS[f"body/{_child}"]
 ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
+ELEMENTS["worldbody/flexcomp"] = ELEMENTS["body/flexcomp"] = FLEXCOMP
 # A <frame> moves the elements inside it (and sets their default class): it holds what its body holds.
 FRAME = {"name": "s", "childclass": "s", "pos": "f3", **_ORIENT}
 ELEMENTS["worldbody/frame"] = ELEMENTS["body/frame"] = ELEMENTS["frame/frame"] = FRAME
@@ -296,16 +330,18 @@ ELEMENTS["replicate/frame"] = FRAME
 
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
-    "mujoco": ("extension", "deformable", "plugin"),
+    "mujoco": ("extension", "plugin"),
     "asset": ("model",),
-    "worldbody": ("composite", "flexcomp", "attach", "plugin"),
-    "body": ("composite", "flexcomp", "attach", "plugin"),
+    "worldbody": ("composite", "attach", "plugin"),
+    "body": ("composite", "attach", "plugin"),
     "frame": ("composite", "flexcomp", "attach", "plugin"),
     "replicate": ("composite", "flexcomp", "attach", "plugin"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
     "tendon": (),
-    "equality": ("flex", "flexvert", "flexstrain", "distance"),
+    "equality": ("flexvert", "flexstrain", "distance"),
+    "deformable": ("skin",),
+    "flexcomp": ("plugin",),
     "contact": (),
     "sensor": ("camprojection", "tactile", "plugin"),
 }

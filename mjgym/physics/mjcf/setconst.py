@@ -11,6 +11,7 @@ import math
 import numpy as np
 from numba import njit
 
+from mjgym.physics import flex
 from mjgym.physics import forward
 from mjgym.physics import math as mjmath
 from mjgym.physics import smooth
@@ -41,8 +42,39 @@ def set_const(m):
   forward.entry(m)(ms, ds, forward.OP_INERTIA, 0)
   _equality_at_qpos0(ms, ds)
   _invweights(ms, ds)
+  if m.nflex:
+    _flex_constants(m, data)
   # damping ratios below use dof_invweight0
   _transmission_constants(m, data)
+
+
+def _flex_constants(m, d):
+  """flexedge_length0 and flexedge_invweight0 at qpos0: edges between bodies moved by slides alone weigh the mean
+  of their inverse masses, others the edge Jacobian's J M⁻¹ Jᵀ."""
+  flex.flex_position(m._struct, d._struct)  # pylint: disable=protected-access
+  m.flexedge_length0[:] = d.flexedge_length
+  # the run-time stage leaves rigid flexes out; MuJoCo 4 still gives their edges their lengths at qpos0
+  for f in np.flatnonzero(m.flex_rigid):
+    for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+      p1, p2 = (d.flexvert_xpos[m.flex_vertadr[f] + m.flex_edge[e, k]] for k in range(2))
+      dx, dy, dz = p2 - p1
+      m.flexedge_length0[e] = math.sqrt(dx * dx + dy * dy + dz * dz)
+  x = np.zeros(m.nv)
+  for f in range(m.nflex):
+    if m.flex_interp[f]:
+      continue
+    for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+      b1, b2 = (m.flex_vertbodyid[m.flex_vertadr[f] + m.flex_edge[e, k]] for k in range(2))
+      if m.flexedge_rigid[e]:
+        m.flexedge_invweight0[e] = 0.0
+      elif m.body_simple[b1] == _SIMPLE_SLIDES and m.body_simple[b2] == _SIMPLE_SLIDES:
+        m.flexedge_invweight0[e] = (1 / m.body_mass[b1] + 1 / m.body_mass[b2]) / 2
+      else:
+        row = np.zeros(m.nv)
+        adr, nnz = m.flexedge_J_rowadr[e], m.flexedge_J_rownnz[e]
+        row[m.flexedge_J_colind[adr:adr + nnz]] = d.flexedge_J[adr:adr + nnz]
+        smooth.solve_m(m._struct, d._struct, x, row)  # pylint: disable=protected-access
+        m.flexedge_invweight0[e] = float(row @ x)
 
 
 def _transmission_constants(m, d):

@@ -289,6 +289,57 @@ class SkinTable:
     return (vert, face, vadr, fadr, fnum) + tuple(tables[5:]), np.concatenate([corners, extra])
 
 
+class FlexSurface:
+  """The faces of a model's 2-D and 3-D flexes (triangles of a 2-D flex, the border triangles of a 3-D one) as
+  meshes appended to physics.ray's tables, their vertices (every flex vertex) and normals filled per frame."""
+
+  def __init__(self, m):
+    self.model = m
+    self.flexes = [f for f in range(m.nflex) if m.flex_dim[f] >= 2]
+    faces, self.faceadr, self.facenum = [], [], []
+    for f in self.flexes:
+      if m.flex_dim[f] == 2:
+        adr = m.flex_elemdataadr[f]
+        local = np.asarray(m.flex_elem[adr:adr + 3 * m.flex_elemnum[f]]).reshape(-1, 3)
+      else:
+        adr = m.flex_shelldataadr[f]
+        local = np.asarray(m.flex_shell[adr:adr + 3 * m.flex_shellnum[f]]).reshape(-1, 3)
+      self.faceadr.append(sum(len(x) for x in faces))
+      self.facenum.append(len(local))
+      faces.append(local)
+    self.local_face = np.concatenate(faces).astype(np.int64) if faces else np.zeros((0, 3), np.int64)
+    vertadr = np.asarray(m.flex_vertadr, np.int64)
+    self.face = self.local_face + np.repeat(vertadr[self.flexes], self.facenum)[:, None]
+    self.corner_vert = self.face.reshape(-1)
+    self.vert0 = self.face0 = 0  # where the surfaces start in the extended mesh tables
+
+  def pose(self, flexvert_xpos):
+    """(vertices (nflexvert, 3), unit normals (nflexvert, 3)): the flex vertices and their area-weighted normals."""
+    vert = np.asarray(flexvert_xpos, float).reshape(-1, 3)
+    tri = vert[self.face]
+    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    normal = np.zeros_like(vert)
+    for k in range(3):
+      np.add.at(normal, self.face[:, k], fn)
+    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-15)
+    return vert, normal
+
+  def extend_tables(self, tables, corners):
+    """The mesh and corner tables with one mesh per surface appended (vertices filled per frame)."""
+    m = self.model
+    vert, face, vadr, fadr, fnum = tables[:5]
+    self.vert0, self.face0 = len(vert), len(face)
+    vert = np.ascontiguousarray(np.concatenate([np.reshape(vert, (-1, 3)), np.zeros((m.nflexvert, 3))]))
+    face = np.ascontiguousarray(np.concatenate([np.reshape(face, (-1, 3)), self.local_face]).astype(
+        np.asarray(face).dtype))
+    vadr = np.concatenate([vadr, self.vert0 + np.asarray(m.flex_vertadr)[self.flexes]]).astype(
+        np.asarray(vadr).dtype)
+    fadr = np.concatenate([fadr, self.face0 + np.asarray(self.faceadr, np.int64)]).astype(np.asarray(fadr).dtype)
+    fnum = np.concatenate([fnum, self.facenum]).astype(np.asarray(fnum).dtype)
+    extra = np.zeros((3 * len(self.local_face), 6))
+    return (vert, face, vadr, fadr, fnum) + tuple(tables[5:]), np.concatenate([corners, extra])
+
+
 def _quat_mul(a, b):
   """Row-wise quaternion products a b (w, x, y, z)."""
   aw, ax, ay, az = a.T
@@ -321,7 +372,8 @@ _FORCE_SCALE = 0.005    # vis.map.force: arrow length (m) per unit of force over
 class MjvOption:
   """What to draw besides the geoms, like the bindings' ``mujoco.MjvOption`` (same defaults).
 
-  Attributes: geomgroup, sitegroup, tendongroup, skingroup: (6,) uint8 flags per group (groups 0-2 on); flags: (31,)
+  Attributes: geomgroup, sitegroup, tendongroup, skingroup, flexgroup: (6,) uint8 flags per group (groups 0-2 on);
+  flags: (31,)
   uint8 indexed by mjtVisFlag (mjVIS_TENDON = 7 on; mjVIS_CONTACTPOINT = 14 and mjVIS_CONTACTFORCE = 16 off by
   default).
   """
@@ -331,6 +383,7 @@ class MjvOption:
     self.sitegroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.tendongroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.skingroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
+    self.flexgroup = np.array([1, 1, 1, 0, 0, 0], np.uint8)
     self.flags = np.zeros(31, np.uint8)
     self.flags[VIS_TENDON] = 1
 
@@ -382,7 +435,9 @@ class Scene:
 
   Rows of the object tables: the model's geoms, then its sites, then its skins (meshes appended to physics.ray's
   mesh tables, posed in world coordinates each frame), then tendon segments (spatial tendons, drawn as
-  capsules of the tendon's width between consecutive path points), then contact points (cylinders along the
+  capsules of the tendon's width between consecutive path points), then flex edges (capsules of the flex's
+  radius between the edge's vertices, in the flex's colour), then flex surfaces (meshes of the 2-D flexes'
+  triangles and the 3-D flexes' border triangles, posed per frame), then contact points (cylinders along the
   contact normal), then contact forces (cylinders from the contact point along the force, MuJoCo's arrows
   without their heads). Segmentation reports each row's (object id, mjtObj type); contact decor is
   (contact index, mjOBJ_UNKNOWN). With skins the mesh tables belong to the scene and change every frame.
@@ -407,7 +462,12 @@ class Scene:
     self.skins = SkinTable(m) if nsk else None
     self.skin0 = ng + ns
     self.seg0 = ng + ns + nsk
-    self.con0 = self.seg0 + self.nseg
+    self.nflexedge = int(m.nflexedge)
+    self.flex0 = self.seg0 + self.nseg
+    self.surfaces = FlexSurface(m) if m.nflex else None
+    self.nsurface = len(self.surfaces.flexes) if self.surfaces is not None else 0
+    self.surface0 = self.flex0 + self.nflexedge
+    self.con0 = self.surface0 + self.nsurface
     self.force0 = self.con0 + self.ncon
     n = self.force0 + self.ncon
     self.n = n
@@ -415,6 +475,7 @@ class Scene:
     gtype[:ng] = m.geom_type
     gtype[ng:ng + ns] = m.site_type
     gtype[self.skin0:self.seg0] = GeomType.MESH  # skins: meshes posed per frame, in world coordinates
+    gtype[self.surface0:self.con0] = GeomType.MESH
     gtype[self.con0:] = GeomType.CYLINDER  # contact points and forces
     size0 = np.zeros((n, 3))
     size0[:ng] = m.geom_size
@@ -428,6 +489,7 @@ class Scene:
     dataid = np.full(n, -1, np.int32)
     dataid[:ng] = m.geom_dataid
     dataid[self.skin0:self.seg0] = m.nmesh + np.arange(nsk)
+    dataid[self.surface0:self.con0] = m.nmesh + nsk + np.arange(self.nsurface)
     rgba = np.zeros((n, 4))
     matid = np.full(n, -1, np.int64)
     rgba[:ng], matid[:ng] = np.reshape(m.geom_rgba, (ng, 4)), m.geom_matid
@@ -442,6 +504,17 @@ class Scene:
       row += k
     rgba[self.seg0:self.con0] = np.reshape(m.tendon_rgba, (-1, 4))[seg_tendon] if self.nseg else 0.0
     matid[self.seg0:self.con0] = np.asarray(m.tendon_matid)[seg_tendon] if self.nseg else -1
+    # flex edges: each edge's flex and its vertices (global ids)
+    edge_flex = np.repeat(np.arange(m.nflex), m.flex_edgenum).astype(np.int64)
+    self.edge_flex = edge_flex
+    self.edge_vert = (np.asarray(m.flex_edge, np.int64).reshape(-1, 2)
+                      + np.asarray(m.flex_vertadr, np.int64)[edge_flex][:, None])
+    rows = slice(self.flex0, self.surface0)
+    rgba[rows] = np.reshape(m.flex_rgba, (-1, 4))[edge_flex] if self.nflexedge else 0.0
+    size0[rows, 0] = np.maximum(np.asarray(m.flex_radius, float)[edge_flex], _TENDON_WIDTH_MIN)
+    surface_flex = np.asarray(self.surfaces.flexes if self.nsurface else [], np.int64)
+    self.surface_flex = surface_flex
+    rgba[self.surface0:self.con0] = np.reshape(m.flex_rgba, (-1, 4))[surface_flex] if self.nsurface else 0.0
     rgba[self.con0:self.force0] = _CONTACT_RGBA
     rgba[self.force0:] = _FORCE_RGBA
     self.seg_tendon = seg_tendon
@@ -466,7 +539,7 @@ class Scene:
       if gtype[g] == GeomType.HFIELD:
         rx, ry, top, bottom = m.hfield_size[m.geom_dataid[g]]
         box0[g] = (0.0, 0.0, 0.5 * (top - bottom), rx, ry, 0.5 * (top + bottom))
-      elif self.skin0 <= g < self.seg0:
+      elif self.skin0 <= g < self.seg0 or self.surface0 <= g < self.con0:
         continue  # sized per frame
       elif gtype[g] == GeomType.MESH:
         mid = dataid[g]
@@ -484,10 +557,11 @@ class Scene:
     self.vis0 = np.zeros(n, np.uint8)
     self.set_option(MjvOption())
     # segmentation: (object id, mjtObj) of every row
-    self.objid = np.concatenate([np.arange(ng), np.arange(ns), np.arange(nsk), seg_tendon, np.arange(self.ncon),
-                                 np.arange(self.ncon)]).astype(np.int32)
+    self.objid = np.concatenate([np.arange(ng), np.arange(ns), np.arange(nsk), seg_tendon, edge_flex, surface_flex,
+                                 np.arange(self.ncon), np.arange(self.ncon)]).astype(np.int32)
     self.objtype = np.concatenate([np.full(ng, ObjType.GEOM), np.full(ns, ObjType.SITE), np.full(nsk, _OBJ_SKIN),
                                    np.full(self.nseg, ObjType.TENDON),
+                                   np.full(self.nflexedge + self.nsurface, ObjType.FLEX),
                                    np.full(2 * self.ncon, ObjType.UNKNOWN)]).astype(np.int32)
     self._force = np.zeros(6)
     corners, hasuv = _mesh_corner_table(m)
@@ -500,6 +574,8 @@ class Scene:
     if self.skins is not None:
       gm[self.skin0:self.seg0, 12] = np.asarray(m.skin_texcoordadr) >= 0
       tables, corners = self.skins.extend_tables(tables, corners)
+    if self.nsurface:
+      tables, corners = self.surfaces.extend_tables(tables, corners)
     self.tables = tuple(tables) + (pixels,)
     self.mesh_normal = np.ascontiguousarray(corners, np.float64)
     self.gm = np.ascontiguousarray(gm)
@@ -553,6 +629,10 @@ class Scene:
       vis[self.skin0:self.seg0] = skingroup[np.clip(m.skin_group, 0, 5)]
     flags = np.asarray(getattr(option, "flags", MjvOption().flags))
     self.draw_tendons = bool(flags[VIS_TENDON]) and self.nseg > 0
+    if self.nflexedge:
+      flexgroup = np.asarray(getattr(option, "flexgroup", MjvOption().flexgroup)).astype(bool)
+      vis[self.flex0:self.surface0] = flexgroup[np.clip(np.asarray(m.flex_group)[self.edge_flex], 0, 5)]
+      vis[self.surface0:self.con0] = flexgroup[np.clip(np.asarray(m.flex_group)[self.surface_flex], 0, 5)]
     self.draw_contacts = bool(flags[VIS_CONTACTPOINT]) and self.ncon > 0
     self.draw_forces = bool(flags[VIS_CONTACTFORCE]) and self.ncon > 0
     if self.nseg:
@@ -573,6 +653,10 @@ class Scene:
       self._fill_skins(d, gbox, gxpos, gxmat)
     if self.draw_tendons:
       self._fill_tendons(d, gsize, gbox, gvis, gxpos, gxmat)
+    if self.nflexedge:
+      self._fill_flex(d, gsize, gbox, gxpos, gxmat)
+    if self.nsurface:
+      self._fill_surfaces(d, gbox, gxpos, gxmat)
     ncon = d.ncon
     if self.draw_forces:
       self._fill_forces(d, ncon, gsize, gbox, gvis, gxpos, gxmat)
@@ -598,6 +682,35 @@ class Scene:
       lo, hi = v.min(axis=0), v.max(axis=0)
       gbox[self.skin0 + k, :3] = 0.5 * (lo + hi)
       gbox[self.skin0 + k, 3:] = 0.5 * (hi - lo) * (1 + 1e-9) + 1e-9
+
+  def _fill_flex(self, d, gsize, gbox, gxpos, gxmat):
+    """Flex edge rows: capsules between the edges' vertices (their visibility is the model's, set once)."""
+    pts = np.asarray(d.flexvert_xpos).reshape(-1, 3)
+    centre, xmat, half = _frames_along(pts[self.edge_vert[:, 0]], pts[self.edge_vert[:, 1]])
+    rows = slice(self.flex0, self.surface0)
+    width = self.size0[rows, 0]
+    gxpos[rows] = centre
+    gxmat[rows] = xmat
+    gsize[rows, 0] = width
+    gsize[rows, 1] = half
+    gbox[rows, 3] = gbox[rows, 4] = width * (1 + 1e-9) + 1e-12
+    gbox[rows, 5] = (half + width) * (1 + 1e-9) + 1e-12
+
+  def _fill_surfaces(self, d, gbox, gxpos, gxmat):
+    """Flex surface rows: the vertices and their normals into the mesh tables, identity poses, boxes around them."""
+    sf = self.surfaces
+    vert, normal = sf.pose(d.flexvert_xpos)
+    self.tables[0][sf.vert0:sf.vert0 + len(vert)] = vert
+    self.mesh_normal[3 * sf.face0:3 * sf.face0 + len(sf.corner_vert), :3] = normal[sf.corner_vert]
+    rows = slice(self.surface0, self.con0)
+    gxpos[rows] = 0.0
+    gxmat[rows] = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    m = self.model
+    for k, f in enumerate(sf.flexes):
+      v = vert[m.flex_vertadr[f]:m.flex_vertadr[f] + m.flex_vertnum[f]]
+      lo, hi = v.min(axis=0), v.max(axis=0)
+      gbox[self.surface0 + k, :3] = 0.5 * (lo + hi)
+      gbox[self.surface0 + k, 3:] = 0.5 * (hi - lo) * (1 + 1e-9) + 1e-9
 
   def _fill_forces(self, d, ncon, gsize, gbox, gvis, gxpos, gxmat):
     from mjgym.physics import api  # pylint: disable=import-outside-toplevel

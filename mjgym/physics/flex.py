@@ -1,0 +1,108 @@
+"""Flexes at run time: vertex positions, edge lengths and their sparse Jacobians (MuJoCo's mj_flex), edge velocities,
+and the edge spring-dampers of the passive forces. A model without flexes runs none of it (nflex == 0)."""
+
+import math as pymath
+
+from numba import njit
+
+
+@njit(cache=True, error_model="numpy")
+def _in_chain(m, dofbody, body):
+  """Whether the body of a dof is ``body`` or one of its ancestors (the dof moves ``body``)."""
+  while body > 0:
+    if body == dofbody:
+      return True
+    body = m.body_parentid[body]
+  return False
+
+
+@njit(cache=True, error_model="numpy")
+def flex_position(m, d):
+  """flexvert_xpos, flexedge_length and flexedge_J (rows that a constraint or passive force uses)."""
+  for f in range(m.nflex):
+    for i in range(m.flex_vertadr[f], m.flex_vertadr[f] + m.flex_vertnum[f]):
+      b = m.flex_vertbodyid[i]
+      v = m.flex_vert[i]
+      if m.flex_centered[f] or (v[0] == 0.0 and v[1] == 0.0 and v[2] == 0.0):
+        for k in range(3):
+          d.flexvert_xpos[i, k] = d.xpos[b, k]
+      else:
+        for k in range(3):
+          r = d.xmat[b, 3 * k] * v[0] + d.xmat[b, 3 * k + 1] * v[1] + d.xmat[b, 3 * k + 2] * v[2]
+          d.flexvert_xpos[i, k] = r + d.xpos[b, k]
+  d.flexedge_J[:] = 0.0
+  for f in range(m.nflex):
+    if m.flex_rigid[f] or m.flex_interp[f]:
+      continue
+    skip = (m.flex_edgeequality[f] != 1 and m.flex_edgedamping[f] == 0.0 and m.flex_edgestiffness[f] == 0.0
+            and m.flex_damping[f] == 0.0)
+    vbase = m.flex_vertadr[f]
+    for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+      v1 = vbase + m.flex_edge[e, 0]
+      v2 = vbase + m.flex_edge[e, 1]
+      dx = d.flexvert_xpos[v2, 0] - d.flexvert_xpos[v1, 0]
+      dy = d.flexvert_xpos[v2, 1] - d.flexvert_xpos[v1, 1]
+      dz = d.flexvert_xpos[v2, 2] - d.flexvert_xpos[v1, 2]
+      length = pymath.sqrt(dx * dx + dy * dy + dz * dz)
+      d.flexedge_length[e] = length
+      if skip:
+        continue
+      # unit vector from vertex 1 to vertex 2 (MuJoCo's normalize: a degenerate edge points along x)
+      if length < 1e-15:
+        dx, dy, dz = 1.0, 0.0, 0.0
+      else:
+        dx, dy, dz = dx / length, dy / length, dz / length
+      b1 = m.flex_vertbodyid[v1]
+      b2 = m.flex_vertbodyid[v2]
+      for j in range(m.flexedge_J_rowadr[e], m.flexedge_J_rowadr[e] + m.flexedge_J_rownnz[e]):
+        dof = m.flexedge_J_colind[j]
+        dofbody = m.dof_bodyid[dof]
+        j0 = j1 = j2 = 0.0
+        for side in range(2):
+          b = b2 if side == 0 else b1
+          if not _in_chain(m, dofbody, b):
+            continue
+          p = v2 if side == 0 else v1
+          root = m.body_rootid[b]
+          ox = d.flexvert_xpos[p, 0] - d.subtree_com[root, 0]
+          oy = d.flexvert_xpos[p, 1] - d.subtree_com[root, 1]
+          oz = d.flexvert_xpos[p, 2] - d.subtree_com[root, 2]
+          c = d.cdof[dof]
+          sign = 1.0 if side == 0 else -1.0
+          j0 += sign * (c[3] + c[1] * oz - c[2] * oy)
+          j1 += sign * (c[4] + c[2] * ox - c[0] * oz)
+          j2 += sign * (c[5] + c[0] * oy - c[1] * ox)
+        d.flexedge_J[j] = j0 * dx + j1 * dy + j2 * dz
+
+
+@njit(cache=True, error_model="numpy")
+def flex_velocity(m, d):
+  """flexedge_velocity: the edge Jacobians times qvel."""
+  d.flexedge_velocity[:] = 0.0
+  for f in range(m.nflex):
+    if m.flex_rigid[f] or m.flex_interp[f]:
+      continue
+    for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+      s = 0.0
+      for j in range(m.flexedge_J_rowadr[e], m.flexedge_J_rowadr[e] + m.flexedge_J_rownnz[e]):
+        s += d.flexedge_J[j] * d.qvel[m.flexedge_J_colind[j]]
+      d.flexedge_velocity[e] = s
+
+
+@njit(cache=True, error_model="numpy")
+def edge_spring_damper(m, d, spring, damper):
+  """Edge stiffness and damping into qfrc_spring and qfrc_damper, through the edge Jacobians."""
+  for f in range(m.nflex):
+    stiffness = m.flex_edgestiffness[f] if spring else 0.0
+    damping = m.flex_edgedamping[f] if damper else 0.0
+    if m.flex_rigid[f] or (stiffness == 0.0 and damping == 0.0):
+      continue
+    for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+      if m.flexedge_rigid[e]:
+        continue
+      frc_spring = stiffness * (m.flexedge_length0[e] - d.flexedge_length[e])
+      frc_damper = -damping * d.flexedge_velocity[e]
+      for j in range(m.flexedge_J_rowadr[e], m.flexedge_J_rowadr[e] + m.flexedge_J_rownnz[e]):
+        dof = m.flexedge_J_colind[j]
+        d.qfrc_spring[dof] += d.flexedge_J[j] * frc_spring
+        d.qfrc_damper[dof] += d.flexedge_J[j] * frc_damper

@@ -1,0 +1,178 @@
+"""Flexes (mjcf/flex.py, physics/flex.py): <flexcomp> grids, explicit <deformable><flex> and their edge equalities,
+compiled and run against MuJoCo.
+
+The models in tests/models/flex/ are written for flex contacts, which mjgym does not have yet: the loader refuses a
+flex that can collide unless contacts are disabled, so these tests load them with <flag contact="disable"/> in both
+engines.
+"""
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjgym import physics
+from mjgym.physics.mjcf.errors import MJCFError
+from tests import oracle
+
+FLEX_DIR = oracle.MODELS_DIR / "flex"
+FLEX_MODELS = ("flex_rope.xml", "flex_cloth.xml", "flex_box3d.xml", "flex_pinned_cloth.xml", "flex_explicit.xml",
+               "flex_mixed.xml")
+_NO_CONTACT = '<option><flag contact="disable"/></option>\n  <worldbody>'
+
+
+def _xml(name):
+  return (FLEX_DIR / name).read_text().replace("<worldbody>", _NO_CONTACT, 1)
+
+
+@pytest.mark.parametrize("name", FLEX_MODELS)
+def test_compiled_model_matches_mujoco(name):
+  """Every model field MuJoCo has (flex_*, flexedge_*, the vertex bodies and joints, equalities), to 1e-9: the
+  compiler's arithmetic is MuJoCo's up to the order of a few sums (bounding boxes, inverse weights)."""
+  xml = _xml(name)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = physics.MjModel.from_xml_string(xml)
+  assert m.nflex == mjm.nflex > 0
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+  names = [mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_FLEX, i) for i in range(mjm.nflex)]
+  assert [m.flex(i).name for i in range(m.nflex)] == names
+  assert physics.mj_name2id(m, physics.mjtObj.mjOBJ_FLEX, names[-1]) == m.nflex - 1
+
+
+# Rows, forces and accelerations agree to rounding (measured: qacc 3e-14 relative, efc_aref 1e-15); the
+# tolerances leave a few orders of magnitude for other machines' rounding.
+_FORWARD_FIELDS = {"flexvert_xpos": 1e-12, "flexedge_length": 1e-12, "flexedge_J": 1e-12,
+                   "flexedge_velocity": 1e-12, "qfrc_passive": 1e-10, "qfrc_bias": 1e-10, "efc_J": 1e-12,
+                   "efc_pos": 1e-12, "efc_R": 1e-10, "efc_aref": 1e-12, "efc_force": 1e-10, "qacc": 1e-10}
+
+
+@pytest.mark.parametrize("name", FLEX_MODELS)
+def test_forward_at_random_states_matches_mujoco(name):
+  """mj_forward at random states: vertex positions, edge lengths, Jacobians and velocities, passive edge forces,
+  the flex equality rows and the constrained acceleration."""
+  mjm, mjd, m, d = oracle.load_both(_xml(name))
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=3, count=5, scale=0.05):
+    assert d.nefc == mjd.nefc
+    for field, tol in _FORWARD_FIELDS.items():
+      if field == "efc_force" and name == "flex_mixed.xml":
+        # the connect and the 'web' flex pull on the same arm dofs: nearly redundant rows make the split of the
+        # force between them ill conditioned (measured 7e-5 relative), while qacc agrees to 1e-12
+        tol = 1e-3
+      if field.startswith("efc_"):
+        n = mjd.nefc
+        theirs = getattr(mjd, field)
+        theirs = (theirs.reshape(n, m.nv) if mujoco.mj_isSparse(mjm) == 0 else _dense_efc_j(mjm, mjd)
+                  ) if field == "efc_J" else theirs[:n]
+        oracle.assert_close(getattr(d, field)[:n], theirs, tol, field)
+      else:
+        oracle.assert_close(getattr(d, field), getattr(mjd, field), tol, field)
+
+
+def _dense_efc_j(mjm, mjd):
+  out = np.zeros((mjd.nefc, mjm.nv))
+  for i in range(mjd.nefc):
+    adr, nnz = mjd.efc_J_rowadr[i], mjd.efc_J_rownnz[i]
+    out[i, mjd.efc_J_colind[adr:adr + nnz]] = mjd.efc_J[adr:adr + nnz]
+  return out
+
+
+def test_edge_stiffness_passive_force_matches_mujoco():
+  """The rope of flex_explicit.xml has edge stiffness and damping: its spring and damper forces alone."""
+  mjm, mjd, m, d = oracle.load_both(_xml("flex_explicit.xml"))
+  rng = np.random.default_rng(5)
+  for _ in range(5):
+    oracle.random_state(mjm, mjd, rng, 0.1)
+    oracle.forward_both(mjm, mjd, m, d)
+    for field in ("qfrc_spring", "qfrc_damper", "qfrc_passive"):
+      oracle.assert_close(getattr(d, field), getattr(mjd, field), 1e-12, field)
+    assert np.any(d.qfrc_spring != 0)
+
+
+@pytest.mark.parametrize("name", ("flex_rope.xml", "flex_cloth.xml", "flex_pinned_cloth.xml"))
+def test_trajectory_without_contacts_matches_mujoco(name):
+  """300 steps of a falling (or hanging) flex held by its edge equalities, contacts disabled, from random vertex
+  velocities (so that the edges stretch and the constraints work). The solve differs from MuJoCo's by rounding
+  (~1e-14 relative in qacc, measured), which grows along the trajectory: 1e-8 in qpos after 300 steps leaves
+  room for that and none for a wrong force."""
+  mjm, mjd, m, d = oracle.load_both(_xml(name))
+  mjd.qvel[:] = np.random.default_rng(7).normal(0.0, 0.3, mjm.nv)
+  d.qvel[:] = mjd.qvel
+  for _ in range(300):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+  assert np.ptp(mjd.flexedge_length - mjm.flexedge_length0) > 1e-4  # the edges did stretch
+  oracle.assert_close(d.qpos, mjd.qpos, 1e-8, "qpos")
+  oracle.assert_close(d.flexvert_xpos, mjd.flexvert_xpos, 1e-8, "flexvert_xpos")
+
+
+_BASE = """<mujoco><option><flag contact="disable"/></option><worldbody>
+<body name="b"><freejoint/><geom size="0.1"/></body>
+{}
+</worldbody>{}</mujoco>"""
+
+
+@pytest.mark.parametrize("body, extra, message, attribute", [
+    ('<flexcomp name="f" dim="1" count="3 1 1" dof="radial"/>', "", "dof='radial' is not supported", "dof"),
+    ('<flexcomp name="f" type="box" count="3 3 3"/>', "", "flexcomp type 'box' is not supported", "type"),
+    ('<flexcomp name="f" dim="2" count="3 3 1" spacing="0.01 0.01 0.01" radius="0.01"/>', "",
+     "spacing must be larger", "spacing"),
+    ('<flexcomp name="f" dim="1" count="3 1 1"><edge equality="vert"/></flexcomp>', "",
+     "equality='vert' is not supported", "equality"),
+    ('<flexcomp name="f" dim="2" count="3 3 1"><edge stiffness="3"/></flexcomp>', "",
+     "edge stiffness is only available for dim=1", "stiffness"),
+    ('<flexcomp name="f" dim="1" count="3 1 1"><edge equality="true" stiffness="3"/></flexcomp>', "",
+     "both edge equality constraints and edge stiffness", "stiffness"),
+    ('<flexcomp name="f" dim="1" count="3 1 1"><pin id="7"/></flexcomp>', "", "pin id 7 out of range", "id"),
+    ('<flexcomp name="f" dim="1" count="3 1 1"><elasticity young="1e4"/></flexcomp>', "", "not supported",
+     "young"),
+    ("", '<deformable><flex name="f" dim="1" body="b nothere" element="0 1"/></deformable>', "unknown body",
+     "body"),
+    ("", '<deformable><flex name="f" dim="2" body="b world b" vertex="0 0 0 1 0 0 0 1 0" element="0 1 1"/>'
+     '</deformable>', "repeated vertex", "element"),
+    ("", '<equality><flex flex="nothere"/></equality>', "unknown flex 'nothere'", "flex"),
+])
+def test_bad_flex_is_a_located_error(body, extra, message, attribute):
+  with pytest.raises(MJCFError, match=message) as info:
+    physics.MjModel.from_xml_string(_BASE.format(body, extra))
+  assert info.value.attribute == attribute
+  assert info.value.line is not None
+
+
+def test_colliding_flex_is_refused():
+  """Flex contacts are not modelled: a flex that can touch a geom is an error naming the flex and the geom."""
+  xml = _BASE.replace('<option><flag contact="disable"/></option>', "").format(
+      '<flexcomp name="rope" dim="1" count="3 1 1"/>', "")
+  with pytest.raises(MJCFError, match="flex 'rope' can collide with geom 0"):
+    physics.MjModel.from_xml_string(xml)
+  quiet = xml.replace('count="3 1 1"/>', 'count="3 1 1"><contact contype="0" conaffinity="0"/></flexcomp>')
+  assert physics.MjModel.from_xml_string(quiet).nflex == 1
+
+
+def test_flexcomp_elsewhere_is_unsupported():
+  xml = _BASE.format('<frame><flexcomp name="f" dim="1" count="3 1 1"/></frame>', "")
+  with pytest.raises(MJCFError, match="<flexcomp> inside <frame> is not supported"):
+    physics.MjModel.from_xml_string(xml)
+
+
+def test_model_without_flex_has_no_flex_work():
+  """nflex == 0: the flex fields are empty and the stages skip flexes entirely (forward.py, passive.py)."""
+  m = physics.MjModel.from_xml_string(_BASE.format("", ""))
+  assert m.nflex == m.nflexvert == m.nflexedge == m.nJfe == 0
+
+
+def test_renderer_draws_flex_edges():
+  """Flex edges are drawn as capsules of the flex's radius in its colour; segmentation names the flex (mjOBJ_FLEX);
+  flexgroup hides them."""
+  m = physics.MjModel.from_xml_string(_xml("flex_pinned_cloth.xml"))
+  d = physics.MjData(m)
+  physics.mj_forward(m, d)
+  with physics.Renderer(m, 120, 160) as renderer:
+    renderer.update_scene(d)
+    renderer.enable_segmentation_rendering()
+    seg = renderer.render()
+    flex_pixels = seg[..., 1] == int(mujoco.mjtObj.mjOBJ_FLEX)
+    assert flex_pixels.sum() > 50
+    assert set(np.unique(seg[..., 0][flex_pixels])) == {0, 1}  # both flexes
+    option = physics.MjvOption()
+    option.flexgroup[:] = 0
+    renderer.update_scene(d, scene_option=option)
+    assert not np.any(renderer.render()[..., 1] == int(mujoco.mjtObj.mjOBJ_FLEX))
