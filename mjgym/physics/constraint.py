@@ -22,6 +22,7 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import flex
 from mjgym.physics import island
 from mjgym.physics import math
 from mjgym.physics import support
@@ -418,8 +419,8 @@ def _contacts(m, d):
       ctype, nrow = CNSTR_CONTACT_PYRAMIDAL, 2 * (dim - 1)
     if not _reserve(m, d, nrow):
       continue
-    b1 = m.geom_bodyid[d.contact_geom1[c]]
-    b2 = m.geom_bodyid[d.contact_geom2[c]]
+    b1 = flex.contact_body(m, d, c, 0)
+    b2 = flex.contact_body(m, d, c, 1)
     # velocity of body2 relative to body1 at the contact point: the normal points from geom1 to geom2
     _jac_pair(m, d, d.contact_pos[c], b2, d.contact_pos[c], b1)
     tran = m.body_invweight0[b1, 0] + m.body_invweight0[b2, 0]

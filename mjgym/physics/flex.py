@@ -106,3 +106,17 @@ def edge_spring_damper(m, d, spring, damper):
         dof = m.flexedge_J_colind[j]
         d.qfrc_spring[dof] += d.flexedge_J[j] * frc_spring
         d.qfrc_damper[dof] += d.flexedge_J[j] * frc_damper
+
+
+@njit(cache=True, error_model="numpy")
+def contact_body(m, d, c, side):
+  """The body of side ``side`` (0, 1) of contact c: its geom's body; for a flex vertex the vertex's body (the
+  contact on a vertex moves with that body), for a flex element its first vertex's (MuJoCo's mj_flexBody)."""
+  g = d.contact_geom1[c] if side == 0 else d.contact_geom2[c]
+  if g >= 0:
+    return m.geom_bodyid[g]
+  f = d.contact_flex[c, side]
+  v = d.contact_vert[c, side]
+  if v < 0:
+    v = m.flex_elem[m.flex_elemdataadr[f] + d.contact_elem[c, side] * (m.flex_dim[f] + 1)]
+  return m.flex_vertbodyid[m.flex_vertadr[f] + v]
