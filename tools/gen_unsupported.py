@@ -31,8 +31,9 @@ REFUSED_VALUES = (
     ("flexcomp", "dof", "anything but `full` (radial, trilinear and quadratic interpolation)"),
     ("flexcomp edge", "equality", "`vert`, `strain` (vertex and strain equalities; `true` is supported)"),
     ("flexcomp / flex contact", "contype, conaffinity, selfcollide, internal", "any setting that lets a flex touch "
-     "a geom other than a plane on a body without degrees of freedom, another flex or itself, unless contacts are "
-     "disabled (`<flag contact=\"disable\"/>`): only plane-vertex flex contacts are modelled"),
+     "a geom other than a plane on a body without degrees of freedom or a sphere (1-D and 2-D flexes), another flex "
+     "or itself, unless contacts are disabled (`<flag contact=\"disable\"/>`): mjgym models plane-vertex and "
+     "sphere-element flex contacts"),
 )
 
 

@@ -6,31 +6,48 @@ A flex contact names the flex side by its flex, element and vertex instead of a 
 - plane - flex: a plane on a body without degrees of freedom against every vertex of the flex as a sphere of the flex
   radius (one contact per vertex within margin + gap: normal along the plane's z, point midway in the overlap,
   geom side 0 = the plane, flex side 1 = the vertex). MuJoCo 4 keeps them all (no per-pair cap) and in vertex order.
+- sphere - element of a 1-D or 2-D flex: the segment as a capsule of the flex radius (nearest point on the segment,
+  then two spheres), the triangle inflated by the radius (nearest point of the triangle to the centre); one contact,
+  normal from the sphere to the element, skipped when a vertex of the element is on the sphere's body. The constraint
+  moves the point with the element's vertices (constraint.py, flex.element_weights).
 
-Element contacts (other geom types), flex-flex and self contacts are refused when the model is compiled
-(mjcf/flex.py). A model without flexes never calls anything here.
+Contacts of one geom-flex pair are sorted by element (or vertex) id, after the body pairs of lower signature (the
+flex counts as body nbody + f). Other geom types, 3-D flexes' elements, flex-flex and self contacts are refused when
+the model is compiled (mjcf/flex.py). A model without flexes never calls anything here.
 """
 
 from numba import njit
 
+import math
+
 from mjgym.physics.constants import ENBL_OVERRIDE
 from mjgym.physics.constants import GEOM_PLANE
+from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.constants import WARN_CONTACTFULL
 from mjgym.physics.types import MINVAL
 
 
 @njit(cache=True, error_model="numpy")
 def collide(m, d):
-  """Appends the contacts of every plane-flex pair that passes the contype/conaffinity test (planes on bodies
-  without degrees of freedom, in geom order, each against the flexes in order)."""
+  """Appends the contacts of every geom-flex pair that passes the contype/conaffinity test: planes on bodies
+  without degrees of freedom against the vertices, spheres against the elements of 1-D and 2-D flexes. The driver
+  sorts them afterwards (order_key)."""
   for g in range(m.ngeom):
-    if m.geom_type[g] != GEOM_PLANE or m.body_dofnum[m.body_weldid[m.geom_bodyid[g]]] != 0:
+    gtype = m.geom_type[g]
+    if gtype == GEOM_PLANE and m.body_dofnum[m.body_weldid[m.geom_bodyid[g]]] != 0:
+      continue
+    if gtype != GEOM_PLANE and gtype != GEOM_SPHERE:
       continue
     for f in range(m.nflex):
       if not ((m.geom_contype[g] & m.flex_conaffinity[f]) or (m.flex_contype[f] & m.geom_conaffinity[g])):
         continue
-      if not _plane_flex(m, d, g, f):
-        return
+      if gtype == GEOM_PLANE:
+        if not _plane_flex(m, d, g, f):
+          return
+      elif m.flex_dim[f] <= 2:
+        for e in range(m.flex_elemnum[f]):
+          if not _sphere_element(m, d, g, f, e):
+            return
 
 
 @njit(cache=True, error_model="numpy")
@@ -49,36 +66,157 @@ def _plane_flex(m, d, g, f):
   radius = m.flex_radius[f]
   mat = d.geom_xmat[g]
   nx, ny, nz = mat[2], mat[5], mat[8]
-  capacity = d.contact_dist.shape[0]
   for i in range(m.flex_vertnum[f]):
     v = d.flexvert_xpos[m.flex_vertadr[f] + i]
     dist = ((v[0] - d.geom_xpos[g, 0]) * nx + (v[1] - d.geom_xpos[g, 1]) * ny
             + (v[2] - d.geom_xpos[g, 2]) * nz)
     if dist > margin + gap + radius:
       continue
-    c = d.ncon[0]
-    if c >= capacity:
-      d.warning_number[WARN_CONTACTFULL] += 1
-      d.warning_lastinfo[WARN_CONTACTFULL] = c + 1
+    if _full(d):
       return False
     depth = dist - radius
     s = -0.5 * depth - radius
-    d.contact_dist[c] = depth
-    d.contact_pos[c, 0] = v[0] + s * nx
-    d.contact_pos[c, 1] = v[1] + s * ny
-    d.contact_pos[c, 2] = v[2] + s * nz
-    frame = d.contact_frame[c]
-    frame[0], frame[1], frame[2] = nx, ny, nz
-    for k in range(3, 9):
-      frame[k] = 0.0
-    d.contact_geom1[c] = g
-    d.contact_geom2[c] = -1
-    d.contact_flex[c, 0], d.contact_flex[c, 1] = -1, f
-    d.contact_elem[c, 0], d.contact_elem[c, 1] = -1, -1
-    d.contact_vert[c, 0], d.contact_vert[c, 1] = -1, i
-    d.contact_efc_address[c] = -1
-    d.ncon[0] = c + 1
+    _add(d, d.ncon[0], g, f, -1, i, depth, (v[0] + s * nx, v[1] + s * ny, v[2] + s * nz), (nx, ny, nz))
   return True
+
+
+@njit(cache=True, error_model="numpy")
+def _add(d, c, g, f, e, v, dist, pos, normal):
+  """Writes contact c (geom g on side 0; flex f's element e or vertex v on side 1) and counts it."""
+  d.contact_dist[c] = dist
+  frame = d.contact_frame[c]
+  for k in range(3):
+    d.contact_pos[c, k] = pos[k]
+    frame[k] = normal[k]
+  for k in range(3, 9):
+    frame[k] = 0.0
+  d.contact_geom1[c] = g
+  d.contact_geom2[c] = -1
+  d.contact_flex[c, 0], d.contact_flex[c, 1] = -1, f
+  d.contact_elem[c, 0], d.contact_elem[c, 1] = -1, e
+  d.contact_vert[c, 0], d.contact_vert[c, 1] = -1, v
+  d.contact_efc_address[c] = -1
+  d.ncon[0] = c + 1
+
+
+@njit(cache=True, error_model="numpy")
+def _full(d):
+  """Whether Data has no room for another contact (then MuJoCo's warning is raised)."""
+  c = d.ncon[0]
+  if c < d.contact_dist.shape[0]:
+    return False
+  d.warning_number[WARN_CONTACTFULL] += 1
+  d.warning_lastinfo[WARN_CONTACTFULL] = c + 1
+  return True
+
+
+@njit(cache=True, error_model="numpy")
+def _normalize(x, y, z):
+  """(unit vector, length) as MuJoCo's normalize: a vector shorter than MINVAL becomes (1, 0, 0)."""
+  n = math.sqrt(x * x + y * y + z * z)
+  if n < MINVAL:
+    return (1.0, 0.0, 0.0), n
+  s = 1.0 / n
+  return (x * s, y * s, z * s), n
+
+
+@njit(cache=True, error_model="numpy")
+def _sphere_element(m, d, g, f, e):
+  """Sphere g against element e of flex f (a capsule of the flex radius around a segment, or a triangle inflated
+  by it): at most one contact, its normal from the sphere to the element. False when Data ran out of contacts."""
+  dim = m.flex_dim[f]
+  adr = m.flex_elemdataadr[f] + e * (dim + 1)
+  vadr = m.flex_vertadr[f]
+  body = m.geom_bodyid[g]
+  for i in range(dim + 1):
+    if m.flex_vertbodyid[vadr + m.flex_elem[adr + i]] == body:
+      return True  # MuJoCo skips elements with a vertex on the geom's body
+  margin, gap = margin_gap(m, g, f)
+  reach = margin + gap
+  rs, rt = m.geom_size[g, 0], m.flex_radius[f]
+  sx, sy, sz = d.geom_xpos[g, 0], d.geom_xpos[g, 1], d.geom_xpos[g, 2]
+  p1 = d.flexvert_xpos[vadr + m.flex_elem[adr]]
+  p2 = d.flexvert_xpos[vadr + m.flex_elem[adr + 1]]
+  if dim == 1:
+    # the nearest point of the segment (from its middle along its axis, clipped to the half length), then two spheres
+    axis, length = _normalize(p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+    half = 0.5 * length
+    cx, cy, cz = 0.5 * (p1[0] + p2[0]), 0.5 * (p1[1] + p2[1]), 0.5 * (p1[2] + p2[2])
+    x = axis[0] * (sx - cx) + axis[1] * (sy - cy) + axis[2] * (sz - cz)
+    x = min(max(x, -half), half)
+    qx, qy, qz = cx + axis[0] * x, cy + axis[1] * x, cz + axis[2] * x
+    dx, dy, dz = sx - qx, sy - qy, sz - qz
+    dist2 = dx * dx + dy * dy + dz * dz
+    bound = reach + rs + rt
+    if dist2 > bound * bound:
+      return True
+    depth = math.sqrt(dist2) - rs - rt
+    normal, n = _normalize(qx - sx, qy - sy, qz - sz)
+    if n < MINVAL:
+      return True  # the sphere's centre on the segment: no direction (MuJoCo crosses z axes; not modelled)
+  else:
+    p3 = d.flexvert_xpos[vadr + m.flex_elem[adr + 2]]
+    # the triangle (O, A, B) with O at its first vertex; S the sphere's centre
+    S = (sx - p1[0], sy - p1[1], sz - p1[2])
+    A = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
+    B = (p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2])
+    N = _normalize(A[1] * B[2] - A[2] * B[1], A[2] * B[0] - A[0] * B[2], A[0] * B[1] - A[1] * B[0])[0]
+    bound = reach + rs + rt
+    height = N[0] * S[0] + N[1] * S[1] + N[2] * S[2]
+    if abs(height) > bound:
+      return True
+    P = (S[0] - height * N[0], S[1] - height * N[1], S[2] - height * N[2])
+    V1, lenA = _normalize(A[0], A[1], A[2])
+    V2 = _normalize(N[1] * A[2] - N[2] * A[1], N[2] * A[0] - N[0] * A[2], N[0] * A[1] - N[1] * A[0])[0]
+    # 2-D coordinates in the plane (V1, V2): o = 0, a = (|A|, 0), b, and the projection p
+    bx, by = V1[0] * B[0] + V1[1] * B[1] + V1[2] * B[2], V2[0] * B[0] + V2[1] * B[1] + V2[2] * B[2]
+    px, py = V1[0] * P[0] + V1[1] * P[1] + V1[2] * P[2], V2[0] * P[0] + V2[1] * P[1] + V2[2] * P[2]
+    s1 = _area_sign(px, py, 0.0, 0.0, lenA, 0.0)
+    s2 = _area_sign(px, py, lenA, 0.0, bx, by)
+    s3 = _area_sign(px, py, bx, by, 0.0, 0.0)
+    if s1 == s2 and s2 == s3:
+      X = P
+    else:
+      x0, y0, d0 = _point_segment(px, py, 0.0, 0.0, lenA, 0.0)
+      x1, y1, d1 = _point_segment(px, py, lenA, 0.0, bx, by)
+      x2, y2, d2 = _point_segment(px, py, bx, by, 0.0, 0.0)
+      if d0 < d1 and d0 < d2:
+        u, w = x0, y0
+      elif d1 < d2:
+        u, w = x1, y1
+      else:
+        u, w = x2, y2
+      X = (V1[0] * u + V2[0] * w, V1[1] * u + V2[1] * w, V1[2] * u + V2[2] * w)
+    normal, n = _normalize(X[0] - S[0], X[1] - S[1], X[2] - S[2])
+    if n > bound:
+      return True
+    depth = n - rs - rt
+  if _full(d):
+    return False
+  s = rs + 0.5 * depth
+  _add(d, d.ncon[0], g, f, e, -1, depth, (sx + s * normal[0], sy + s * normal[1], sz + s * normal[2]), normal)
+  return True
+
+
+@njit(cache=True, error_model="numpy")
+def _area_sign(x1, y1, x2, y2, x3, y3):
+  """Sign (-1, 0, 1) of the area of the 2-D triangle (p1, p2, p3)."""
+  a = (x1 - x3) * (y2 - y3) - (x2 - x3) * (y1 - y3)
+  return 1.0 if a > 0 else (-1.0 if a < 0 else 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _point_segment(px, py, ux, uy, vx, vy):
+  """The nearest point to p on the 2-D segment (u, v), and its distance."""
+  ax, ay = vx - ux, vy - uy
+  a = (ax * (px - ux) + ay * (py - uy)) / max(MINVAL, ax * ax + ay * ay)
+  if a <= 0:
+    x, y = ux, uy
+  elif a >= 1:
+    x, y = vx, vy
+  else:
+    x, y = ux + a * ax, uy + a * ay
+  return x, y, math.sqrt((x - px) * (x - px) + (y - py) * (y - py))
 
 
 @njit(cache=True, error_model="numpy")
@@ -87,7 +225,8 @@ def order_key(m, d, i):
   nbody + f), after the explicit pairs, then by geom and vertex."""
   g, f = int(d.contact_geom1[i]), int(d.contact_flex[i, 1])
   signature = (int(m.geom_bodyid[g]) << 16) + int(m.nbody) + f
-  return (signature, int(m.npair), g, int(d.contact_vert[i, 1]))
+  e = int(d.contact_elem[i, 1])
+  return (signature, int(m.npair), g, e if e >= 0 else int(d.contact_vert[i, 1]))
 
 
 @njit(cache=True, error_model="numpy")
