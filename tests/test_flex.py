@@ -185,11 +185,13 @@ _CONTACT_IDS = ("geom", "flex", "elem", "vert", "dim", "exclude", "efc_address")
 _CONTACT_VALUES = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction", "solimp", "mu")
 
 
-@pytest.mark.parametrize("name", ("flex_rope_plane.xml", "flex_cloth_plane.xml", "flex_rope.xml", "flex_cloth.xml"))
+@pytest.mark.parametrize("name", ("flex_rope_plane.xml", "flex_cloth_plane.xml", "flex_rope.xml", "flex_cloth.xml",
+                                  "flex_rope_capsule.xml"))
 def test_flex_contacts_match_mujoco(name):
   """Plane-vertex contacts: a rope on a tilted plane (equal priorities: mixed parameters, a margin) and a cloth
   beside a box on another (the flex's priority sets condim 4 and friction); sphere-element contacts: a rope (capsule
-  elements) and a cloth (triangles) falling on a ball above a floor. For 400 steps, at every step: the same contacts
+  elements) and a cloth (triangles) falling on a ball above a floor; capsule-segment contacts: ropes across and
+  along capsules (nearly parallel segments: two contacts each). For 400 steps, at every step: the same contacts
   in the same order (geom, flex, elem, vert ids exact), their values, the constraint forces, cfrc_ext and the state.
   Tolerance 1e-12 on contacts and 1e-10 on forces and state: the arithmetic is MuJoCo's up to the order of a few
   sums and the element weights (measured: 3e-16 on qpos, 4e-14 on efc_force, the first impacts the largest)."""
@@ -249,8 +251,7 @@ _PLAIN_CONTACT = '<contact contype="2" conaffinity="2" selfcollide="none"/>'
      "flex 'box' can collide with geom 1"),
 ])
 def test_unsupported_flex_contacts_are_refused(body, message):
-  """Flex contacts with geoms other than planes and spheres, with 3-D flexes' elements (tetrahedra) and between
-  flexes are not modelled."""
+  """Flex contacts with boxes, with 3-D flexes' elements (tetrahedra) and between flexes are not modelled."""
   xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1" contype="1" conaffinity="1"/>{}</worldbody>
   </mujoco>""".format(body)
   with pytest.raises(MJCFError, match=message):

@@ -6,6 +6,8 @@ A flex contact names the flex side by its flex, element and vertex instead of a 
 - plane - flex: a plane on a body without degrees of freedom against every vertex of the flex as a sphere of the flex
   radius (one contact per vertex within margin + gap: normal along the plane's z, point midway in the overlap,
   geom side 0 = the plane, flex side 1 = the vertex). MuJoCo 4 keeps them all (no per-pair cap) and in vertex order.
+- capsule - segment of a 1-D flex: the capsule-capsule collider (primitive.segments) with the segment as a capsule of
+  the flex radius.
 - sphere - element of a 1-D or 2-D flex: the segment as a capsule of the flex radius (nearest point on the segment,
   then two spheres), the triangle inflated by the radius (nearest point of the triangle to the centre); one contact,
   normal from the sphere to the element, skipped when a vertex of the element is on the sphere's body. The constraint
@@ -20,7 +22,9 @@ from numba import njit
 
 import math
 
+from mjgym.physics.collision import primitive
 from mjgym.physics.constants import ENBL_OVERRIDE
+from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_PLANE
 from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.constants import WARN_CONTACTFULL
@@ -36,7 +40,7 @@ def collide(m, d):
     gtype = m.geom_type[g]
     if gtype == GEOM_PLANE and m.body_dofnum[m.body_weldid[m.geom_bodyid[g]]] != 0:
       continue
-    if gtype != GEOM_PLANE and gtype != GEOM_SPHERE:
+    if gtype != GEOM_PLANE and gtype != GEOM_SPHERE and gtype != GEOM_CAPSULE:
       continue
     for f in range(m.nflex):
       if not ((m.geom_contype[g] & m.flex_conaffinity[f]) or (m.flex_contype[f] & m.geom_conaffinity[g])):
@@ -44,9 +48,13 @@ def collide(m, d):
       if gtype == GEOM_PLANE:
         if not _plane_flex(m, d, g, f):
           return
-      elif m.flex_dim[f] <= 2:
+      elif gtype == GEOM_SPHERE and m.flex_dim[f] <= 2:
         for e in range(m.flex_elemnum[f]):
           if not _sphere_element(m, d, g, f, e):
+            return
+      elif gtype == GEOM_CAPSULE and m.flex_dim[f] == 1:
+        for e in range(m.flex_elemnum[f]):
+          if not _capsule_segment(m, d, g, f, e):
             return
 
 
@@ -195,6 +203,39 @@ def _sphere_element(m, d, g, f, e):
     return False
   s = rs + 0.5 * depth
   _add(d, d.ncon[0], g, f, e, -1, depth, (sx + s * normal[0], sy + s * normal[1], sz + s * normal[2]), normal)
+  return True
+
+
+@njit(cache=True, error_model="numpy")
+def _capsule_segment(m, d, g, f, e):
+  """Capsule g against segment e of a 1-D flex as a capsule of the flex radius (the capsule-capsule collider: one
+  contact, two where the segments are parallel), normals from the geom to the element. False when Data is full."""
+  adr = m.flex_elemdataadr[f] + 2 * e
+  v1 = m.flex_vertadr[f] + m.flex_elem[adr]
+  v2 = m.flex_vertadr[f] + m.flex_elem[adr + 1]
+  body = m.geom_bodyid[g]
+  if m.flex_vertbodyid[v1] == body or m.flex_vertbodyid[v2] == body:
+    return True
+  if d.ncon[0] + 2 > d.contact_dist.shape[0]:
+    _full(d)
+    return False
+  margin, gap = margin_gap(m, g, f)
+  mat = d.geom_xmat[g]
+  h = m.geom_size[g, 1]
+  c1 = (d.geom_xpos[g, 0], d.geom_xpos[g, 1], d.geom_xpos[g, 2])
+  a1 = (mat[2] * h, mat[5] * h, mat[8] * h)
+  p1, p2 = d.flexvert_xpos[v1], d.flexvert_xpos[v2]
+  axis, length = _normalize(p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
+  half = 0.5 * length
+  c2 = (0.5 * (p1[0] + p2[0]), 0.5 * (p1[1] + p2[1]), 0.5 * (p1[2] + p2[2]))
+  a2 = (axis[0] * half, axis[1] * half, axis[2] * half)
+  i0 = d.ncon[0]
+  # MuJoCo 4 takes capsules within 1e-4 rad of parallel as parallel (measured: sin^2 of the angle below 1e-8)
+  n = primitive.segments(d, c1, a1, m.geom_size[g, 0], c2, a2, m.flex_radius[f], margin + gap, i0, 1e-8)
+  for i in range(i0, i0 + n):
+    frame = d.contact_frame[i]
+    _add(d, i, g, f, e, -1, d.contact_dist[i], (d.contact_pos[i, 0], d.contact_pos[i, 1], d.contact_pos[i, 2]),
+         (frame[0], frame[1], frame[2]))
   return True
 
 

@@ -446,9 +446,9 @@ def _contacts_disabled(ctx):
 
 def _check_contacts(ctx, spec, flex, weldid, dofnum):
   """mjgym collides a flex only with planes on bodies without degrees of freedom (MuJoCo's plane-vertex contacts)
-  and with spheres (sphere-element contacts, 1-D and 2-D flexes): a flex that could touch another geom, another
-  flex or itself (contype / conaffinity, MuJoCo's filter) is refused, unless contacts are disabled in
-  <option><flag>."""
+  and, element by element, with spheres (1-D and 2-D flexes) and capsules (1-D flexes): a flex that could touch
+  another geom, another flex or itself (contype / conaffinity, MuJoCo's filter) is refused, unless contacts are
+  disabled in <option><flag>."""
   if _contacts_disabled(ctx):
     return
   ct, ca = spec["contype"], spec["conaffinity"]
@@ -464,9 +464,11 @@ def _check_contacts(ctx, spec, flex, weldid, dofnum):
       continue
     if gtype[g] == int(types.GeomType.SPHERE) and spec["dim"] <= 2:
       continue
+    if gtype[g] == int(types.GeomType.CAPSULE) and spec["dim"] == 1:
+      continue
     fail(where, f"flex '{spec['name']}' can collide with geom {g} ('{ctx.names[ObjType.GEOM][g]}'): flex "
-         "contacts are supported only with planes on bodies without degrees of freedom and with spheres (1-D and "
-         "2-D flexes) (unsupported feature)" + hint, attr)
+         "contacts are supported only with planes on bodies without degrees of freedom, spheres (1-D and 2-D "
+         "flexes) and capsules (1-D flexes) (unsupported feature)" + hint, attr)
   for other in ctx.flexes:
     if other is spec:
       break
