@@ -283,3 +283,27 @@ def test_many_flex_contacts_fit_in_data():
   for field in ("geom", "flex", "elem", "vert"):
     np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field))
   np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=1e-10)
+
+
+def test_flex_contacts_under_override_match_mujoco():
+  """<flag override="enable"/>: the global margin, solref, solimp and friction replace the geom-flex pair's (the
+  rope on a plane and on a capsule, 300 steps; ids exact, values to 1e-12, state to 1e-10 as above)."""
+  xml = (FLEX_DIR / "flex_rope_capsule.xml").read_text().replace(
+      '<option timestep="0.002"/>',
+      '<option timestep="0.002" o_margin="0.003" o_solref="0.02 0.8" o_solimp="0.8 0.9 0.002 0.5 2" '
+      'o_friction="0.4 0.4 0.01 0.001 0.001"><flag override="enable"/></option>')
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  for step in range(300):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    assert d.ncon == mjd.ncon, step
+    for field in _CONTACT_IDS:
+      np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field), err_msg=f"{step} {field}")
+    for field in _CONTACT_VALUES:
+      np.testing.assert_allclose(getattr(d.contact, field), getattr(mjd.contact, field), rtol=0, atol=1e-12,
+                                 err_msg=f"{step} {field}")
+  assert mjd.ncon > 0 and np.all(mjd.contact.includemargin == 0.003)
+  np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=1e-10)
