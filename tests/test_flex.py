@@ -185,11 +185,11 @@ _CONTACT_IDS = ("geom", "flex", "elem", "vert", "dim", "exclude", "efc_address")
 _CONTACT_VALUES = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction", "solimp", "mu")
 
 
-@pytest.mark.parametrize("name", ("flex_rope_plane.xml", "flex_cloth_plane.xml", "flex_rope.xml", "flex_cloth.xml",
-                                  "flex_rope_capsule.xml"))
+@pytest.mark.parametrize("name", ("flex_rope_plane.xml", "flex_cloth_plane.xml", "flex_box3d.xml", "flex_rope.xml",
+                                  "flex_cloth.xml", "flex_rope_capsule.xml"))
 def test_flex_contacts_match_mujoco(name):
-  """Plane-vertex contacts: a rope on a tilted plane (equal priorities: mixed parameters, a margin) and a cloth
-  beside a box on another (the flex's priority sets condim 4 and friction); sphere-element contacts: a rope (capsule
+  """Plane-vertex contacts: a rope on a tilted plane (equal priorities: mixed parameters, a margin and a gap), a cloth
+  beside a box on another (the flex's priority sets condim 4 and friction) and a 3-D block; sphere-element contacts: a rope (capsule
   elements) and a cloth (triangles) falling on a ball above a floor; capsule-segment contacts: ropes across and
   along capsules (nearly parallel segments: two contacts each). For 400 steps, at every step: the same contacts
   in the same order (geom, flex, elem, vert ids exact), their values, the constraint forces, cfrc_ext and the state.
