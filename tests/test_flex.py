@@ -186,16 +186,16 @@ _CONTACT_VALUES = ("dist", "pos", "frame", "includemargin", "friction", "solref"
 
 
 @pytest.mark.parametrize("name", ("flex_rope_plane.xml", "flex_cloth_plane.xml", "flex_box3d.xml", "flex_rope.xml",
-                                  "flex_cloth.xml", "flex_rope_capsule.xml", "flex_hammock.xml"))
+                                  "flex_cloth.xml", "flex_rope_capsule.xml", "flex_hammock.xml", "flex_cloth_box.xml"))
 def test_flex_contacts_match_mujoco(name):
   """Plane-vertex contacts: a rope on a tilted plane (equal priorities: mixed parameters, a margin and a gap), a cloth
-  beside a box on another (the flex's priority sets condim 4 and friction) and a 3-D block; sphere-element contacts: a rope (capsule
-  elements) and a cloth (triangles) falling on a ball above a floor; capsule-segment contacts: ropes across and
-  along capsules (nearly parallel segments: two contacts each); moving geoms: a free ball in a pinned cloth and a free
-  capsule on a pinned rope. For 400 steps, at every step: the same contacts
-  in the same order (geom, flex, elem, vert ids exact), their values, the constraint forces, cfrc_ext and the state.
-  Tolerance 1e-12 on contacts and 1e-10 on forces and state: the arithmetic is MuJoCo's up to the order of a few
-  sums and the element weights (measured: 4e-15 on qpos, 4e-14 on efc_force, the first impacts the largest)."""
+  beside a box on another (the flex's priority sets condim 4 and friction) and a 3-D block; sphere-element contacts:
+  a rope (capsule elements) and a cloth (triangles) falling on a ball above a floor; capsule-segment contacts: ropes
+  across and along capsules (nearly parallel segments: two contacts each); moving geoms: a free ball in a pinned
+  cloth and a free capsule on a pinned rope; box-triangle contacts (midphase disabled): a cloth on a turned box. For
+  400 steps, at every step: the same contacts in the same order (geom, flex, elem, vert ids exact), their values,
+  the constraint forces, cfrc_ext and the state. Tolerance 1e-12 on contacts and 1e-10 on forces and state: the
+  arithmetic is MuJoCo's up to the order of a few sums and the element weights (measured: 2e-14 on qpos, 2e-13 on efc_force, the first impacts the largest)."""
   xml = (FLEX_DIR / name).read_text()
   mjm = mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
@@ -241,6 +241,8 @@ _PLAIN_CONTACT = '<contact contype="2" conaffinity="2" selfcollide="none"/>'
 
 
 @pytest.mark.parametrize("body, message", [
+    ('<geom type="box" size=".1 .1 .1" pos="0 1 0"/><flexcomp name="cloth" dim="2" count="3 3 1" pos="0 0 1">'
+     '<contact selfcollide="none"/></flexcomp>', "box-flex contacts are supported only with <flag midphase"),
     ('<geom type="box" size=".1 .1 .1" pos="0 1 0"/>'
      '<flexcomp name="rope" dim="1" count="3 1 1">'
      '<contact selfcollide="none"/></flexcomp>', "flex 'rope' can collide with geom 1"),
@@ -252,7 +254,8 @@ _PLAIN_CONTACT = '<contact contype="2" conaffinity="2" selfcollide="none"/>'
      "flex 'box' can collide with geom 1"),
 ])
 def test_unsupported_flex_contacts_are_refused(body, message):
-  """Flex contacts with boxes, with 3-D flexes' elements (tetrahedra) and between flexes are not modelled."""
+  """Flex contacts with boxes (unless midphase is disabled), with 3-D flexes' elements (tetrahedra) and between
+  flexes are not modelled."""
   xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1" contype="1" conaffinity="1"/>{}</worldbody>
   </mujoco>""".format(body)
   with pytest.raises(MJCFError, match=message):

@@ -8,6 +8,8 @@ A flex contact names the flex side by its flex, element and vertex instead of a 
   geom side 0 = the plane, flex side 1 = the vertex). MuJoCo 4 keeps them all (no per-pair cap) and in vertex order.
 - capsule - segment of a 1-D flex: the capsule-capsule collider (primitive.segments) with the segment as a capsule of
   the flex radius.
+- box - triangle of a 2-D flex: the triangle's vertices near or in the box, then the box's corners against the
+  triangle (up to 11 contacts).
 - sphere - element of a 1-D or 2-D flex: the segment as a capsule of the flex radius (nearest point on the segment,
   then two spheres), the triangle inflated by the radius (nearest point of the triangle to the centre); one contact,
   normal from the sphere to the element, skipped when a vertex of the element is on the sphere's body. The constraint
@@ -24,6 +26,7 @@ import math
 
 from mjgym.physics.collision import primitive
 from mjgym.physics.constants import ENBL_OVERRIDE
+from mjgym.physics.constants import GEOM_BOX
 from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_PLANE
 from mjgym.physics.constants import GEOM_SPHERE
@@ -40,7 +43,7 @@ def collide(m, d):
     gtype = m.geom_type[g]
     if gtype == GEOM_PLANE and m.body_dofnum[m.body_weldid[m.geom_bodyid[g]]] != 0:
       continue
-    if gtype != GEOM_PLANE and gtype != GEOM_SPHERE and gtype != GEOM_CAPSULE:
+    if gtype != GEOM_PLANE and gtype != GEOM_SPHERE and gtype != GEOM_CAPSULE and gtype != GEOM_BOX:
       continue
     for f in range(m.nflex):
       if not ((m.geom_contype[g] & m.flex_conaffinity[f]) or (m.flex_contype[f] & m.geom_conaffinity[g])):
@@ -55,6 +58,10 @@ def collide(m, d):
       elif gtype == GEOM_CAPSULE and m.flex_dim[f] == 1:
         for e in range(m.flex_elemnum[f]):
           if not _capsule_segment(m, d, g, f, e):
+            return
+      elif gtype == GEOM_BOX and m.flex_dim[f] == 2:
+        for e in range(m.flex_elemnum[f]):
+          if not _box_triangle(m, d, g, f, e):
             return
 
 
@@ -164,45 +171,114 @@ def _sphere_element(m, d, g, f, e):
       return True  # the sphere's centre on the segment: no direction (MuJoCo crosses z axes; not modelled)
   else:
     p3 = d.flexvert_xpos[vadr + m.flex_elem[adr + 2]]
-    # the triangle (O, A, B) with O at its first vertex; S the sphere's centre
-    S = (sx - p1[0], sy - p1[1], sz - p1[2])
-    A = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-    B = (p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2])
-    N = _normalize(A[1] * B[2] - A[2] * B[1], A[2] * B[0] - A[0] * B[2], A[0] * B[1] - A[1] * B[0])[0]
-    bound = reach + rs + rt
-    height = N[0] * S[0] + N[1] * S[1] + N[2] * S[2]
-    if abs(height) > bound:
+    hit, depth, normal = _sphere_triangle(sx, sy, sz, rs, p1, p2, p3, rt, reach)
+    if not hit:
       return True
-    P = (S[0] - height * N[0], S[1] - height * N[1], S[2] - height * N[2])
-    V1, lenA = _normalize(A[0], A[1], A[2])
-    V2 = _normalize(N[1] * A[2] - N[2] * A[1], N[2] * A[0] - N[0] * A[2], N[0] * A[1] - N[1] * A[0])[0]
-    # 2-D coordinates in the plane (V1, V2): o = 0, a = (|A|, 0), b, and the projection p
-    bx, by = V1[0] * B[0] + V1[1] * B[1] + V1[2] * B[2], V2[0] * B[0] + V2[1] * B[1] + V2[2] * B[2]
-    px, py = V1[0] * P[0] + V1[1] * P[1] + V1[2] * P[2], V2[0] * P[0] + V2[1] * P[1] + V2[2] * P[2]
-    s1 = _area_sign(px, py, 0.0, 0.0, lenA, 0.0)
-    s2 = _area_sign(px, py, lenA, 0.0, bx, by)
-    s3 = _area_sign(px, py, bx, by, 0.0, 0.0)
-    if s1 == s2 and s2 == s3:
-      X = P
-    else:
-      x0, y0, d0 = _point_segment(px, py, 0.0, 0.0, lenA, 0.0)
-      x1, y1, d1 = _point_segment(px, py, lenA, 0.0, bx, by)
-      x2, y2, d2 = _point_segment(px, py, bx, by, 0.0, 0.0)
-      if d0 < d1 and d0 < d2:
-        u, w = x0, y0
-      elif d1 < d2:
-        u, w = x1, y1
-      else:
-        u, w = x2, y2
-      X = (V1[0] * u + V2[0] * w, V1[1] * u + V2[1] * w, V1[2] * u + V2[2] * w)
-    normal, n = _normalize(X[0] - S[0], X[1] - S[1], X[2] - S[2])
-    if n > bound:
-      return True
-    depth = n - rs - rt
   if _full(d):
     return False
   s = rs + 0.5 * depth
   _add(d, d.ncon[0], g, f, e, -1, depth, (sx + s * normal[0], sy + s * normal[1], sz + s * normal[2]), normal)
+  return True
+
+
+@njit(cache=True, error_model="numpy")
+def _sphere_triangle(sx, sy, sz, rs, p1, p2, p3, rt, reach):
+  """A ball (centre s, radius rs) and a triangle inflated by rt: (hit within reach, distance, unit normal from the
+  ball to the triangle), through the triangle's point nearest to the centre."""
+  bound = reach + rs + rt
+  # the triangle (O, A, B) with O at its first vertex; S the sphere's centre
+  S = (sx - p1[0], sy - p1[1], sz - p1[2])
+  A = (p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
+  B = (p3[0] - p1[0], p3[1] - p1[1], p3[2] - p1[2])
+  N = _normalize(A[1] * B[2] - A[2] * B[1], A[2] * B[0] - A[0] * B[2], A[0] * B[1] - A[1] * B[0])[0]
+  height = N[0] * S[0] + N[1] * S[1] + N[2] * S[2]
+  if abs(height) > bound:
+    return False, 0.0, (0.0, 0.0, 0.0)
+  P = (S[0] - height * N[0], S[1] - height * N[1], S[2] - height * N[2])
+  V1, lenA = _normalize(A[0], A[1], A[2])
+  V2 = _normalize(N[1] * A[2] - N[2] * A[1], N[2] * A[0] - N[0] * A[2], N[0] * A[1] - N[1] * A[0])[0]
+  # 2-D coordinates in the plane (V1, V2): o = 0, a = (|A|, 0), b, and the projection p
+  bx, by = V1[0] * B[0] + V1[1] * B[1] + V1[2] * B[2], V2[0] * B[0] + V2[1] * B[1] + V2[2] * B[2]
+  px, py = V1[0] * P[0] + V1[1] * P[1] + V1[2] * P[2], V2[0] * P[0] + V2[1] * P[1] + V2[2] * P[2]
+  s1 = _area_sign(px, py, 0.0, 0.0, lenA, 0.0)
+  s2 = _area_sign(px, py, lenA, 0.0, bx, by)
+  s3 = _area_sign(px, py, bx, by, 0.0, 0.0)
+  if s1 == s2 and s2 == s3:
+    X = P
+  else:
+    x0, y0, d0 = _point_segment(px, py, 0.0, 0.0, lenA, 0.0)
+    x1, y1, d1 = _point_segment(px, py, lenA, 0.0, bx, by)
+    x2, y2, d2 = _point_segment(px, py, bx, by, 0.0, 0.0)
+    if d0 < d1 and d0 < d2:
+      u, w = x0, y0
+    elif d1 < d2:
+      u, w = x1, y1
+    else:
+      u, w = x2, y2
+    X = (V1[0] * u + V2[0] * w, V1[1] * u + V2[1] * w, V1[2] * u + V2[2] * w)
+  normal, n = _normalize(X[0] - S[0], X[1] - S[1], X[2] - S[2])
+  if n > bound:
+    return False, 0.0, (0.0, 0.0, 0.0)
+  return True, n - rs - rt, normal
+
+
+@njit(cache=True, error_model="numpy")
+def _box_triangle(m, d, g, f, e):
+  """Box g against triangle e of a 2-D flex inflated by the flex radius: each triangle vertex near or in the box
+  (normal along the box face it is least deep under, from the box), then each box corner against the triangle as a
+  ball of radius 0. Up to 11 contacts; False when Data is full."""
+  adr = m.flex_elemdataadr[f] + 3 * e
+  vadr = m.flex_vertadr[f]
+  body = m.geom_bodyid[g]
+  for i in range(3):
+    if m.flex_vertbodyid[vadr + m.flex_elem[adr + i]] == body:
+      return True
+  margin, gap = margin_gap(m, g, f)
+  reach = margin + gap
+  rt = m.flex_radius[f]
+  mat = d.geom_xmat[g]
+  size = m.geom_size[g]
+  px, py, pz = d.geom_xpos[g, 0], d.geom_xpos[g, 1], d.geom_xpos[g, 2]
+  for i in range(3):
+    v = d.flexvert_xpos[vadr + m.flex_elem[adr + i]]
+    dx, dy, dz = v[0] - px, v[1] - py, v[2] - pz
+    local = (mat[0] * dx + mat[3] * dy + mat[6] * dz, mat[1] * dx + mat[4] * dy + mat[7] * dz,
+             mat[2] * dx + mat[5] * dy + mat[8] * dz)
+    axis, most = 0, abs(local[0]) - size[0]
+    for j in range(1, 3):
+      val = abs(local[j]) - size[j]
+      if val > most:
+        axis, most = j, val
+    if most - rt > reach:
+      continue
+    if (abs(local[0]) > size[0] + reach + rt or abs(local[1]) > size[1] + reach + rt
+        or abs(local[2]) > size[2] + reach + rt):
+      continue
+    if _full(d):
+      return False
+    sign = 1.0 if local[axis] > 0 else -1.0
+    normal = (mat[axis] * sign, mat[3 + axis] * sign, mat[6 + axis] * sign)
+    depth = most - rt
+    s = -(rt + depth * 0.5)
+    _add(d, d.ncon[0], g, f, e, -1, depth, (v[0] + s * normal[0], v[1] + s * normal[1], v[2] + s * normal[2]),
+         normal)
+  p1 = d.flexvert_xpos[vadr + m.flex_elem[adr]]
+  p2 = d.flexvert_xpos[vadr + m.flex_elem[adr + 1]]
+  p3 = d.flexvert_xpos[vadr + m.flex_elem[adr + 2]]
+  for i in range(8):
+    c0 = size[0] if i & 1 else -size[0]
+    c1 = size[1] if i & 2 else -size[1]
+    c2 = size[2] if i & 4 else -size[2]
+    cx = mat[0] * c0 + mat[1] * c1 + mat[2] * c2 + px
+    cy = mat[3] * c0 + mat[4] * c1 + mat[5] * c2 + py
+    cz = mat[6] * c0 + mat[7] * c1 + mat[8] * c2 + pz
+    hit, depth, normal = _sphere_triangle(cx, cy, cz, 0.0, p1, p2, p3, rt, reach)
+    if not hit:
+      continue
+    if _full(d):
+      return False
+    s = 0.5 * depth
+    _add(d, d.ncon[0], g, f, e, -1, depth, (cx + s * normal[0], cy + s * normal[1], cz + s * normal[2]), normal)
   return True
 
 

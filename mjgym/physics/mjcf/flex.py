@@ -444,11 +444,15 @@ def _contacts_disabled(ctx):
              for option in ctx.root.all("option") for flag in option.all("flag"))
 
 
+def _midphase_disabled(ctx):
+  return any(flag.get("midphase") == "disable" for option in ctx.root.all("option") for flag in option.all("flag"))
+
+
 def _check_contacts(ctx, spec, flex, weldid, dofnum):
   """mjgym collides a flex only with planes on bodies without degrees of freedom (MuJoCo's plane-vertex contacts)
-  and, element by element, with spheres (1-D and 2-D flexes) and capsules (1-D flexes): a flex that could touch
-  another geom, another flex or itself (contype / conaffinity, MuJoCo's filter) is refused, unless contacts are
-  disabled in <option><flag>."""
+  and, element by element, with spheres (1-D and 2-D flexes), capsules (1-D) and boxes (2-D, midphase disabled): a
+  flex that could touch another geom, another flex or itself (contype / conaffinity, MuJoCo's filter) is refused,
+  unless contacts are disabled in <option><flag>."""
   if _contacts_disabled(ctx):
     return
   ct, ca = spec["contype"], spec["conaffinity"]
@@ -466,9 +470,16 @@ def _check_contacts(ctx, spec, flex, weldid, dofnum):
       continue
     if gtype[g] == int(types.GeomType.CAPSULE) and spec["dim"] == 1:
       continue
+    if gtype[g] == int(types.GeomType.BOX) and spec["dim"] == 2:
+      if _midphase_disabled(ctx):
+        continue
+      fail(where, f"flex '{spec['name']}' can collide with box geom {g} ('{ctx.names[ObjType.GEOM][g]}'): "
+           "box-flex contacts are supported only with <flag midphase=\"disable\"/> (MuJoCo's midphase prunes "
+           "box-element pairs through a flex bounding-volume hierarchy mjgym does not build) (unsupported "
+           "feature)" + hint, attr)
     fail(where, f"flex '{spec['name']}' can collide with geom {g} ('{ctx.names[ObjType.GEOM][g]}'): flex "
          "contacts are supported only with planes on bodies without degrees of freedom, spheres (1-D and 2-D "
-         "flexes) and capsules (1-D flexes) (unsupported feature)" + hint, attr)
+         "flexes), capsules (1-D flexes) and boxes (2-D flexes) (unsupported feature)" + hint, attr)
   for other in ctx.flexes:
     if other is spec:
       break

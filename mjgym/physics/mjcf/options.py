@@ -152,7 +152,7 @@ def _nconmax(ctx, v):
 
 def _flex_contacts(v):
   """Most geom-flex contacts at once (collision/flex.py): each plane the flex can touch, one per vertex; each sphere,
-  one per element; each capsule, two per element."""
+  one per element; each capsule, two per element; each box, 11 per element."""
   n = 0
   gtype = np.atleast_1d(v.get("geom_type", []))
   for f in range(v.get("nflex", 0)):
@@ -165,6 +165,8 @@ def _flex_contacts(v):
         n += int(v["flex_elemnum"][f])
       elif t == int(types.GeomType.CAPSULE):
         n += 2 * int(v["flex_elemnum"][f])
+      elif t == int(types.GeomType.BOX):
+        n += 11 * int(v["flex_elemnum"][f])
   return n
 
 
