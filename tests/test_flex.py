@@ -195,7 +195,8 @@ def test_flex_contacts_match_mujoco(name):
   cloth and a free capsule on a pinned rope; box-triangle contacts (midphase disabled): a cloth on a turned box. For
   400 steps, at every step: the same contacts in the same order (geom, flex, elem, vert ids exact), their values,
   the constraint forces, cfrc_ext and the state. Tolerance 1e-12 on contacts and 1e-10 on forces and state: the
-  arithmetic is MuJoCo's up to the order of a few sums and the element weights (measured: 2e-14 on qpos, 2e-13 on efc_force, the first impacts the largest)."""
+  arithmetic is MuJoCo's up to the order of a few sums and the element weights (measured: 2e-14 on qpos, 2e-13 on
+  efc_force, the first impacts the largest)."""
   xml = (FLEX_DIR / name).read_text()
   mjm = mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
