@@ -1,9 +1,10 @@
-"""Flexes (mjcf/flex.py, physics/flex.py): <flexcomp> grids, explicit <deformable><flex> and their edge equalities,
-compiled and run against MuJoCo.
+"""Flexes (mjcf/flex.py, physics/flex.py, collision/flex.py): <flexcomp> grids, explicit <deformable><flex> and their
+edge equalities, and their contacts with planes (vertices) and spheres (elements), compiled and run against MuJoCo.
 
-The models in tests/models/flex/ are written for flex contacts, which mjgym does not have yet: the loader refuses a
-flex that can collide unless contacts are disabled, so these tests load them with <flag contact="disable"/> in both
-engines.
+Some models in tests/models/flex/ touch geoms mjgym cannot collide with a flex yet (boxes, capsules) or other flexes:
+the loader refuses such a flex unless contacts are disabled, so the tests that compare the compiled model and the
+contact-free dynamics load every model with <flag contact="disable"/> in both engines; test_flex_contacts_match_mujoco
+runs the ones it can with contacts.
 """
 
 import mujoco
@@ -138,10 +139,12 @@ def test_bad_flex_is_a_located_error(body, extra, message, attribute):
 
 
 def test_colliding_flex_is_refused():
-  """Flex contacts are not modelled: a flex that can touch a geom is an error naming the flex and the geom."""
-  xml = _BASE.replace('<option><flag contact="disable"/></option>', "").format(
-      '<flexcomp name="rope" dim="1" count="3 1 1"/>', "")
-  with pytest.raises(MJCFError, match="flex 'rope' can collide with geom 0"):
+  """Flex contacts with boxes are not modelled: a flex that can touch one is an error naming the flex and the
+  geom."""
+  base = _BASE.replace('<option><flag contact="disable"/></option>', "")
+  base = base.replace('<geom size="0.1"', '<geom type="box" size="0.1 0.1 0.1"')
+  xml = base.format('<flexcomp name="rope" dim="1" count="3 1 1"/>', "")
+  with pytest.raises(MJCFError, match="flex 'rope' can collide with geom 0 .*only with planes on bodies without"):
     physics.MjModel.from_xml_string(xml)
   quiet = xml.replace('count="3 1 1"/>', 'count="3 1 1"><contact contype="0" conaffinity="0"/></flexcomp>')
   assert physics.MjModel.from_xml_string(quiet).nflex == 1
@@ -176,3 +179,155 @@ def test_renderer_draws_flex_edges():
     option.flexgroup[:] = 0
     renderer.update_scene(d, scene_option=option)
     assert not np.any(renderer.render()[..., 1] == int(mujoco.mjtObj.mjOBJ_FLEX))
+
+
+_CONTACT_IDS = ("geom", "flex", "elem", "vert", "dim", "exclude", "efc_address")
+_CONTACT_VALUES = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction", "solimp", "mu")
+
+
+@pytest.mark.parametrize("name", ("flex_rope_plane.xml", "flex_cloth_plane.xml", "flex_box3d.xml", "flex_rope.xml",
+                                  "flex_cloth.xml", "flex_rope_capsule.xml", "flex_hammock.xml", "flex_cloth_box.xml"))
+def test_flex_contacts_match_mujoco(name):
+  """Plane-vertex contacts: a rope on a tilted plane (equal priorities: mixed parameters, a margin and a gap), a cloth
+  beside a box on another (the flex's priority sets condim 4 and friction) and a 3-D block; sphere-element contacts:
+  a rope (capsule elements) and a cloth (triangles) falling on a ball above a floor; capsule-segment contacts: ropes
+  across and along capsules (nearly parallel segments: two contacts each); moving geoms: a free ball in a pinned
+  cloth and a free capsule on a pinned rope; box-triangle contacts (midphase disabled): a cloth on a turned box. For
+  400 steps, at every step: the same contacts in the same order (geom, flex, elem, vert ids exact), their values,
+  the constraint forces, cfrc_ext and the state. Tolerance 1e-12 on contacts and 1e-10 on forces and state: the
+  arithmetic is MuJoCo's up to the order of a few sums and the element weights (measured: 2e-14 on qpos, 2e-13 on
+  efc_force, the first impacts the largest)."""
+  xml = (FLEX_DIR / name).read_text()
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  touched = 0
+  for step in range(400):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    mujoco.mj_rnePostConstraint(mjm, mjd)
+    physics.mj_rnePostConstraint(m, d)
+    assert d.ncon == mjd.ncon, step
+    for field in _CONTACT_IDS:
+      np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field), err_msg=f"{step} {field}")
+    for field in _CONTACT_VALUES:
+      np.testing.assert_allclose(getattr(d.contact, field), getattr(mjd.contact, field), rtol=0, atol=1e-12,
+                                 err_msg=f"{step} {field}")
+    assert d.nefc == mjd.nefc, step
+    np.testing.assert_allclose(d.efc_force[:d.nefc], mjd.efc_force[:mjd.nefc], rtol=0, atol=1e-10, err_msg=str(step))
+    np.testing.assert_allclose(d.cfrc_ext, mjd.cfrc_ext, rtol=0, atol=1e-10, err_msg=str(step))
+    np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=1e-10, err_msg=str(step))
+    np.testing.assert_allclose(d.qvel, mjd.qvel, rtol=0, atol=1e-10, err_msg=str(step))
+    touched += int(np.sum(mjd.contact.flex[:, 1] >= 0))
+  assert touched > 1000  # the flex lay on the plane or the ball for most of the run
+
+
+def test_geom_contacts_name_no_flex():
+  """Geom-geom contacts have flex, elem and vert -1 on both sides, as MuJoCo's do (here a ball on a floor)."""
+  xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1"/>
+  <body pos="0 0 .09"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  assert d.ncon == mjd.ncon == 1
+  for field in ("geom", "flex", "elem", "vert"):
+    np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field))
+
+
+_PLAIN_CONTACT = '<contact contype="2" conaffinity="2" selfcollide="none"/>'
+
+
+@pytest.mark.parametrize("body, message", [
+    ('<geom type="box" size=".1 .1 .1" pos="0 1 0"/><flexcomp name="cloth" dim="2" count="3 3 1" pos="0 0 1">'
+     '<contact selfcollide="none"/></flexcomp>', "box-flex contacts are supported only with <flag midphase"),
+    ('<geom type="box" size=".1 .1 .1" pos="0 1 0"/>'
+     '<flexcomp name="rope" dim="1" count="3 1 1">'
+     '<contact selfcollide="none"/></flexcomp>', "flex 'rope' can collide with geom 1"),
+    ('<flexcomp name="a" dim="1" count="3 1 1" pos="0 0 1">' + _PLAIN_CONTACT + '</flexcomp>'
+     '<flexcomp name="b" dim="1" count="3 1 1" pos="0 0 2">' + _PLAIN_CONTACT + '</flexcomp>',
+     "flex 'b' can collide with flex 'a'"),
+    ('<body pos="0 0 1"><freejoint/><geom type="sphere" size=".1" contype="2"/></body>'
+     '<flexcomp name="box" type="grid" dim="3" count="2 2 2">' + _PLAIN_CONTACT + '</flexcomp>',
+     "flex 'box' can collide with geom 1"),
+])
+def test_unsupported_flex_contacts_are_refused(body, message):
+  """Flex contacts with boxes (unless midphase is disabled), with 3-D flexes' elements (tetrahedra) and between
+  flexes are not modelled."""
+  xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1" contype="1" conaffinity="1"/>{}</worldbody>
+  </mujoco>""".format(body)
+  with pytest.raises(MJCFError, match=message):
+    physics.MjModel.from_xml_string(xml)
+
+
+def test_many_flex_contacts_fit_in_data():
+  """Data holds every geom-flex contact a model can make (mjcf/options.py counts a contact per vertex for each plane
+  and per element for each sphere a flex can touch): a 9x9 cloth on a ball over a floor and a rope on the floor make
+  more contacts than the geoms alone would reserve room for, and all of MuJoCo's (ids exact, state to 1e-10)."""
+  xml = """<mujoco><worldbody><geom type="plane" size="2 2 .1" contype="3" conaffinity="3"/>
+  <geom type="sphere" size="0.2" pos="0 0 0.2"/>
+  <flexcomp name="cloth" type="grid" count="9 9 1" spacing="0.06 0.06 0.06" pos="0 0 0.6" euler="0 0 15"
+            radius="0.008" dim="2" mass="0.3"><edge equality="true"/><contact selfcollide="none"/></flexcomp>
+  <flexcomp name="rope" type="grid" count="16 1 1" spacing="0.04 0.04 0.04" pos="0.55 0 0.4" euler="0 20 0"
+            radius="0.012" dim="1" mass="0.2"><edge equality="true"/>
+            <contact contype="2" conaffinity="2" selfcollide="none"/></flexcomp></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  most = 0
+  for step in range(300):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    assert d.ncon == mjd.ncon, step
+    most = max(most, d.ncon)
+  assert most > 80 and d.warning.number[int(mujoco.mjtWarning.mjWARN_CONTACTFULL)] == 0
+  for field in ("geom", "flex", "elem", "vert"):
+    np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field))
+  np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=1e-10)
+
+
+def test_flex_contacts_under_override_match_mujoco():
+  """<flag override="enable"/>: the global margin, solref, solimp and friction replace the geom-flex pair's (the
+  rope on a plane and on a capsule, 300 steps; ids exact, values to 1e-12, state to 1e-10 as above)."""
+  xml = (FLEX_DIR / "flex_rope_capsule.xml").read_text().replace(
+      '<option timestep="0.002"/>',
+      '<option timestep="0.002" o_margin="0.003" o_solref="0.02 0.8" o_solimp="0.8 0.9 0.002 0.5 2" '
+      'o_friction="0.4 0.4 0.01 0.001 0.001"><flag override="enable"/></option>')
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  for step in range(300):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    assert d.ncon == mjd.ncon, step
+    for field in _CONTACT_IDS:
+      np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field), err_msg=f"{step} {field}")
+    for field in _CONTACT_VALUES:
+      np.testing.assert_allclose(getattr(d.contact, field), getattr(mjd.contact, field), rtol=0, atol=1e-12,
+                                 err_msg=f"{step} {field}")
+  assert mjd.ncon > 0 and np.all(mjd.contact.includemargin == 0.003)
+  np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=1e-10)
+
+
+def test_contact_sensors_see_flex_contacts_as_mujoco():
+  """Contact sensors on a geom count its flex contacts (the flex side a vertex or element body): the floor's and the
+  capsule's sensors under the ropes, 400 steps, to 1e-9 (measured: 1e-13, the forces' rounding)."""
+  xml = (FLEX_DIR / "flex_rope_capsule.xml").read_text().replace("</worldbody>", """</worldbody>
+  <sensor><contact geom1="floor" data="found force dist" num="3" reduce="mindist"/>
+  <contact geom1="bar" data="found force normal" num="2" reduce="maxforce"/></sensor>""")
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  m = physics.MjModel.from_xml_string(xml)
+  d = physics.MjData(m)
+  found = 0
+  for step in range(400):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+    np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=0, atol=1e-9, err_msg=str(step))
+    found += int(mjd.sensordata[0] > 0) + int(mjd.sensordata[mjm.sensor_adr[1]] > 0)
+  assert found > 100

@@ -32,8 +32,10 @@ REFUSED_VALUES = (
     ("flexcomp", "dof", "anything but `full` (radial, trilinear and quadratic interpolation)"),
     ("flexcomp edge", "equality", "`vert`, `strain` (vertex and strain equalities; `true` is supported)"),
     ("flexcomp / flex contact", "contype, conaffinity, selfcollide, internal", "any setting that lets a flex touch "
-     "a geom or itself, unless contacts are disabled (`<flag contact=\"disable\"/>`): flex contacts are not "
-     "modelled"),
+     "a geom other than a plane on a body without degrees of freedom, a sphere (1-D and 2-D flexes), a capsule "
+     "(1-D flexes) or a box (2-D flexes, with `<flag midphase=\"disable\"/>`), another flex or itself, unless "
+     "contacts are disabled (`<flag contact=\"disable\"/>`): mjgym models plane-vertex, sphere-element, "
+     "capsule-segment and box-triangle flex contacts"),
 )
 
 

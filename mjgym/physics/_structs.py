@@ -993,6 +993,9 @@ data_type = DataType([
     ("contact_dim", nt.int32[::1]),
     ("contact_geom1", nt.int32[::1]),
     ("contact_geom2", nt.int32[::1]),
+    ("contact_flex", nt.int32[:, ::1]),
+    ("contact_elem", nt.int32[:, ::1]),
+    ("contact_vert", nt.int32[:, ::1]),
     ("contact_exclude", nt.int32[::1]),
     ("contact_efc_address", nt.int32[::1]),
     ("efc_type", nt.int32[::1]),
@@ -1107,7 +1110,7 @@ data_type = DataType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, flexvert_xpos, flexedge_J, flexedge_length, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, flexedge_velocity, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, passive_fluid_b, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
+def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, flexvert_xpos, flexedge_J, flexedge_length, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, flexedge_velocity, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, passive_fluid_b, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.solver_niter = _borrow.borrow(solver_niter)
@@ -1212,6 +1215,9 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.contact_dim = _borrow.borrow(contact_dim)
   s.contact_geom1 = _borrow.borrow(contact_geom1)
   s.contact_geom2 = _borrow.borrow(contact_geom2)
+  s.contact_flex = _borrow.borrow(contact_flex)
+  s.contact_elem = _borrow.borrow(contact_elem)
+  s.contact_vert = _borrow.borrow(contact_vert)
   s.contact_exclude = _borrow.borrow(contact_exclude)
   s.contact_efc_address = _borrow.borrow(contact_efc_address)
   s.efc_type = _borrow.borrow(efc_type)
@@ -1427,6 +1433,9 @@ def zero_data(d):
   d.contact_dim[...] = 0
   d.contact_geom1[...] = 0
   d.contact_geom2[...] = 0
+  d.contact_flex[...] = 0
+  d.contact_elem[...] = 0
+  d.contact_vert[...] = 0
   d.contact_exclude[...] = 0
   d.contact_efc_address[...] = 0
   d.efc_type[...] = 0

@@ -22,6 +22,7 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import flex
 from mjgym.physics import island
 from mjgym.physics import math
 from mjgym.physics import support
@@ -164,6 +165,31 @@ def _add_jac(m, d, jacp, jacr, point, body, sign):
       jacr[k, j] += sign * cdof[k]
       jacp[k, j] += sign * (cdof[3 + k] + t[k])
     j = m.dof_parentid[j]
+
+
+@njit(cache=True, error_model="numpy")
+def _element_jac(m, d, c):
+  """constraint_jacp, constraint_jacr of geom-element contact c (the element on side 1): the contact point moves
+  with the element's vertex bodies, weighted as flex.element_weights says, minus the geom's body; returns the same
+  weighting of the bodies' inverse weights (translation, rotation), as MuJoCo's."""
+  d.constraint_jacp[:, :] = 0.0
+  d.constraint_jacr[:, :] = 0.0
+  pos = d.contact_pos[c]
+  b = m.geom_bodyid[d.contact_geom1[c]]
+  _add_jac(m, d, d.constraint_jacp, d.constraint_jacr, pos, b, -1.0)
+  tran, rot = m.body_invweight0[b, 0], m.body_invweight0[b, 1]
+  f, e = d.contact_flex[c, 1], d.contact_elem[c, 1]
+  weights = flex.element_weights(m, d, f, e, pos)
+  adr = m.flex_elemdataadr[f] + e * (m.flex_dim[f] + 1)
+  for i in range(m.flex_dim[f] + 1):
+    w = weights[i]
+    if w == 0.0:
+      continue
+    b = m.flex_vertbodyid[m.flex_vertadr[f] + m.flex_elem[adr + i]]
+    _add_jac(m, d, d.constraint_jacp, d.constraint_jacr, pos, b, w)
+    tran += m.body_invweight0[b, 0] * w
+    rot += m.body_invweight0[b, 1] * w
+  return tran, rot
 
 
 @njit(cache=True, error_model="numpy")
@@ -418,12 +444,15 @@ def _contacts(m, d):
       ctype, nrow = CNSTR_CONTACT_PYRAMIDAL, 2 * (dim - 1)
     if not _reserve(m, d, nrow):
       continue
-    b1 = m.geom_bodyid[d.contact_geom1[c]]
-    b2 = m.geom_bodyid[d.contact_geom2[c]]
-    # velocity of body2 relative to body1 at the contact point: the normal points from geom1 to geom2
-    _jac_pair(m, d, d.contact_pos[c], b2, d.contact_pos[c], b1)
-    tran = m.body_invweight0[b1, 0] + m.body_invweight0[b2, 0]
-    rot = m.body_invweight0[b1, 1] + m.body_invweight0[b2, 1]
+    if d.contact_geom2[c] < 0 and d.contact_vert[c, 1] < 0:
+      tran, rot = _element_jac(m, d, c)
+    else:
+      b1 = flex.contact_body(m, d, c, 0)
+      b2 = flex.contact_body(m, d, c, 1)
+      # velocity of body2 relative to body1 at the contact point: the normal points from geom1 to geom2
+      _jac_pair(m, d, d.contact_pos[c], b2, d.contact_pos[c], b1)
+      tran = m.body_invweight0[b1, 0] + m.body_invweight0[b2, 0]
+      rot = m.body_invweight0[b1, 1] + m.body_invweight0[b2, 1]
     pos = d.contact_dist[c]
     margin = d.contact_includemargin[c]
     solref = d.contact_solref[c]

@@ -106,3 +106,66 @@ def edge_spring_damper(m, d, spring, damper):
         dof = m.flexedge_J_colind[j]
         d.qfrc_spring[dof] += d.flexedge_J[j] * frc_spring
         d.qfrc_damper[dof] += d.flexedge_J[j] * frc_damper
+
+
+@njit(cache=True, error_model="numpy")
+def contact_body(m, d, c, side):
+  """The body of side ``side`` (0, 1) of contact c: its geom's body; for a flex vertex the vertex's body (the
+  contact on a vertex moves with that body), for a flex element its first vertex's (MuJoCo's mj_flexBody)."""
+  g = d.contact_geom1[c] if side == 0 else d.contact_geom2[c]
+  if g >= 0:
+    return m.geom_bodyid[g]
+  f = d.contact_flex[c, side]
+  v = d.contact_vert[c, side]
+  if v < 0:
+    v = m.flex_elem[m.flex_elemdataadr[f] + d.contact_elem[c, side] * (m.flex_dim[f] + 1)]
+  return m.flex_vertbodyid[m.flex_vertadr[f] + v]
+
+
+@njit(cache=True, error_model="numpy")
+def element_weights(m, d, f, e, p):
+  """Weights of the vertices of element e of flex f (1-D or 2-D) for a contact at point p: the barycentric
+  coordinates of the element's point nearest to p (MuJoCo 4 spreads an element contact over the vertices so;
+  measured on its Jacobians). The third weight is 0 for a segment."""
+  dim = m.flex_dim[f]
+  adr = m.flex_elemdataadr[f] + e * (dim + 1)
+  a = d.flexvert_xpos[m.flex_vertadr[f] + m.flex_elem[adr]]
+  b = d.flexvert_xpos[m.flex_vertadr[f] + m.flex_elem[adr + 1]]
+  ab = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+  ap = (p[0] - a[0], p[1] - a[1], p[2] - a[2])
+  d1 = ab[0] * ap[0] + ab[1] * ap[1] + ab[2] * ap[2]
+  if dim == 1:
+    t = d1 / max(1e-15, ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2])
+    t = min(max(t, 0.0), 1.0)
+    return 1.0 - t, t, 0.0
+  c = d.flexvert_xpos[m.flex_vertadr[f] + m.flex_elem[adr + 2]]
+  ac = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+  d2 = ac[0] * ap[0] + ac[1] * ap[1] + ac[2] * ap[2]
+  # the Voronoi regions of the triangle's vertices, edges and face in turn
+  if d1 <= 0.0 and d2 <= 0.0:
+    return 1.0, 0.0, 0.0
+  bp = (p[0] - b[0], p[1] - b[1], p[2] - b[2])
+  d3 = ab[0] * bp[0] + ab[1] * bp[1] + ab[2] * bp[2]
+  d4 = ac[0] * bp[0] + ac[1] * bp[1] + ac[2] * bp[2]
+  if d3 >= 0.0 and d4 <= d3:
+    return 0.0, 1.0, 0.0
+  vc = d1 * d4 - d3 * d2
+  if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
+    v = d1 / (d1 - d3)
+    return 1.0 - v, v, 0.0
+  cp = (p[0] - c[0], p[1] - c[1], p[2] - c[2])
+  d5 = ab[0] * cp[0] + ab[1] * cp[1] + ab[2] * cp[2]
+  d6 = ac[0] * cp[0] + ac[1] * cp[1] + ac[2] * cp[2]
+  if d6 >= 0.0 and d5 <= d6:
+    return 0.0, 0.0, 1.0
+  vb = d5 * d2 - d1 * d6
+  if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
+    w = d2 / (d2 - d6)
+    return 1.0 - w, 0.0, w
+  va = d3 * d6 - d5 * d4
+  if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
+    w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+    return 0.0, 1.0 - w, w
+  s = 1.0 / (va + vb + vc)
+  v, w = vb * s, vc * s
+  return 1.0 - v - w, v, w

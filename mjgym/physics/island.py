@@ -9,6 +9,7 @@ disable flag is set. Islands are numbered by their smallest tree, their dofs and
 
 from numba import njit
 
+from mjgym.physics import flex
 from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
 from mjgym.physics.constants import CNSTR_CONTACT_FRICTIONLESS
 from mjgym.physics.constants import CNSTR_EQUALITY
@@ -70,8 +71,8 @@ def _row_trees(m, d, i, parent):
   elif ctype == CNSTR_LIMIT_JOINT:
     t1 = m.dof_treeid[m.jnt_dofadr[oid]]
   elif CNSTR_CONTACT_FRICTIONLESS <= ctype <= CNSTR_CONTACT_ELLIPTIC:
-    t1 = m.body_treeid[m.geom_bodyid[d.contact_geom1[oid]]]
-    t2 = m.body_treeid[m.geom_bodyid[d.contact_geom2[oid]]]
+    t1 = m.body_treeid[flex.contact_body(m, d, oid, 0)]
+    t2 = m.body_treeid[flex.contact_body(m, d, oid, 1)]
   elif ctype == CNSTR_EQUALITY and (m.eq_type[oid] == EqType.CONNECT or m.eq_type[oid] == EqType.WELD):
     t1 = m.body_treeid[_body_of(m, m.eq_objtype[oid], m.eq_obj1id[oid])]
     t2 = m.body_treeid[_body_of(m, m.eq_objtype[oid], m.eq_obj2id[oid])]

@@ -18,6 +18,7 @@ from numba import njit
 
 from mjgym.physics import _link
 from mjgym.physics import energy
+from mjgym.physics import flex
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
@@ -198,8 +199,8 @@ def _touch(m, d, site):
   total = 0.0
   tables = ray.shape_tables(m)
   for c in range(d.ncon[0]):
-    b1 = m.geom_bodyid[d.contact_geom1[c]]
-    b2 = m.geom_bodyid[d.contact_geom2[c]]
+    b1 = flex.contact_body(m, d, c, 0)
+    b2 = flex.contact_body(m, d, c, 1)
     if b1 != body and b2 != body:
       continue
     f = _contact_normal_force(d, c)
@@ -525,7 +526,7 @@ def _contact_match(m, d, i, c):
   if type1 == ObjType.SITE and not _inside(m, d, id1, d.contact_pos[c]):
     return 0
   g1, g2 = d.contact_geom1[c], d.contact_geom2[c]
-  b1, b2 = m.geom_bodyid[g1], m.geom_bodyid[g2]
+  b1, b2 = flex.contact_body(m, d, c, 0), flex.contact_body(m, d, c, 1)
   m11, m12 = _contact_side(m, b1, g1, type1, id1), _contact_side(m, b2, g2, type1, id1)
   m21, m22 = _contact_side(m, b1, g1, type2, id2), _contact_side(m, b2, g2, type2, id2)
   if not (m11 or m12) or not (m21 or m22):
@@ -574,8 +575,8 @@ def _contact_slot(m, d, out, dataspec, c, flip, nmatch):
       math.store(out[k:], (sign * frame[base], sign * frame[base + 1], sign * frame[base + 2]))
     else:
       pos = d.contact_pos[c]
-      w1, v1 = _point_velocity(m, d, m.geom_bodyid[d.contact_geom1[c]], pos)
-      w2, v2 = _point_velocity(m, d, m.geom_bodyid[d.contact_geom2[c]], pos)
+      w1, v1 = _point_velocity(m, d, flex.contact_body(m, d, c, 0), pos)
+      w2, v2 = _point_velocity(m, d, flex.contact_body(m, d, c, 1), pos)
       if f == _CON_LINVEL:
         rel = math.mat_vec(frame, (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2]))
       else:

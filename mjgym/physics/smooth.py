@@ -540,12 +540,16 @@ def _body_transmission(m, d, i, body, gear):
   d.actuator_length[i] = 0.0
   count = 0
   for c in range(d.ncon[0]):
+    if d.contact_geom2[c] < 0:
+      continue  # a flex contact: MuJoCo's adhesion leaves them out
     if m.geom_bodyid[d.contact_geom1[c]] == body or m.geom_bodyid[d.contact_geom2[c]] == body:
       count += 1
   if count == 0:
     return
   zero = (0.0, 0.0, 0.0)
   for c in range(d.ncon[0]):
+    if d.contact_geom2[c] < 0:
+      continue
     b1 = m.geom_bodyid[d.contact_geom1[c]]
     b2 = m.geom_bodyid[d.contact_geom2[c]]
     if b1 != body and b2 != body:

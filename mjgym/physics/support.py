@@ -367,9 +367,10 @@ def contact_force(m, d, c, result):
 
 @njit(cache=True, error_model="numpy")
 def add_contact_cfrc_ext(m, d):
-  """cfrc_ext += the com-based wrenches of all contact forces (on body2, and opposite on body1)."""
+  """cfrc_ext += the com-based wrenches of all geom-geom contact forces (on body2, and opposite on body1)."""
   for c in range(d.ncon[0]):
-    if d.contact_efc_address[c] < 0:
+    # MuJoCo leaves flex contacts (a side with geom -1) out of cfrc_ext
+    if d.contact_efc_address[c] < 0 or d.contact_geom2[c] < 0:
       continue
     f0 = f1 = f2 = t0 = t1 = t2 = 0.0
     frame = d.contact_frame[c]

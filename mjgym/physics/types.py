@@ -973,6 +973,9 @@ contact_mu              float  nconmax        | friction coefficient of the regu
 contact_dim             int    nconmax        | contact space dimensionality: 1, 3, 4 or 6
 contact_geom1           int    nconmax        | id of geom 1
 contact_geom2           int    nconmax        | id of geom 2
+contact_flex            int    nconmax 2      | flex ids of the two sides; -1: a geom (MuJoCo's contact.flex)
+contact_elem            int    nconmax 2      | flex element ids of the two sides; -1: none (MuJoCo's contact.elem)
+contact_vert            int    nconmax 2      | flex vertex ids (within the flex) of the two sides; -1: none
 contact_exclude         int    nconmax        | 0: included; 1: excluded from the constraint rows
 contact_efc_address     int    nconmax        | first efc row of the contact; -1: not included
 

@@ -45,6 +45,7 @@ from mjgym.physics import _link
 from mjgym.physics import _cache
 from mjgym.physics.collision import box
 from mjgym.physics.collision import convex
+from mjgym.physics.collision import flex as flexcol
 from mjgym.physics.collision import hfield
 from mjgym.physics.collision import primitive
 from mjgym.physics.constants import DSBL_CONSTRAINT
@@ -88,6 +89,8 @@ def collision(m, d, narrow):
     if _spheres_overlap(m, d, g1, g2, margin + gap):
       _narrow(m, d, g1, g2, margin + gap, p, narrow)
   _broadphase(m, d, narrow)
+  if m.nflex > 0:
+    flexcol.collide(m, d)
   _sort_contacts(m, d)
   _finish_contacts(m, d)
 
@@ -377,6 +380,8 @@ def _narrow(m, d, g1, g2, reach, pair, narrow):
     d.contact_geom1[i] = g1
     d.contact_geom2[i] = g2
     d.contact_efc_address[i] = pair
+    for k in range(2):
+      d.contact_flex[i, k] = d.contact_elem[i, k] = d.contact_vert[i, k] = -1
   d.ncon[0] = i0 + kept
 
 
@@ -387,6 +392,8 @@ def _order_key(m, d, i):
   pair = d.contact_efc_address[i]
   if pair >= 0:
     return (int(m.pair_signature[pair]), int(pair), 0, 0)
+  if d.contact_geom2[i] < 0:
+    return flexcol.order_key(m, d, i)
   g1, g2 = int(d.contact_geom1[i]), int(d.contact_geom2[i])
   b1, b2 = int(m.geom_bodyid[g1]), int(m.geom_bodyid[g2])
   signature = (min(b1, b2) << 16) + max(b1, b2)
@@ -415,13 +422,13 @@ def _sort_contacts(m, d):
   for i in range(n):
     while home[i] != i:
       j = home[i]
-      _swap_contacts(d, i, j)
+      _swap_contacts(m, d, i, j)
       home[i] = home[j]
       home[j] = j
 
 
 @njit(cache=True, error_model="numpy")
-def _swap_contacts(d, i, j):
+def _swap_contacts(m, d, i, j):
   """Swaps what the colliders and _narrow wrote for contacts i and j."""
   d.contact_dist[i], d.contact_dist[j] = d.contact_dist[j], d.contact_dist[i]
   for k in range(3):
@@ -431,6 +438,11 @@ def _swap_contacts(d, i, j):
   d.contact_geom1[i], d.contact_geom1[j] = d.contact_geom1[j], d.contact_geom1[i]
   d.contact_geom2[i], d.contact_geom2[j] = d.contact_geom2[j], d.contact_geom2[i]
   d.contact_efc_address[i], d.contact_efc_address[j] = d.contact_efc_address[j], d.contact_efc_address[i]
+  if m.nflex > 0:
+    for k in range(2):
+      d.contact_flex[i, k], d.contact_flex[j, k] = d.contact_flex[j, k], d.contact_flex[i, k]
+      d.contact_elem[i, k], d.contact_elem[j, k] = d.contact_elem[j, k], d.contact_elem[i, k]
+      d.contact_vert[i, k], d.contact_vert[j, k] = d.contact_vert[j, k], d.contact_vert[i, k]
 
 
 @njit(cache=True, error_model="numpy")
@@ -438,7 +450,10 @@ def _finish_contacts(m, d):
   """Frames and parameters of the sorted contacts."""
   for i in range(d.ncon[0]):
     g1, g2, pair = d.contact_geom1[i], d.contact_geom2[i], d.contact_efc_address[i]
-    margin = _margin_gap(m, g1, g2, pair)[0]
+    if g2 < 0:  # a geom-flex contact
+      margin = flexcol.margin_gap(m, g1, d.contact_flex[i, 1])[0]
+    else:
+      margin = _margin_gap(m, g1, g2, pair)[0]
     _make_frame(d.contact_frame[i])
     _parameters(m, d, i, g1, g2, pair)
     d.contact_includemargin[i] = margin
@@ -486,6 +501,8 @@ def _parameters(m, d, i, g1, g2, pair):
     for k in range(2):
       d.contact_solref[i, k] = m.pair_solref[pair, k]
       d.contact_solreffriction[i, k] = m.pair_solreffriction[pair, k]
+  elif g2 < 0:
+    flexcol.parameters(m, d, i, g1, d.contact_flex[i, 1])
   else:
     p1, p2 = m.geom_priority[g1], m.geom_priority[g2]
     if p1 != p2:

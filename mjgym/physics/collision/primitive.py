@@ -295,12 +295,18 @@ def capsule_capsule(m, d, g1, g2, margin, i0):
   where they face each other."""
   c1, a1 = _segment(m, d, g1)
   c2, a2 = _segment(m, d, g2)
-  r1, r2 = m.geom_size[g1, 0], m.geom_size[g2, 0]
+  return segments(d, c1, a1, m.geom_size[g1, 0], c2, a2, m.geom_size[g2, 0], margin, i0, 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def segments(d, c1, a1, r1, c2, a2, r2, margin, i0, parallel):
+  """capsule_capsule on raw capsules (centre c, half axis a, radius r); also flex segments (collision/flex.py). The
+  segments count as parallel when det < MINVAL or sin^2 of their angle < ``parallel``."""
   dif = sub3(c1, c2)
   ma, mb, mc = dot3(a1, a1), -dot3(a1, a2), dot3(a2, a2)
   u, v = -dot3(a1, dif), dot3(a2, dif)
   det = ma * mc - mb * mb
-  if abs(det) >= MINVAL:
+  if abs(det) >= MINVAL and abs(det) >= parallel * ma * mc:
     x1 = (mc * u - mb * v) / det
     x2 = (ma * v - mb * u) / det
     if x1 > 1:
@@ -321,8 +327,14 @@ def capsule_capsule(m, d, g1, g2, margin, i0):
   # segment 2, the lower parameter first. MuJoCo 4's contacts (measured: the overlap's ends, as points of segment 1).
   p, q = (u - mb) / ma, (u + mb) / ma  # segment 1's parameters of segment 2's ends (x2 = +1, x2 = -1)
   n = 0
-  for x1 in (min(1.0, max(-1.0, min(p, q))), min(1.0, max(-1.0, max(p, q)))):
-    x2 = min(1.0, max(-1.0, (v - mb * x1) / mc))
+  for raw, end in ((p, 1.0), (q, -1.0)) if p <= q else ((q, -1.0), (p, 1.0)):
+    x1 = min(1.0, max(-1.0, raw))
+    if parallel > 0.0 and x1 == raw:
+      # nearly parallel flex segments: an end of segment 2 facing segment 1 is itself the second point (MuJoCo 4,
+      # measured: the normal stays square to segment 1)
+      x2 = end
+    else:
+      x2 = min(1.0, max(-1.0, (v - mb * x1) / mc))
     n += _spheres(d, add_scl3(c1, a1, x1), r1, add_scl3(c2, a2, x2), r2, margin, i0 + n)
   return n
 

@@ -370,7 +370,7 @@ def flex_fields(ctx, v, xpos, xquat):
       fail(spec["node"].child("edge"), "a flex cannot have both edge equality constraints and edge stiffness",
            "stiffness")
     flex = _compile_one(ctx, spec, xpos, xquat)
-    _check_no_contacts(ctx, spec, flex)
+    _check_contacts(ctx, spec, flex, weldid, dofnum)
     dim, nvert, nedge, nelem = spec["dim"], flex["nvert"], len(flex["edges"]), flex["nelem"]
     for key in ("contype", "conaffinity", "condim", "priority", "solmix", "solref", "solimp", "friction", "margin",
                 "gap", "selfcollide", "activelayers", "passive", "dim", "radius", "edgestiffness", "edgedamping",
@@ -444,20 +444,48 @@ def _contacts_disabled(ctx):
              for option in ctx.root.all("option") for flag in option.all("flag"))
 
 
-def _check_no_contacts(ctx, spec, flex):
-  """mjgym has no flex collisions: a flex that could touch a geom or itself (contype / conaffinity, MuJoCo's
-  filter) is refused, unless contacts are disabled in <option><flag>."""
+def _midphase_disabled(ctx):
+  return any(flag.get("midphase") == "disable" for option in ctx.root.all("option") for flag in option.all("flag"))
+
+
+def _check_contacts(ctx, spec, flex, weldid, dofnum):
+  """mjgym collides a flex only with planes on bodies without degrees of freedom (MuJoCo's plane-vertex contacts)
+  and, element by element, with spheres (1-D and 2-D flexes), capsules (1-D) and boxes (2-D, midphase disabled): a
+  flex that could touch another geom, another flex or itself (contype / conaffinity, MuJoCo's filter) is refused,
+  unless contacts are disabled in <option><flag>."""
   if _contacts_disabled(ctx):
     return
   ct, ca = spec["contype"], spec["conaffinity"]
   where = spec["contact"] if spec["contact"] is not None else spec["node"]
   attr = "contype" if spec["contact"] is not None else None
-  hint = ("; give the flex <contact contype=\"0\" conaffinity=\"0\"/> or disable contacts "
+  hint = ("; give the flex or the geom contype/conaffinity that keep them apart, or disable contacts "
           "(<option><flag contact=\"disable\"/>)")
+  gtype, gbody = ctx.rows.get("geom_type", []), ctx.rows.get("geom_bodyid", [])
   for g, (gct, gca) in enumerate(zip(ctx.rows.get("geom_contype", []), ctx.rows.get("geom_conaffinity", []))):
-    if (gct & ca) or (ct & gca):
-      fail(where, f"flex '{spec['name']}' can collide with geom {g} ('{ctx.names[ObjType.GEOM][g]}'): flex "
-           "contacts are not supported (unsupported feature)" + hint, attr)
+    if not ((gct & ca) or (ct & gca)):
+      continue
+    if gtype[g] == int(types.GeomType.PLANE) and dofnum[weldid[gbody[g]]] == 0:
+      continue
+    if gtype[g] == int(types.GeomType.SPHERE) and spec["dim"] <= 2:
+      continue
+    if gtype[g] == int(types.GeomType.CAPSULE) and spec["dim"] == 1:
+      continue
+    if gtype[g] == int(types.GeomType.BOX) and spec["dim"] == 2:
+      if _midphase_disabled(ctx):
+        continue
+      fail(where, f"flex '{spec['name']}' can collide with box geom {g} ('{ctx.names[ObjType.GEOM][g]}'): "
+           "box-flex contacts are supported only with <flag midphase=\"disable\"/> (MuJoCo's midphase prunes "
+           "box-element pairs through a flex bounding-volume hierarchy mjgym does not build) (unsupported "
+           "feature)" + hint, attr)
+    fail(where, f"flex '{spec['name']}' can collide with geom {g} ('{ctx.names[ObjType.GEOM][g]}'): flex "
+         "contacts are supported only with planes on bodies without degrees of freedom, spheres (1-D and 2-D "
+         "flexes), capsules (1-D flexes) and boxes (2-D flexes) (unsupported feature)" + hint, attr)
+  for other in ctx.flexes:
+    if other is spec:
+      break
+    if (other["contype"] & ca) or (ct & other["conaffinity"]):
+      fail(where, f"flex '{spec['name']}' can collide with flex '{other['name']}': flex-flex contacts are not "
+           "supported (unsupported feature)" + hint, attr)
   selfcollide = spec["selfcollide"] != _SELFCOLLIDE["none"] or spec["internal"]
   if not flex["rigid"] and (ct & ca) and selfcollide:
     fail(where, f"flex '{spec['name']}' self-collision is not supported (unsupported feature); give "

@@ -153,7 +153,27 @@ def _nconmax(ctx, v):
   types_ = np.atleast_1d(v.get("geom_type", []))
   nhf = int(np.count_nonzero(types_ == int(types.GeomType.HFIELD)))
   # A height field makes up to MAXCONPAIR contacts with every other geom it touches.
-  return default_nconmax(v.get("ngeom", 0)) + types.MAXCONPAIR * nhf * (len(types_) - nhf) + reserve
+  return default_nconmax(v.get("ngeom", 0)) + types.MAXCONPAIR * nhf * (len(types_) - nhf) + reserve + _flex_contacts(v)
+
+
+def _flex_contacts(v):
+  """Most geom-flex contacts at once (collision/flex.py): each plane the flex can touch, one per vertex; each sphere,
+  one per element; each capsule, two per element; each box, 11 per element."""
+  n = 0
+  gtype = np.atleast_1d(v.get("geom_type", []))
+  for f in range(v.get("nflex", 0)):
+    for g, t in enumerate(gtype):
+      if not ((v["geom_contype"][g] & v["flex_conaffinity"][f]) or (v["flex_contype"][f] & v["geom_conaffinity"][g])):
+        continue
+      if t == int(types.GeomType.PLANE):
+        n += int(v["flex_vertnum"][f])
+      elif t == int(types.GeomType.SPHERE):
+        n += int(v["flex_elemnum"][f])
+      elif t == int(types.GeomType.CAPSULE):
+        n += 2 * int(v["flex_elemnum"][f])
+      elif t == int(types.GeomType.BOX):
+        n += 11 * int(v["flex_elemnum"][f])
+  return n
 
 
 def _njmax(ctx, v):
@@ -175,7 +195,8 @@ def _njmax(ctx, v):
   n += int(np.count_nonzero(v.get("dof_frictionloss", [])))
   n += int(np.count_nonzero(v.get("tendon_frictionloss", [])))
   n += 2 * int(np.count_nonzero(v.get("jnt_limited", []))) + 2 * int(np.count_nonzero(v.get("tendon_limited", [])))
-  condims = list(np.atleast_1d(v.get("geom_condim", []))) + list(np.atleast_1d(v.get("pair_dim", [])))
+  condims = (list(np.atleast_1d(v.get("geom_condim", []))) + list(np.atleast_1d(v.get("pair_dim", [])))
+             + list(np.atleast_1d(v.get("flex_condim", []))))
   condim = int(max(condims)) if condims else 1
   return max(1, n + v["nconmax"] * max(condim, 2 * (condim - 1)))
 
