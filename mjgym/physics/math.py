@@ -244,3 +244,16 @@ def mul_inert_vec(i, v):
           i[8] * v[1] - i[7] * v[2] + i[9] * v[3],
           i[6] * v[2] - i[8] * v[0] + i[9] * v[4],
           i[7] * v[0] - i[6] * v[1] + i[9] * v[5])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def solmix_weight(s1, s2):
+  """Weight of the first side's solref/solimp when two contact sides of equal priority mix (solmix s1, s2):
+  s1 / (s1 + s2), with a side below MINVAL weighing nothing (both below: 0.5), as MuJoCo."""
+  if s1 < MINVAL and s2 < MINVAL:
+    return 0.5
+  if s1 < MINVAL:
+    return 0.0
+  if s2 < MINVAL:
+    return 1.0
+  return s1 / (s1 + s2)

@@ -66,9 +66,9 @@ from mjgym.physics.math import add3
 from mjgym.physics.math import dot3
 from mjgym.physics.math import frame_axis
 from mjgym.physics.math import mat_vec
+from mjgym.physics.math import solmix_weight
 from mjgym.physics.math import vec3
 from mjgym.physics.types import MAXVAL
-from mjgym.physics.types import MINVAL
 
 _MINMU = 1e-5  # MuJoCo's mjMINMU
 
@@ -513,15 +513,7 @@ def _parameters(m, d, i, g1, g2, pair):
       f0, f1, f2 = m.geom_friction[g, 0], m.geom_friction[g, 1], m.geom_friction[g, 2]
       ga, gb = g, g
     else:
-      s1, s2 = m.geom_solmix[g1], m.geom_solmix[g2]
-      if s1 < MINVAL and s2 < MINVAL:
-        mix = 0.5
-      elif s1 < MINVAL:
-        mix = 0.0
-      elif s2 < MINVAL:
-        mix = 1.0
-      else:
-        mix = s1 / (s1 + s2)
+      mix = solmix_weight(m.geom_solmix[g1], m.geom_solmix[g2])
       d.contact_dim[i] = max(m.geom_condim[g1], m.geom_condim[g2])
       f0 = max(m.geom_friction[g1, 0], m.geom_friction[g2, 0])
       f1 = max(m.geom_friction[g1, 1], m.geom_friction[g2, 1])

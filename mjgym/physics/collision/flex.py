@@ -31,6 +31,7 @@ from mjgym.physics.constants import GEOM_CAPSULE
 from mjgym.physics.constants import GEOM_PLANE
 from mjgym.physics.constants import GEOM_SPHERE
 from mjgym.physics.constants import WARN_CONTACTFULL
+from mjgym.physics.math import solmix_weight
 from mjgym.physics.types import MINVAL
 
 
@@ -360,15 +361,7 @@ def parameters(m, d, i, g, f):
     f0, f1, f2 = (gf[0], gf[1], gf[2]) if pg > pf else (ff[0], ff[1], ff[2])
     direct = False
   else:
-    s1, s2 = m.geom_solmix[g], m.flex_solmix[f]
-    if s1 < MINVAL and s2 < MINVAL:
-      mix = 0.5
-    elif s1 < MINVAL:
-      mix = 0.0
-    elif s2 < MINVAL:
-      mix = 1.0
-    else:
-      mix = s1 / (s1 + s2)
+    mix = solmix_weight(m.geom_solmix[g], m.flex_solmix[f])
     d.contact_dim[i] = max(m.geom_condim[g], m.flex_condim[f])
     f0, f1, f2 = max(gf[0], ff[0]), max(gf[1], ff[1]), max(gf[2], ff[2])
     direct = not (gs[0] > 0 and fs[0] > 0)

@@ -34,6 +34,17 @@ _OBJ_SKIN = 11
 _CREASE_COS = 0.8
 
 
+
+def _vertex_normals(vert, face):
+  """Unit normals (nvert, 3) of a triangle mesh's vertices: the sum of the cross products of the triangles
+  around each vertex (area-weighted), normalized."""
+  tri = vert[face]
+  fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+  normal = np.zeros_like(vert)
+  for k in range(3):
+    np.add.at(normal, face[:, k], fn)
+  return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-15)
+
 class MjvCamera:
   """An abstract camera like the bindings' ``mujoco.MjvCamera``: free (orbit), tracking or fixed.
 
@@ -251,12 +262,7 @@ class SkinTable:
     moved = np.einsum("kij,kj->ki", rot[self.entry_bone], self.vert[self.entry_vert]) + trans[self.entry_bone]
     vert = np.zeros_like(self.vert)
     np.add.at(vert, self.entry_vert, self.entry_weight[:, None] * moved)
-    tri = vert[self.face]
-    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    normal = np.zeros_like(vert)
-    for k in range(3):
-      np.add.at(normal, self.face[:, k], fn)
-    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-15)
+    normal = _vertex_normals(vert, self.face)
     return vert + self.inflate * normal, normal
 
   def vertices(self, xpos, xquat):
@@ -316,13 +322,7 @@ class FlexSurface:
   def pose(self, flexvert_xpos):
     """(vertices (nflexvert, 3), unit normals (nflexvert, 3)): the flex vertices and their area-weighted normals."""
     vert = np.asarray(flexvert_xpos, float).reshape(-1, 3)
-    tri = vert[self.face]
-    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    normal = np.zeros_like(vert)
-    for k in range(3):
-      np.add.at(normal, self.face[:, k], fn)
-    normal /= np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-15)
-    return vert, normal
+    return vert, _vertex_normals(vert, self.face)
 
   def extend_tables(self, tables, corners):
     """The mesh and corner tables with one mesh per surface appended (vertices filled per frame)."""
