@@ -268,3 +268,46 @@ def test_each_kernel_module_caches_under_its_closure_hash():
     assert key == _cache.closure_hash(path.resolve())
     assert pathlib.Path(cache_path).parent == _cache.cache_dir() and cache_path.endswith(key)
   assert _cache._locate(__file__) is None  # pylint: disable=protected-access
+
+
+_RACE = """
+import os, sys, time
+from mjgym.physics import linalg
+import numpy as np
+target = float(sys.argv[1])
+while time.time() < target:  # both processes save at about the same moment
+  pass
+arg = np.arange(3.0) if sys.argv[2] == "float" else np.arange(3)
+print(linalg.dot(arg, arg, 3))
+"""
+
+_RACE_LOAD = """
+import json
+from mjgym.physics import linalg
+import numpy as np
+out = {"float": linalg.dot(np.arange(3.0), np.arange(3.0), 3), "int": linalg.dot(np.arange(3), np.arange(3), 3)}
+out["signatures"] = sorted(str(s[0].dtype) for s in linalg.dot.overloads)
+out["compiled"] = linalg.dot.stats.cache_misses
+print(json.dumps({k: (v if not isinstance(v, dict) else sum(v.values())) for k, v in out.items()}))
+"""
+
+
+def test_processes_saving_one_function_at_once_keep_their_entries_apart(tmp_path):
+  """Two processes compile linalg.dot for different argument types into one empty cache at about the same moment
+  (as `mjgym compile`'s workers do for the pipelines of the two collider tiers): a third process loads both
+  entries from the cache, each for its own types. numba's own save numbers a new data file from the index it
+  read, so two saves that overlap can take one name and leave one entry's machine code under the other's key
+  (CI met it: forward.step2 for one collider tier loaded the other's). Whether two saves overlap here depends on
+  timing, so this run can pass without them; what it asserts holds either way."""
+  env = dict(os.environ, MJGYM_CACHE_DIR=str(tmp_path / "cache"), MJGYM_COMPILE_PROGRESS="0")
+  import time  # pylint: disable=import-outside-toplevel
+  start = str(time.time() + 8.0)  # after both interpreters have imported numba and typed the call
+  procs = [subprocess.Popen([sys.executable, "-c", _RACE, start, kind], env=env, stdout=subprocess.PIPE, text=True)
+           for kind in ("float", "int")]
+  outs = [p.communicate(timeout=300)[0].split() for p in procs]
+  assert [p.returncode for p in procs] == [0, 0] and outs == [["5.0"], ["5.0"]]
+  out = subprocess.run([sys.executable, "-c", _RACE_LOAD], env=env, capture_output=True, text=True, check=True)
+  loaded = json.loads(out.stdout.strip().splitlines()[-1])
+  assert loaded["float"] == 5.0 and loaded["int"] == 5.0
+  assert loaded["signatures"] == ["float64", "int64"]
+  assert loaded["compiled"] == 0  # both came from the cache

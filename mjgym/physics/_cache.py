@@ -28,11 +28,13 @@ names, and the compiler is readied only if one of them is not yet defined (a com
 
 import functools
 import hashlib
+import importlib
 import os
 import pathlib
 import re
 import sys
 import types as pytypes
+import uuid
 
 from llvmlite import binding as llvm
 import numba
@@ -339,7 +341,40 @@ def _load_overload_light(self, sig, target_context):
     return self._load_overload(sig, target_context)  # pylint: disable=protected-access
 
 
+_save = caching.IndexDataCacheFile.save
+fcntl = importlib.import_module("fcntl") if os.name == "posix" else None  # elsewhere the index has no lock
+
+
+def _save_entry(self, key, data):
+  """IndexDataCacheFile.save for mjgym's caches, safe when processes compile one function at once (``mjgym
+  compile``'s workers, a vector env's subprocesses on a cold cache).
+
+  numba names a new entry's data file by the next free number in the index it read: two processes that compile
+  one function for different signatures at once both take the same number, and the one that writes its data last
+  leaves its machine code under the other's key (a later load gets code for other argument types). Here the data
+  file has a name of its own and is written before the index, and the index's read-modify-write holds a lock.
+  """
+  if not str(self._cache_path).startswith(str(cache_root())):  # pylint: disable=protected-access
+    _save(self, key, data)
+    return
+  name = self._data_name_pattern.replace("{number:d}", uuid.uuid4().hex[:16])  # pylint: disable=protected-access
+  self._save_data(name, data)  # pylint: disable=protected-access
+  with open(self._index_path + ".lock", "a", encoding="utf-8") as lock:  # pylint: disable=protected-access
+    if fcntl is not None:
+      fcntl.flock(lock, fcntl.LOCK_EX)
+    overloads = self._load_index()  # pylint: disable=protected-access
+    old = overloads.get(key)
+    overloads[key] = name
+    self._save_index(overloads)  # pylint: disable=protected-access
+  if old is not None and old != name:
+    try:
+      os.unlink(self._data_path(old))  # pylint: disable=protected-access
+    except OSError:
+      pass
+
+
 compiler.CompileResult._reduce = _reduce_with_names  # pylint: disable=protected-access
+caching.IndexDataCacheFile.save = _save_entry
 codegen.CPUCodeLibrary._unserialize = classmethod(_unserialize_lazily)  # pylint: disable=protected-access
 codegen.CPUCodeLibrary._get_module_for_linking = _module_for_linking  # pylint: disable=protected-access
 caching.Cache.load_overload = _load_overload_light
