@@ -34,6 +34,16 @@ _OBJ_SKIN = 11
 _CREASE_COS = 0.8
 
 
+def _pose_capsules(rows, centre, xmat, half, width, gxpos, gxmat, gsize, gbox):
+  """Scene capsules ``rows`` posed along segments: centres (k, 3), frames (k, 9), half lengths (k,), radius
+  ``width`` (scalar or (k,)); their bounding boxes slightly grown, so that a ray along a face still enters."""
+  gxpos[rows] = centre
+  gxmat[rows] = xmat
+  gsize[rows, 0] = width
+  gsize[rows, 1] = half
+  gbox[rows, 3] = gbox[rows, 4] = width * (1 + 1e-9) + 1e-12
+  gbox[rows, 5] = (half + width) * (1 + 1e-9) + 1e-12
+
 
 def _vertex_normals(vert, face):
   """Unit normals (nvert, 3) of a triangle mesh's vertices: the sum of the cross products of the triangles
@@ -688,13 +698,7 @@ class Scene:
     pts = np.asarray(d.flexvert_xpos).reshape(-1, 3)
     centre, xmat, half = _frames_along(pts[self.edge_vert[:, 0]], pts[self.edge_vert[:, 1]])
     rows = slice(self.flex0, self.surface0)
-    width = self.size0[rows, 0]
-    gxpos[rows] = centre
-    gxmat[rows] = xmat
-    gsize[rows, 0] = width
-    gsize[rows, 1] = half
-    gbox[rows, 3] = gbox[rows, 4] = width * (1 + 1e-9) + 1e-12
-    gbox[rows, 5] = (half + width) * (1 + 1e-9) + 1e-12
+    _pose_capsules(rows, centre, xmat, half, self.size0[rows, 0], gxpos, gxmat, gsize, gbox)
 
   def _fill_surfaces(self, d, gbox, gxpos, gxmat):
     """Flex surface rows: the vertices and their normals into the mesh tables, identity poses, boxes around them."""
@@ -750,12 +754,7 @@ class Scene:
         k = num - 1
         rows = slice(row, row + k)
         width = max(float(m.tendon_width[t]), _TENDON_WIDTH_MIN)
-        gxpos[rows] = centre
-        gxmat[rows] = xmat
-        gsize[rows, 0] = width
-        gsize[rows, 1] = half
-        gbox[rows, 3] = gbox[rows, 4] = width * (1 + 1e-9) + 1e-12
-        gbox[rows, 5] = (half + width) * (1 + 1e-9) + 1e-12
+        _pose_capsules(rows, centre, xmat, half, width, gxpos, gxmat, gsize, gbox)
         gvis[rows] = (keep & self.seg_visible[row - self.seg0:row - self.seg0 + k]
                       & self.drawable[rows]).astype(np.uint8)
       row += cap
