@@ -297,12 +297,6 @@ def _advance(m, d, act_dot, qacc, qvel):
   math.store(d.qacc_warmstart, d.qacc)
 
 
-@njit(cache=True, error_model="numpy")
-def _dof_damping(m, i):
-  """Damping of dof i: its joint's and what the joint's actuators add."""
-  return m.dof_damping[i] + support.joint_actuator_damping(m, m.dof_jntid[i])
-
-
 @_link.separate
 @njit(cache=True, error_model="numpy")
 def euler(m, d):
@@ -310,7 +304,7 @@ def euler(m, d):
   damped = False
   if not _disabled(m, DSBL_EULERDAMP) and not _disabled(m, DSBL_DAMPER):
     for i in range(m.nv):
-      if _dof_damping(m, i) > 0:
+      if support.dof_damping(m, i) > 0:
         damped = True
   if not damped:
     _advance(m, d, d.act_dot, d.qacc, d.qvel)
@@ -321,7 +315,7 @@ def euler(m, d):
   qacc = d.integ_qacc
   d.qH[:] = d.qM
   for i in range(m.nv):
-    d.qH[m.dof_Madr[i]] += h * _dof_damping(m, i)
+    d.qH[m.dof_Madr[i]] += h * support.dof_damping(m, i)
     qfrc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
   nsmall, last = smooth.factor_sparse(m, d.qH, d.qH, d.qHDiagInv)
   smooth.warn_inertia(d, nsmall, last)
@@ -429,9 +423,9 @@ def _smooth_vel_derivative(m, d, full):
   qDeriv[:, :] = 0.0
   if not _disabled(m, DSBL_DAMPER):
     for i in range(nv):
-      qDeriv[i, i] -= _dof_damping(m, i)
+      qDeriv[i, i] -= support.dof_damping(m, i)
     for t in range(m.ntendon):
-      b = m.tendon_damping[t] + support.tendon_actuator_damping(m, t)
+      b = support.tendon_damping(m, t)
       if b > 0:
         for i in range(nv):
           ji = d.ten_J[t, i]

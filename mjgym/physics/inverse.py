@@ -27,6 +27,7 @@ from mjgym.physics import forward
 from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import solver
+from mjgym.physics import support
 from mjgym.physics.constants import DSBL_DAMPER
 from mjgym.physics.constants import DSBL_EULERDAMP
 from mjgym.physics.constants import ENBL_INVDISCRETE
@@ -50,13 +51,13 @@ def _discrete_to_continuous(m, d, qfrc):
       return
     damped = False
     for i in range(nv):
-      if forward._dof_damping(m, i) > 0:  # pylint: disable=protected-access
+      if support.dof_damping(m, i) > 0:
         damped = True
     if not damped:
       return
     solver.mul_m(m, d, qfrc, d.qacc)
     for i in range(nv):
-      qfrc[i] += h * forward._dof_damping(m, i) * d.qacc[i]  # pylint: disable=protected-access
+      qfrc[i] += h * support.dof_damping(m, i) * d.qacc[i]
   else:
     forward._smooth_vel_derivative(m, d, integrator == INT_IMPLICIT)  # pylint: disable=protected-access
     solver.mul_m(m, d, qfrc, d.qacc)

@@ -58,7 +58,7 @@ def _tendon_forces(m, d, spring, damper):
         fs = k * (upper - length)
       elif length < lower:
         fs = k * (lower - length)
-    fd = -(m.tendon_damping[t] + support.tendon_actuator_damping(m, t)) * d.ten_velocity[t] if damper else 0.0
+    fd = -support.tendon_damping(m, t) * d.ten_velocity[t] if damper else 0.0
     if fs == 0.0 and fd == 0.0:
       continue
     for i in range(m.nv):
@@ -459,7 +459,7 @@ def passive(m, d):
     _joint_springs(m, d)
   if damper:
     for i in range(m.nv):
-      d.qfrc_damper[i] = -(m.dof_damping[i] + support.joint_actuator_damping(m, m.dof_jntid[i])) * d.qvel[i]
+      d.qfrc_damper[i] = -support.dof_damping(m, i) * d.qvel[i]
   if m.nflex > 0:
     flex.edge_spring_damper(m, d, spring, damper)
   _tendon_forces(m, d, spring, damper)

@@ -587,7 +587,7 @@ def crb(m, d):
     # all dofs of one tree share the same reference point, so M[i, j] = cdof[j] · crb[body(i)] cdof[i]
     f = math.mul_inert_vec(d.crb[m.dof_bodyid[i]], d.cdof[i])
     adr = m.dof_Madr[i]
-    d.qM[adr] = math.dot6(d.cdof[i], f) + (m.dof_armature[i] + support.joint_actuator_armature(m, m.dof_jntid[i]))
+    d.qM[adr] = math.dot6(d.cdof[i], f) + support.dof_armature(m, i)
     # MuJoCo takes the block of a simple body (body_simple) as diagonal: exact for its aligned axes, and what
     # keeps two coaxial slides of one such body from making M singular
     simple = m.body_simple[m.dof_bodyid[i]] != 0
@@ -862,7 +862,7 @@ def _tendon_force(m, d, t):
     elif length < m.tendon_lengthspring[t, 0]:
       f += m.tendon_stiffness[t] * (m.tendon_lengthspring[t, 0] - length)
   if (flags & DSBL_DAMPER) == 0:
-    f -= (m.tendon_damping[t] + support.tendon_actuator_damping(m, t)) * d.ten_velocity[t]
+    f -= support.tendon_damping(m, t) * d.ten_velocity[t]
   for i in range(m.nu):
     if m.actuator_trntype[i] == TrnType.TENDON and m.actuator_trnid[i, 0] == t:
       f += m.actuator_gear[i, 0] * d.actuator_force[i]
