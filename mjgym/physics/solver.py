@@ -952,31 +952,121 @@ def _pcg32(state):
 
 
 @njit(cache=True, error_model="numpy")
-def _sweep_scalar(ar, efc_b, force, fl, rows, blocks, arinv, ardiag, ne, nf, nblocks, nefc_all):
-  """One PGS sweep over single rows (no elliptic block) in the order ``blocks``; returns the improvement.
-
-  The same arithmetic as _pgs's row update, in a function of its own: with only arrays and a few scalars live,
-  the compiler keeps the loop's values in registers (inside _pgs they spill to the stack). ``ardiag[c]`` is
-  1 / arinv[c], computed once per solve instead of once per row visit (the same value)."""
-  improvement = 0.0
-  for b in range(nblocks):
-    c = blocks[b]
-    i = rows[c]
-    res = efc_b[i] + linalg.dot_row(ar, i, force, nefc_all)
-    f0 = force[i]
-    fi = f0 - res * arinv[c]
-    if ne <= c < ne + nf:
-      fi = min(max(fi, -fl[i]), fl[i])
-    elif c >= ne + nf and fi < 0.0:
-      fi = 0.0
-    delta = fi - f0
-    change = 0.5 * delta * delta * ardiag[c] + delta * res
-    if change > 1e-10:
-      fi = f0
-      change = 0.0
-    force[i] = fi
-    improvement -= change
-  return improvement
+def _pgs_scalar(ar, efc_b, force, fl, state, rows, blocks, arinv, ardiag, prev, mom, old_state, ne, nf, nefc,
+                nefc_all, maxiter, tolerance, scale, improvements, gradients, nevals, nactives, nchanges):
+  """_pgs's iterations when every row is a single row (no elliptic block) and AR is stored: momentum, shuffle,
+  sweep, efc_state, statistics (into the given arrays, empty for islands other than 0) and restart test, as
+  _pgs's general loop does them, in one function of arrays and scalars so that its loops keep their values in
+  registers. Returns the number of iterations."""
+  rng = np.uint64(0)
+  _, rng = _pcg32(rng)
+  it = 0
+  k_nesterov = 0
+  nstats = improvements.shape[0]
+  while it < maxiter:
+    beta = (k_nesterov - 1) / (k_nesterov + 2) if it > 0 else 0.0
+    if beta > 0.0:
+      for c in range(nefc):
+        i = rows[c]
+        f0 = force[i]
+        force[i] += beta * (force[i] - prev[c])
+        prev[c] = f0
+      for c in range(ne, ne + nf):
+        i = rows[c]
+        force[i] = min(max(force[i], -fl[i]), fl[i])
+      for c in range(ne + nf, nefc):
+        i = rows[c]
+        if force[i] < 0.0:
+          force[i] = 0.0
+    else:
+      for c in range(nefc):
+        prev[c] = force[rows[c]]
+    for c in range(nefc):
+      mom[c] = force[rows[c]]
+    for b in range(nefc - 1, 0, -1):
+      r, rng = _pcg32(rng)
+      j = int(np.uint32(r) % np.uint32(b + 1))  # 32-bit, as the generator's output: a cheaper division
+      blocks[b], blocks[j] = blocks[j], blocks[b]
+    # one sweep in the shuffled order: each row's update with AR's diagonal from ardiag (1 / arinv, computed once
+    # per solve), written out here so that the loop keeps its values in registers
+    improvement = 0.0
+    for b in range(nefc):
+      c = blocks[b]
+      i = rows[c]
+      # linalg.dot_row(ar, i, force, nefc_all), written out: called from another module it stays a call (both
+      # arrays passed field by field on the stack, a status word tested) and, inlined by numba, it brings
+      # reference-count tests whose calls make the loop spill
+      s0 = s1 = s2 = s3 = 0.0
+      k = 0
+      while k + 4 <= nefc_all:
+        s0 += ar[i, k] * force[k]
+        s1 += ar[i, k + 1] * force[k + 1]
+        s2 += ar[i, k + 2] * force[k + 2]
+        s3 += ar[i, k + 3] * force[k + 3]
+        k += 4
+      dot = (s0 + s2) + (s1 + s3)
+      left = nefc_all - k
+      if left == 3:
+        dot += ar[i, k] * force[k] + ar[i, k + 1] * force[k + 1] + ar[i, k + 2] * force[k + 2]
+      elif left == 2:
+        dot += ar[i, k] * force[k] + ar[i, k + 1] * force[k + 1]
+      elif left == 1:
+        dot += ar[i, k] * force[k]
+      res = efc_b[i] + dot
+      f0 = force[i]
+      fi = f0 - res * arinv[c]
+      if ne <= c < ne + nf:
+        fi = min(max(fi, -fl[i]), fl[i])
+      elif c >= ne + nf and fi < 0.0:
+        fi = 0.0
+      delta = fi - f0
+      change = 0.5 * delta * delta * ardiag[c] + delta * res
+      if change > 1e-10:
+        fi = f0
+        change = 0.0
+      force[i] = fi
+      improvement -= change
+    # efc_state of the new forces (_dual_state's single-row cases), counting active rows and changes
+    nactive = ne + nf
+    nchange = 0
+    for c in range(nefc):
+      i = rows[c]
+      old_state[c] = state[i]
+      if c < ne:
+        st = CNSTRSTATE_QUADRATIC
+      elif c < ne + nf:
+        if force[i] <= -fl[i]:
+          st = CNSTRSTATE_LINEARPOS
+        elif force[i] >= fl[i]:
+          st = CNSTRSTATE_LINEARNEG
+        else:
+          st = CNSTRSTATE_QUADRATIC
+      elif force[i] <= 0.0:
+        st = CNSTRSTATE_SATISFIED
+      else:
+        st = CNSTRSTATE_QUADRATIC
+        nactive += 1
+      state[i] = st
+      if old_state[c] != st:
+        nchange += 1
+    improvement *= scale
+    if it < nstats:
+      improvements[it] = improvement
+      gradients[it] = 0.0
+      nevals[it] = 0
+      nactives[it] = nactive
+      nchanges[it] = nchange
+    if it > 0:
+      along = 0.0
+      for c in range(nefc):
+        along += (force[rows[c]] - mom[c]) * (mom[c] - prev[c])
+      k_nesterov = 0 if along < 0.0 else k_nesterov + 1
+    else:
+      k_nesterov += 1
+    it += 1
+    if improvement < tolerance:
+      break
+  return it
 
 
 @njit(cache=True, error_model="numpy")
@@ -1006,22 +1096,36 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
   for c in range(nefc):
     prev[c] = force[rows[c]]
   nblocks = 0
+  elliptic = False
   c = 0
   while c < nefc:
     blocks[nblocks] = c
     nblocks += 1
     i = rows[c]
-    c += _block_rows(d, i) if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC else 1
-  # rows only (no elliptic block) with AR stored: the sweep is _sweep_scalar's small loop
-  scalar = ar_stored and nblocks == nefc
+    if d.efc_type[i] == CNSTR_CONTACT_ELLIPTIC:
+      elliptic = True
+      c += _block_rows(d, i)
+    else:
+      c += 1
+  # rows only (no elliptic block) with AR stored: the iterations are _pgs_scalar's
+  scalar = ar_stored and not elliptic
   ardiag = d.solver_ardiag
   if scalar:
     for c in range(nefc):
       ardiag[c] = 1.0 / arinv[c]
-  # a fixed seed each call: the same problem is always visited in the same orders
-  _, rng = _pcg32(np.uint64(0))
   maxiter = m.opt_iterations[0]
   tolerance = m.opt_tolerance[0]
+  if scalar:
+    nstats = NSOLVER if island == 0 else 0
+    it = _pgs_scalar(ar, efc_b, force, fl, d.efc_state, rows, blocks, arinv, ardiag, prev, mom, d.solver_state_old,
+                     ne, nf, nefc, nefc_all, maxiter, tolerance, scale, d.solver_improvement[:nstats],
+                     d.solver_gradient[:nstats], d.solver_neval[:nstats], d.solver_nactive[:nstats],
+                     d.solver_nchange[:nstats])
+    if island < NISLAND:
+      d.solver_niter[island] += it
+    return
+  # a fixed seed each call: the same problem is always visited in the same orders
+  _, rng = _pcg32(np.uint64(0))
   it = 0
   k_nesterov = 0
   while it < maxiter:
@@ -1055,14 +1159,9 @@ def _pgs(m, d, ne, nf, nefc, rows, island):
     improvement = 0.0
     for b in range(nblocks - 1, 0, -1):
       r, rng = _pcg32(rng)
-      j = int(r % np.uint64(b + 1))
+      j = int(np.uint32(r) % np.uint32(b + 1))  # 32-bit, as the generator's output: a cheaper division
       blocks[b], blocks[j] = blocks[j], blocks[b]
-    if scalar:
-      improvement = _sweep_scalar(ar, efc_b, force, fl, rows, blocks, arinv, ardiag, ne, nf, nblocks, nefc_all)
-      nblocks_left = 0
-    else:
-      nblocks_left = nblocks
-    for b in range(nblocks_left):
+    for b in range(nblocks):
       c = blocks[b]
       i = rows[c]
       elliptic = etype[i] == CNSTR_CONTACT_ELLIPTIC
