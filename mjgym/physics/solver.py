@@ -691,7 +691,12 @@ def _make_ar(m, d):
   efc_r = d.efc_R
   for i in range(nefc):
     for j in range(i + 1):
-      ar[i, j] = _ar_entry(y, i, j, nv)
+      # _ar_entry(y, i, j, nv), written out: as a call it passed y on the stack for every entry
+      s = 0.0
+      for k in range(nv):
+        if y[i, k] != 0.0:
+          s += y[j, k] * y[i, k]
+      ar[i, j] = s
     ar[i, i] += efc_r[i]
   for i in range(nefc):
     for j in range(i + 1, nefc):
