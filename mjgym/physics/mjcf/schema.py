@@ -84,7 +84,7 @@ ACTUATORS = {"general": GENERAL, "motor": MOTOR, "position": POSITION, "velocity
 FIXED_TENDON = {
     "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": _SOLREF,
     "solimplimit": _SOLIMP, "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "frictionloss": "f",
-    "springlength": "f1-2", "stiffness": "f1-3", "damping": "f1-3", "margin": "f", "user": "v", "armature": "x",
+    "springlength": "f1-2", "stiffness": "f1-3", "damping": "f1-3", "margin": "f", "user": "v", "armature": "f",
     "actuatorfrclimited": "auto", "actuatorfrcrange": "f2",
 }
 
