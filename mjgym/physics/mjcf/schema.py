@@ -329,14 +329,21 @@ for _child in ("body", "geom", "site", "camera", "light"):
   ELEMENTS[f"replicate/{_child}"] = ELEMENTS[f"body/{_child}"]
 ELEMENTS["replicate/frame"] = FRAME
 
+# Elements earlier MuJoCo versions read that MuJoCo 4 removed (it rejects them as unknown), with what replaces them.
+REMOVED_ELEMENTS = {
+    "composite": "MuJoCo 4 removed <composite> (and the cable plugin): a cable or rope is a 1-D <flexcomp> "
+                 "(dim=\"1\", type=\"grid\" or \"circle\", or \"direct\" with its points) with <elasticity>, and "
+                 "<edge equality=\"true\"/> for inextensible edges",
+}
+
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
     "mujoco": ("extension", "plugin"),
     "asset": ("model",),
-    "worldbody": ("composite", "attach", "plugin"),
-    "body": ("composite", "attach", "plugin"),
-    "frame": ("composite", "flexcomp", "attach", "plugin"),
-    "replicate": ("composite", "flexcomp", "attach", "plugin"),
+    "worldbody": ("attach", "plugin"),
+    "body": ("attach", "plugin"),
+    "frame": ("flexcomp", "attach", "plugin"),
+    "replicate": ("flexcomp", "attach", "plugin"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
     "tendon": (),
