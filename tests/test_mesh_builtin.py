@@ -67,7 +67,7 @@ def test_bad_params_are_refused_as_by_mujoco(tmp_path, kind, params, fragment):
   assert_located_error(tmp_path, text, 3, 'mesh name="m"', "params", fragment)
 
 
-@pytest.mark.parametrize("kind", ["wedge", "plate", "box", "cylinder", "ellipsoid"])
+@pytest.mark.parametrize("kind", ["wedge", "plate", "grid", "box", "cylinder", "ellipsoid", "square", "disc"])
 def test_unbuilt_builtins_are_refused(tmp_path, kind):
   assert_located_error(tmp_path, _XML.format(kind, "1 2 3 4 5", ""), 3, 'mesh name="m"', "builtin",
                        "unsupported feature")

@@ -26,8 +26,8 @@ REFUSED_VALUES = (
     ("every actuator", "damping", "more than one coefficient (MuJoCo 4's nonlinear dampers)"),
     ("spatial, every actuator", "armature", "non-zero on a tendon that wraps geoms (MuJoCo's tendon armature "
      "has no geom wrapping; MuJoCo stops with an engine error for an actuator's)"),
-    ("mesh", "builtin", "`wedge`, `plate`, `box`, `cylinder`, `ellipsoid` (mjgym builds `sphere`, `hemisphere`, `cone`, "
-     "`supersphere`, `supertorus`)"),
+    ("mesh", "builtin", "`wedge`, `plate`, `grid`, `box`, `cylinder`, `ellipsoid`, `square`, `disc` (mjgym builds "
+     "`sphere`, `hemisphere`, `cone`, `supersphere`, `supertorus`)"),
     ("sensor user", "objtype", "an object type the model has no table for"),
     ("an actuator shortcut", "class", "a default class set by another shortcut (use the same shortcut)"),
     ("flexcomp", "type", "`box`, `cylinder`, `ellipsoid`, `square`, `disc`, `circle`, `mesh`, `gmsh` (mjgym builds "

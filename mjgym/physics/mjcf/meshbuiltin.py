@@ -11,7 +11,8 @@ import numpy as np
 
 # MuJoCo 4.0.0 accepts these names; mjgym builds the first five.
 BUILT = ("sphere", "hemisphere", "cone", "supersphere", "supertorus")
-REFUSED = ("wedge", "plate", "box", "cylinder", "ellipsoid")
+# wedge and plate carry per-vertex frames (user normals, for the tactile sensor); the others are flexcomp-like grids
+REFUSED = ("wedge", "plate", "grid", "box", "cylinder", "ellipsoid", "square", "disc")
 
 _PI = math.pi  # mjPI, the same double
 
