@@ -126,7 +126,8 @@ SPATIAL_TENDON = {**FIXED_TENDON, "material": "s", "rgba": "g4", "width": "f"}
 MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
         "maxhullvert": "i", "vertex": "g*", "face": "i*", "normal": "x", "texcoord": "g*", "refpos": "f3",
         "refquat": "f4", "inertia": "e:convex|exact|legacy|shell",
-        "builtin": "e:none|sphere|hemisphere|cone|supertorus|supersphere|wedge|plate|grid|box|cylinder|ellipsoid|square|disc",
+        "builtin": ("e:none|sphere|hemisphere|cone|supertorus|supersphere|wedge|plate|grid|box|cylinder|ellipsoid|"
+                    "square|disc"),
         "params": "f*", "material": "v"}
 HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i", "size": "f4",
           "elevation": "g*"}
