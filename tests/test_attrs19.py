@@ -97,7 +97,6 @@ def test_a_model_without_the_attributes_is_bitwise_unchanged():
 @pytest.mark.parametrize("actuator,attribute,fragment", [
     ('<motor site="s" damping="1"/>', "damping", "requires joint or tendon transmission"),
     ('<motor site="s" armature="1"/>', "armature", "requires joint or tendon transmission"),
-    ('<motor tendon="t" armature="1"/>', "armature", "tendon armature"),
     ('<motor joint="j" damping="1 2"/>', "damping", "nonlinear damping"),
 ])
 def test_refused_actuator_values(tmp_path, actuator, attribute, fragment):
@@ -105,12 +104,6 @@ def test_refused_actuator_values(tmp_path, actuator, attribute, fragment):
           '</body></worldbody>\n<tendon><fixed name="t"><joint joint="j" coef="1"/></fixed></tendon>\n'
           f'<actuator>\n{actuator}\n</actuator>\n</mujoco>')
   assert_located_error(tmp_path, text, 5, "motor", attribute, fragment)
-
-
-def test_tendon_armature_stays_refused(tmp_path):
-  text = ('<mujoco>\n<worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>\n<tendon>\n'
-          '<fixed armature="1"><joint joint="j" coef="1"/></fixed>\n</tendon>\n</mujoco>')
-  assert_located_error(tmp_path, text, 4, "fixed", "armature", "unsupported feature")
 
 
 def test_bad_tendon_actuatorfrcrange(tmp_path):

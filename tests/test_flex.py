@@ -30,8 +30,7 @@ def test_compiled_model_matches_mujoco(name):
   """Every model field MuJoCo has (flex_*, flexedge_*, the vertex bodies and joints, equalities), to 1e-9: the
   compiler's arithmetic is MuJoCo's up to the order of a few sums (bounding boxes, inverse weights)."""
   xml = _xml(name)
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  m = physics.MjModel.from_xml_string(xml)
+  mjm, m = oracle.models(xml)
   assert m.nflex == mjm.nflex > 0
   assert oracle.model_differences(mjm, m, 1e-9) == []
   names = [mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_FLEX, i) for i in range(mjm.nflex)]
@@ -198,10 +197,7 @@ def test_flex_contacts_match_mujoco(name):
   arithmetic is MuJoCo's up to the order of a few sums and the element weights (measured: 2e-14 on qpos, 2e-13 on
   efc_force, the first impacts the largest)."""
   xml = (FLEX_DIR / name).read_text()
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(xml)
   touched = 0
   for step in range(400):
     mujoco.mj_step(mjm, mjd)
@@ -227,10 +223,7 @@ def test_geom_contacts_name_no_flex():
   """Geom-geom contacts have flex, elem and vert -1 on both sides, as MuJoCo's do (here a ball on a floor)."""
   xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1"/>
   <body pos="0 0 .09"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(xml)
   mujoco.mj_forward(mjm, mjd)
   physics.mj_forward(m, d)
   assert d.ncon == mjd.ncon == 1
@@ -274,10 +267,7 @@ def test_many_flex_contacts_fit_in_data():
   <flexcomp name="rope" type="grid" count="16 1 1" spacing="0.04 0.04 0.04" pos="0.55 0 0.4" euler="0 20 0"
             radius="0.012" dim="1" mass="0.2"><edge equality="true"/>
             <contact contype="2" conaffinity="2" selfcollide="none"/></flexcomp></worldbody></mujoco>"""
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(xml)
   most = 0
   for step in range(300):
     mujoco.mj_step(mjm, mjd)
@@ -297,10 +287,7 @@ def test_flex_contacts_under_override_match_mujoco():
       '<option timestep="0.002"/>',
       '<option timestep="0.002" o_margin="0.003" o_solref="0.02 0.8" o_solimp="0.8 0.9 0.002 0.5 2" '
       'o_friction="0.4 0.4 0.01 0.001 0.001"><flag override="enable"/></option>')
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(xml)
   for step in range(300):
     mujoco.mj_step(mjm, mjd)
     physics.mj_step(m, d)
@@ -320,10 +307,7 @@ def test_contact_sensors_see_flex_contacts_as_mujoco():
   xml = (FLEX_DIR / "flex_rope_capsule.xml").read_text().replace("</worldbody>", """</worldbody>
   <sensor><contact geom1="floor" data="found force dist" num="3" reduce="mindist"/>
   <contact geom1="bar" data="found force normal" num="2" reduce="maxforce"/></sensor>""")
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  m = physics.MjModel.from_xml_string(xml)
-  d = physics.MjData(m)
+  mjm, mjd, m, d = oracle.load_both(xml)
   found = 0
   for step in range(400):
     mujoco.mj_step(mjm, mjd)

@@ -24,7 +24,10 @@ REFUSED_VALUES = (
     ("general and the actuator shortcuts", "dyntype, gaintype, biastype", "`user` (user callbacks)"),
     ("joint, tendon", "stiffness, damping", "more than one coefficient (MuJoCo 4's nonlinear springs and dampers)"),
     ("every actuator", "damping", "more than one coefficient (MuJoCo 4's nonlinear dampers)"),
-    ("every actuator", "armature", "non-zero on a tendon transmission (it needs tendon armature)"),
+    ("spatial, every actuator", "armature", "non-zero on a tendon that wraps geoms (MuJoCo's tendon armature "
+     "has no geom wrapping; MuJoCo stops with an engine error for an actuator's)"),
+    ("mesh", "builtin", "`wedge`, `plate`, `grid`, `box`, `cylinder`, `ellipsoid`, `square`, `disc` (mjgym builds "
+     "`sphere`, `hemisphere`, `cone`, `supersphere`, `supertorus`)"),
     ("sensor user", "objtype", "an object type the model has no table for"),
     ("an actuator shortcut", "class", "a default class set by another shortcut (use the same shortcut)"),
     ("flexcomp", "type", "`box`, `cylinder`, `ellipsoid`, `square`, `disc`, `circle`, `mesh`, `gmsh` (mjgym builds "

@@ -26,6 +26,8 @@ from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.constants import JNT_FREE
 from mjgym.physics.state import State
 from mjgym.physics.types import JointType
+from mjgym.physics.types import TrnType
+from mjgym.physics.types import WrapType
 
 _FULL = int(State.INTEGRATION)
 
@@ -271,6 +273,15 @@ def dof_simplenum(m):
         simple[i] = 0
       if jtype in (JointType.BALL, JointType.HINGE):
         rotation = True
+  # the bodies of a tendon with armature (its own or its actuators') are not simple (its sites' bodies: geom
+  # wrapping is refused there)
+  armature = m.tendon_armature.copy()
+  for k in np.flatnonzero((m.actuator_trntype == TrnType.TENDON) & (m.actuator_armature != 0)):
+    armature[m.actuator_trnid[k, 0]] = 1.0
+  for t in np.flatnonzero(armature):
+    for k in range(m.tendon_adr[t], m.tendon_adr[t] + m.tendon_num[t]):
+      if m.wrap_type[k] == WrapType.SITE:
+        simple[m.site_bodyid[m.wrap_objid[k]]] = 0
   num = np.zeros(m.nv, np.int64)
   count = 0
   for i in range(m.nv - 1, -1, -1):

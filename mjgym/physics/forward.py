@@ -156,6 +156,8 @@ def fwd_position(m, d, narrow):
   if m.ntendon > 0:
     smooth.tendon(m, d)
   smooth.crb(m, d)
+  if m.ntendon > 0:
+    smooth.tendon_armature(m, d)
   smooth.factor_m(m, d)
   driver.collision(m, d, narrow)
   constraint.make_constraint(m, d)
@@ -167,6 +169,8 @@ def fwd_velocity(m, d):
   """Velocity-dependent computations."""
   _velocity_to_passive(m, d)
   smooth.rne(m, d)
+  if m.ntendon > 0:
+    smooth.tendon_bias(m, d)
 
 
 @njit(cache=True, error_model="numpy")
@@ -223,6 +227,8 @@ def _forward_position(m, d, sensors, narrow):
 def _forward_velocity_end(m, d, sensors):
   """The velocity stage after the passive forces, its sensors and the kinetic energy."""
   smooth.rne(m, d)
+  if m.ntendon > 0:
+    smooth.tendon_bias(m, d)
   if sensors:
     sensor.sensor_vel(m, d)
   if m.opt_enableflags[0] & ENBL_ENERGY:
@@ -630,6 +636,8 @@ def apply(m, d, op, nstep, narrow):
     if m.ntendon > 0:
       smooth.tendon(m, d)
     smooth.crb(m, d)
+    if m.ntendon > 0:
+      smooth.tendon_armature(m, d)
     smooth.factor_m(m, d)
   elif op == OP_STEP1:
     step1(m, d, narrow)

@@ -599,6 +599,39 @@ def crb(m, d):
 
 
 @njit(cache=True, error_model="numpy")
+def _tendon_armature_of(m, t):
+  """Armature of tendon t: its own plus what its actuators add."""
+  return m.tendon_armature[t] + support.tendon_actuator_armature(m, t)
+
+
+@_link.separate
+@njit(cache=True, error_model="numpy")
+def tendon_armature(m, d):
+  """qM += armature ten_Jᵀ ten_J of each tendon with armature (MuJoCo's mj_tendonArmature, after crb).
+
+  As in MuJoCo 4, only the entries in qM's sparsity get the term: dofs i, j coupled by a tendon where neither is
+  an ancestor of the other (other branches, other trees) keep M[i, j] = 0.
+  """
+  for t in range(m.ntendon):
+    armature = _tendon_armature_of(m, t)
+    if armature == 0.0:
+      continue
+    ten_J = d.ten_J[t]
+    for i in range(m.nv):
+      ji = ten_J[i]
+      if ji == 0.0:
+        continue
+      scl = armature * ji
+      adr = m.dof_Madr[i]
+      d.qM[adr] += scl * ji
+      j = m.dof_parentid[i]
+      while j >= 0:
+        adr += 1
+        d.qM[adr] += scl * ten_J[j]
+        j = m.dof_parentid[j]
+
+
+@njit(cache=True, error_model="numpy")
 def full_m(m, qM, dst):
   """dst (nv, nv) = dense symmetric matrix of qM-layout array ``qM``."""
   dst[:, :] = 0.0
@@ -838,6 +871,100 @@ def _bias(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
 def rne(m, d):
   """qfrc_bias: gravity plus Coriolis and centrifugal forces, by recursive Newton-Euler at qacc = 0."""
   _bias(m, d, d.qvel, d.cvel, d.cdof_dot, d.rne_cacc, d.rne_cfrc, d.qfrc_bias)
+
+
+@njit(cache=True, error_model="numpy")
+def _point_vel(d, b, root, p):
+  """Linear velocity of point p fixed to body b (root: its tree's root body), from cvel."""
+  com = d.subtree_com[root]
+  w = (d.cvel[b, 0], d.cvel[b, 1], d.cvel[b, 2])
+  r = (p[0] - com[0], p[1] - com[1], p[2] - com[2])
+  c = math.cross(w, r)
+  return (d.cvel[b, 3] + c[0], d.cvel[b, 4] + c[1], d.cvel[b, 5] + c[2])
+
+
+@njit(cache=True, error_model="numpy")
+def _point_jac_dot_vel(m, d, p, b):
+  """(d/dt J_p) qvel for point p fixed to body b, J_p its translational Jacobian (MuJoCo's mj_jacDot times qvel)."""
+  root = m.body_rootid[b]
+  com = d.subtree_com[root]
+  offset = (p[0] - com[0], p[1] - com[1], p[2] - com[2])
+  pvel = _point_vel(d, b, root, p)
+  res0 = res1 = res2 = 0.0
+  weld = m.body_weldid[b]
+  if m.body_dofnum[weld] == 0:
+    return (0.0, 0.0, 0.0)
+  i = m.body_dofadr[weld] + m.body_dofnum[weld] - 1
+  while i >= 0:
+    cdof = (d.cdof[i, 0], d.cdof[i, 1], d.cdof[i, 2], d.cdof[i, 3], d.cdof[i, 4], d.cdof[i, 5])
+    jnt = m.dof_jntid[i]
+    jtype = m.jnt_type[jnt]
+    if jtype == JNT_BALL or (jtype == JNT_FREE and i >= m.jnt_dofadr[jnt] + 3):
+      # a quaternion dof's axis turns with its own body's full velocity
+      bi = m.dof_bodyid[i]
+      cdd = math.cross_motion((d.cvel[bi, 0], d.cvel[bi, 1], d.cvel[bi, 2], d.cvel[bi, 3], d.cvel[bi, 4],
+                               d.cvel[bi, 5]), cdof)
+    else:
+      cdd = (d.cdof_dot[i, 0], d.cdof_dot[i, 1], d.cdof_dot[i, 2], d.cdof_dot[i, 3], d.cdof_dot[i, 4],
+             d.cdof_dot[i, 5])
+    t1 = math.cross((cdd[0], cdd[1], cdd[2]), offset)
+    t2 = math.cross((cdof[0], cdof[1], cdof[2]), pvel)
+    v = d.qvel[i]
+    res0 += (cdd[3] + t1[0] + t2[0]) * v
+    res1 += (cdd[4] + t1[1] + t2[1]) * v
+    res2 += (cdd[5] + t1[2] + t2[2]) * v
+    i = m.dof_parentid[i]
+  return (res0, res1, res2)
+
+
+@njit(cache=True, error_model="numpy")
+def _tendon_dot(m, d, t):
+  """(d/dt ten_J[t]) qvel of spatial tendon t (its path sites and pulleys only; fixed tendons: 0)."""
+  adr, num = m.tendon_adr[t], m.tendon_num[t]
+  if m.wrap_type[adr] == WrapType.JOINT:
+    return 0.0
+  res = 0.0
+  divisor = 1.0
+  for j in range(adr, adr + num - 1):
+    if m.wrap_type[j] == WrapType.PULLEY:
+      divisor = m.wrap_prm[j]
+      continue
+    if m.wrap_type[j + 1] == WrapType.PULLEY:
+      continue
+    s0, s1 = m.wrap_objid[j], m.wrap_objid[j + 1]
+    b0, b1 = m.site_bodyid[s0], m.site_bodyid[s1]
+    if b0 == b1:
+      continue
+    p0, p1 = d.site_xpos[s0], d.site_xpos[s1]
+    v0 = _point_vel(d, b0, m.body_rootid[b0], p0)
+    v1 = _point_vel(d, b1, m.body_rootid[b1], p1)
+    dif = (p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2])
+    norm = pymath.sqrt(math.dot3(dif, dif))
+    u = (1.0, 0.0, 0.0) if norm < MINVAL else (dif[0] / norm, dif[1] / norm, dif[2] / norm)
+    dv = (v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2])
+    # d/dt of the unit direction u: the part of the relative velocity across it, over the length
+    along = math.dot3(u, dv)
+    inv = 1.0 / norm if norm > MINVAL else 0.0
+    du = ((dv[0] - along * u[0]) * inv, (dv[1] - along * u[1]) * inv, (dv[2] - along * u[2]) * inv)
+    a0 = _point_jac_dot_vel(m, d, p0, b0)
+    a1 = _point_jac_dot_vel(m, d, p1, b1)
+    res += math.dot3((a1[0] - a0[0], a1[1] - a0[1], a1[2] - a0[2]), u) / divisor
+    res += math.dot3(dv, du) / divisor
+  return res
+
+
+@_link.separate
+@njit(cache=True, error_model="numpy")
+def tendon_bias(m, d):
+  """qfrc_bias += ten_J armature (d/dt ten_J) qvel for each tendon with armature (MuJoCo's mj_tendonBias)."""
+  for t in range(m.ntendon):
+    armature = _tendon_armature_of(m, t)
+    if armature == 0.0:
+      continue
+    coef = armature * _tendon_dot(m, d, t)
+    if coef != 0.0:
+      for i in range(m.nv):
+        d.qfrc_bias[i] += coef * d.ten_J[t, i]
 
 
 @njit(cache=True, error_model="numpy")

@@ -467,3 +467,9 @@ def tendon_damping(m, t):
 def tendon_actuator_damping(m, t):
   """Damping tendon t takes from its actuators (MuJoCo 4's actuator damping times gear²)."""
   return _actuator_share(m, m.actuator_damping, m.tendon_actuatorid[t], True, t)
+
+
+@njit(cache=True, error_model="numpy")
+def tendon_actuator_armature(m, t):
+  """Armature tendon t takes from its actuators (MuJoCo 4's actuator armature times gear²)."""
+  return _actuator_share(m, m.actuator_armature, m.tendon_actuatorid[t], True, t)

@@ -48,7 +48,7 @@ def actuators(ctx, v):
         fail(node, "user actuator dynamics/gain/bias are not supported (unsupported feature)", "dyntype")
       _shortcut_limits(ctx, node, p, trntype, trnid, limits)
       lengthrange, simulate = _lengthrange(ctx, node, p, trntype, trnid)
-      damping, armature = _damping_armature(node, trntype)
+      damping, armature = _damping_armature(ctx, v, node, trntype, trnid)
       actdim = node.get("actdim", -1)
       dynamic = p["dyntype"] != DynType.NONE
       actnum = (1 if dynamic else 0) if actdim < 0 else actdim
@@ -74,7 +74,7 @@ def actuators(ctx, v):
   _actuator_targets(ctx, v)
 
 
-def _damping_armature(node, trntype):
+def _damping_armature(ctx, v, node, trntype, trnid):
   """An actuator's damping and armature (MuJoCo 4): they act on its joint or tendon, scaled by gear²."""
   damping = linear(node, "damping")
   armature = node.get("armature", 0.0)
@@ -82,9 +82,13 @@ def _damping_armature(node, trntype):
   for attr, value in (("damping", damping), ("armature", armature)):
     if value and not joint and trntype != int(types.TrnType.TENDON):
       fail(node, f"{attr} requires joint or tendon transmission", attr)
-  if armature and not joint:
-    fail(node, "armature on a tendon transmission (MuJoCo 4's tendon armature) is not supported "
-         "(unsupported feature)", "armature")
+  if armature and trntype == int(types.TrnType.TENDON):
+    t = trnid[0]
+    kinds = v["wrap_type"][v["tendon_adr"][t]:v["tendon_adr"][t] + v["tendon_num"][t]]
+    # MuJoCo compiles it and stops with an engine error at the first step
+    if any(w in (int(types.WrapType.SPHERE), int(types.WrapType.CYLINDER)) for w in kinds):
+      fail(node, f"armature on tendon '{ctx.names[ObjType.TENDON][t]}', which wraps geoms: tendon armature does "
+           "not support geom wrapping (MuJoCo stops with an engine error)", "armature")
   return damping, armature
 
 

@@ -42,6 +42,7 @@ def compile_tree(root, filename, source):
   bodies.camlight(ctx, v, xpos, xquat, subtree_com)
   tendons.tendons(ctx, v)
   actuators.actuators(ctx, v)
+  tendons.demote_simple(ctx, v)
   flex.collect(ctx)
   constraints.equality(ctx)
   flex.flex_fields(ctx, v, xpos, xquat)

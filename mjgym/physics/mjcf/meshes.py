@@ -7,6 +7,7 @@ import numpy as np
 
 from mjgym.physics import types
 from mjgym.physics.mjcf import mesh as meshlib
+from mjgym.physics.mjcf import meshbuiltin
 from mjgym.physics.mjcf import meshfile
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.types import ObjType
@@ -29,6 +30,9 @@ def mesh(ctx, node):
     path = ctx.asset_path(node, name, ctx.cfg.meshdir)
     data = ctx.source.read(path, node, "file")
     attr, what = "file", f"mesh '{name}'"
+  elif node.get("builtin", "none") != "none":
+    attr, what = "builtin", f"builtin mesh '{node.get('builtin')}'"
+    vert, face = _builtin_mesh(node)
   elif node.has("vertex"):
     if not node.has("name"):
       fail(node, "a mesh with inline vertices needs a name", "name")
@@ -84,6 +88,22 @@ def _texcoords(node, data, name, nvert):
     face = node.get("face", [])
     return texcoord.reshape(-1, 2), np.reshape(np.asarray(face, np.int32), (-1, 3))
   return none
+
+
+def _builtin_mesh(node):
+  """(vertices (n, 3), faces (k, 3)) of a builtin mesh (MuJoCo 4's ``builtin`` with its ``params``)."""
+  kind = node.get("builtin")
+  if kind in meshbuiltin.REFUSED:
+    fail(node, f"builtin mesh '{kind}' is not supported (unsupported feature; mjgym builds "
+         f"{', '.join(meshbuiltin.BUILT)})", "builtin")
+  if not node.has("params"):
+    fail(node, "a builtin mesh needs 'params'", "params")
+  if node.has("vertex"):
+    fail(node, "give either a 'builtin' mesh or inline 'vertex' data, not both", "vertex")
+  try:
+    return meshbuiltin.make(kind, node.get("params"))
+  except meshbuiltin.BuiltinError as e:
+    fail(node, str(e), "params")
 
 
 def _inline_mesh(node):

@@ -186,6 +186,9 @@ def _convert(elem, file, parent, parent_tag, source, stack, incdir):
       if tag in schema.UNSUPPORTED_ELEMENTS.get(parent_tag, ()):
         raise MJCFError(f"<{tag}> inside <{parent_tag}> is not supported (unsupported feature)", file, line,
                         tag)
+      if tag in schema.REMOVED_ELEMENTS:
+        raise MJCFError(f"unknown element <{tag}> inside <{parent_tag}>: {schema.REMOVED_ELEMENTS[tag]}", file, line,
+                        tag)
       raise MJCFError(f"unknown element <{tag}> inside <{parent_tag}>", file, line, tag)
     specs = schema.ELEMENTS[key]
   attrs = {}

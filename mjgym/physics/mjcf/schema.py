@@ -84,7 +84,7 @@ ACTUATORS = {"general": GENERAL, "motor": MOTOR, "position": POSITION, "velocity
 FIXED_TENDON = {
     "name": "s", "class": "s", "group": "i", "limited": "auto", "range": "f2", "solreflimit": _SOLREF,
     "solimplimit": _SOLIMP, "solreffriction": _SOLREF, "solimpfriction": _SOLIMP, "frictionloss": "f",
-    "springlength": "f1-2", "stiffness": "f1-3", "damping": "f1-3", "margin": "f", "user": "v", "armature": "x",
+    "springlength": "f1-2", "stiffness": "f1-3", "damping": "f1-3", "margin": "f", "user": "v", "armature": "f",
     "actuatorfrclimited": "auto", "actuatorfrcrange": "f2",
 }
 
@@ -125,7 +125,10 @@ SPATIAL_TENDON = {**FIXED_TENDON, "material": "s", "rgba": "g4", "width": "f"}
 
 MESH = {"name": "s", "class": "s", "file": "s", "scale": "f3", "content_type": "v", "smoothnormal": "v",
         "maxhullvert": "i", "vertex": "g*", "face": "i*", "normal": "x", "texcoord": "g*", "refpos": "f3",
-        "refquat": "f4", "inertia": "e:convex|exact|legacy|shell", "builtin": "x", "params": "x", "material": "v"}
+        "refquat": "f4", "inertia": "e:convex|exact|legacy|shell",
+        "builtin": ("e:none|sphere|hemisphere|cone|supertorus|supersphere|wedge|plate|grid|box|cylinder|ellipsoid|"
+                    "square|disc"),
+        "params": "f*", "material": "v"}
 HFIELD = {"name": "s", "file": "s", "content_type": "v", "nrow": "i", "ncol": "i", "size": "f4",
           "elevation": "g*"}
 MATERIAL = {"name": "s", "class": "s", "texture": "s", "texrepeat": "f2", "texuniform": "b",
@@ -328,14 +331,21 @@ for _child in ("body", "geom", "site", "camera", "light"):
   ELEMENTS[f"replicate/{_child}"] = ELEMENTS[f"body/{_child}"]
 ELEMENTS["replicate/frame"] = FRAME
 
+# Elements earlier MuJoCo versions read that MuJoCo 4 removed (it rejects them as unknown), with what replaces them.
+REMOVED_ELEMENTS = {
+    "composite": "MuJoCo 4 removed <composite> (and the cable plugin): a cable or rope is a 1-D <flexcomp> "
+                 "(dim=\"1\", type=\"grid\" or \"circle\", or \"direct\" with its points) with <elasticity>, and "
+                 "<edge equality=\"true\"/> for inextensible edges",
+}
+
 # Elements of MuJoCo's MJCF we do not implement, by parent; loading fails naming them.
 UNSUPPORTED_ELEMENTS = {
     "mujoco": ("extension", "plugin"),
     "asset": ("model",),
-    "worldbody": ("composite", "attach", "plugin"),
-    "body": ("composite", "attach", "plugin"),
-    "frame": ("composite", "flexcomp", "attach", "plugin"),
-    "replicate": ("composite", "flexcomp", "attach", "plugin"),
+    "worldbody": ("attach", "plugin"),
+    "body": ("attach", "plugin"),
+    "frame": ("flexcomp", "attach", "plugin"),
+    "replicate": ("flexcomp", "attach", "plugin"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
     "tendon": (),

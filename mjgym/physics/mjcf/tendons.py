@@ -69,6 +69,11 @@ def tendons(ctx, v):
         spring = [spring_length, spring_length]
       if node.tag == "spatial" and not node.get("width", 0.003) > 0:
         fail(node, f"a spatial tendon needs a positive width, got {node.get('width')}", "width")
+      armature = node.get("armature", 0.0)
+      if armature < 0:
+        fail(node, f"tendon armature cannot be negative, got {plain(armature)}", "armature")
+      if armature and node.tag == "spatial" and _wraps_geoms(wtype[adr[-1]:]):
+        fail(node, "geom wrapping is not supported by tendon armature (as in MuJoCo)", "armature")
       ctx.add(ObjType.TENDON, node, tendon_limited=int(limited), tendon_range=rng,
               tendon_actfrclimited=int(actfrclimited), tendon_actfrcrange=actfrcrange,
               tendon_solref_lim=node.get("solreflimit", SOLREF),
@@ -76,6 +81,7 @@ def tendons(ctx, v):
               tendon_solref_fri=node.get("solreffriction", SOLREF),
               tendon_solimp_fri=node.get("solimpfriction", SOLIMP), tendon_margin=node.get("margin", 0.0),
               tendon_stiffness=linear(node, "stiffness"), tendon_damping=linear(node, "damping"),
+              tendon_armature=armature,
               tendon_frictionloss=node.get("frictionloss", 0.0), tendon_lengthspring=spring,
               tendon_length0=length0, tendon_group=node.get("group", 0),
               tendon_matid=ctx.lookup(ObjType.MATERIAL, node, "material") if node.get("material") else -1,
@@ -83,6 +89,28 @@ def tendons(ctx, v):
   v.update(nwrap=len(wtype), tendon_adr=np.array(adr, np.int32), tendon_num=np.array(num, np.int32),
            wrap_type=np.array(wtype, np.int32), wrap_objid=np.array(wobj, np.int32),
            wrap_prm=np.array(wprm, float))
+
+
+def _wraps_geoms(wtype):
+  """Whether a path (wrap types) wraps a sphere or a cylinder."""
+  return any(w in (int(types.WrapType.SPHERE), int(types.WrapType.CYLINDER)) for w in wtype)
+
+
+def demote_simple(ctx, v):
+  """Bodies on the path of a tendon with armature (its own or its actuators') are not simple: their M blocks get
+  its off-diagonal terms. MuJoCo's compiler rule; geom wrapping is refused there, so the path's sites count."""
+  rows = ctx.rows
+  armature = list(rows.get("tendon_armature", []))
+  for k, trntype in enumerate(rows.get("actuator_trntype", [])):
+    if trntype == int(types.TrnType.TENDON) and rows["actuator_armature"][k]:
+      armature[rows["actuator_trnid"][k][0]] = 1.0
+  simple = v["body_simple"]
+  for t, a in enumerate(armature):
+    if not a:
+      continue
+    for k in range(v["tendon_adr"][t], v["tendon_adr"][t] + v["tendon_num"][t]):
+      if v["wrap_type"][k] == int(types.WrapType.SITE):
+        simple[rows["site_bodyid"][v["wrap_objid"][k]]] = 0
 
 
 def _spatial_path(ctx, node):
