@@ -5,6 +5,7 @@ sensors read from them are compared with MuJoCo, for each integrator, batched wo
 import itertools
 
 import mujoco
+import mujoco.rollout
 import numpy as np
 import pytest
 
@@ -12,6 +13,7 @@ import oracle
 from located_error import assert_located_error
 from mjgym import physics
 from mjgym.physics import batch
+from mjgym.physics import rollout
 
 MODEL = oracle.MODELS_DIR / "history.xml"
 COMPILED = ("nhistory", "actuator_history", "actuator_historyadr", "actuator_delay", "sensor_history",
@@ -154,6 +156,29 @@ def test_state_holds_the_history():
   physics.mj_setState(m, d2, theirs, int(spec))
   np.testing.assert_array_equal(d2.history, mjd.history)
   _rollout(mjm, mjd, m, d2, 10, seed=7)
+
+
+def test_rollout_matches_mujoco():
+  # rollout's states are MuJoCo's full physics state, history included
+  mjm, mjd, m, d = oracle.load_both(MODEL)
+  _rollout(mjm, mjd, m, d, 7, seed=12)
+  spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+  x0 = np.empty(mujoco.mj_stateSize(mjm, spec))
+  mujoco.mj_getState(mjm, mjd, x0, spec)
+  ctrl = np.random.default_rng(13).uniform(-1, 1, (2, 30, mjm.nu))
+  expected = mujoco.rollout.rollout(mjm, mjd, np.tile(x0, (2, 1)), ctrl)
+  actual = rollout.rollout(m, d, np.tile(x0, (2, 1)), ctrl)
+  for label, a, e in zip(("state", "sensordata"), actual, expected):
+    oracle.assert_close(a, e, RTOL, label)
+
+
+def test_transition_fd_refused_as_in_mujoco():
+  mjm, mjd, m, d = oracle.load_both(MODEL)
+  ndx, nu = 2 * m.nv + m.na, m.nu
+  with pytest.raises(mujoco.FatalError, match="delays are not supported"):
+    mujoco.mjd_transitionFD(mjm, mjd, 1e-6, False, np.zeros((ndx, ndx)), np.zeros((ndx, nu)), None, None)
+  with pytest.raises(ValueError, match="delays"):
+    physics.mjd_transitionFD(m, d, 1e-6, False, np.zeros((ndx, ndx)), np.zeros((ndx, nu)), None, None)
 
 
 def test_batched_worlds_step_as_single_ones():
