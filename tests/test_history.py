@@ -84,6 +84,19 @@ def test_trajectory_matches_mujoco(integrator):
   _rollout(mjm, mjd, m, d, 120, seed=1)
 
 
+def test_step1_step2_with_controls_set_between():
+  # mj_step2 inserts the controls set after mj_step1, as MuJoCo's
+  mjm, mjd, m, d = oracle.load_both(MODEL)
+  rng = np.random.default_rng(14)
+  for step in range(30):
+    mujoco.mj_step1(mjm, mjd)
+    physics.mj_step1(m, d)
+    mjd.ctrl[:] = d.ctrl[:] = rng.uniform(-1.5, 1.5, mjm.nu)
+    mujoco.mj_step2(mjm, mjd)
+    physics.mj_step2(m, d)
+    oracle.assert_fields_close(d, mjd, TRAJECTORY, RTOL, f"step {step}")
+
+
 def test_trajectory_from_a_keyframe():
   mjm, mjd, m, d = oracle.load_both(MODEL)
   mujoco.mj_resetDataKeyframe(mjm, mjd, 0)
