@@ -185,6 +185,14 @@ def test_rollout_matches_mujoco():
     oracle.assert_close(a, e, RTOL, label)
 
 
+def test_inverse_reads_the_history():
+  mjm, mjd, m, d = oracle.load_both(MODEL)
+  _rollout(mjm, mjd, m, d, 15, seed=15)
+  mujoco.mj_inverse(mjm, mjd)
+  physics.mj_inverse(m, d)
+  oracle.assert_fields_close(d, mjd, ("qfrc_inverse", "sensordata", "actuator_force"), RTOL)
+
+
 def test_transition_fd_refused_as_in_mujoco():
   mjm, mjd, m, d = oracle.load_both(MODEL)
   ndx, nu = 2 * m.nv + m.na, m.nu
