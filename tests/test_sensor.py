@@ -181,7 +181,7 @@ def test_user_sensor_callback():
     ('<sensor><contact reduce="netforce" data="force linvel"/></sensor>', "netforce"),
     ('<sensor><contact reduce="most"/></sensor>', "reduce"),
     ('<actuator><motor joint="j" delay="0.01"/></actuator>', "delay"),
-    ('<actuator><motor joint="j" nsample="2"/></actuator>', "nsample"),
+    ('<actuator><motor joint="j" nsample="-1"/></actuator>', "nsample"),
     ('<actuator><dcmotor joint="j"/></actuator>', "dcmotor"),
     ('<actuator><muscle joint="free_j"/></actuator>', "lengthrange"),
     ('<actuator><position joint="j" kv="1" dampratio="1"/></actuator>', "dampratio"),

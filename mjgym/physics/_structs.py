@@ -72,6 +72,7 @@ model_type = ModelType([
     ("njmax", nt.int64),
     ("nconmax", nt.int64),
     ("nsensordata", nt.int64),
+    ("nhistory", nt.int64),
     ("nmeshhull", nt.int64),
     ("nmeshhullface", nt.int64),
     ("narmax", nt.int64),
@@ -426,6 +427,9 @@ model_type = ModelType([
     ("actuator_acc0", nt.float64[::1]),
     ("actuator_length0", nt.float64[::1]),
     ("actuator_lengthrange", nt.float64[:, ::1]),
+    ("actuator_history", nt.int32[:, ::1]),
+    ("actuator_historyadr", nt.int32[::1]),
+    ("actuator_delay", nt.float64[::1]),
     ("sensor_type", nt.int32[::1]),
     ("sensor_datatype", nt.int32[::1]),
     ("sensor_needstage", nt.int32[::1]),
@@ -438,6 +442,10 @@ model_type = ModelType([
     ("sensor_cutoff", nt.float64[::1]),
     ("sensor_noise", nt.float64[::1]),
     ("sensor_intprm", nt.int32[:, ::1]),
+    ("sensor_history", nt.int32[:, ::1]),
+    ("sensor_historyadr", nt.int32[::1]),
+    ("sensor_delay", nt.float64[::1]),
+    ("sensor_interval", nt.float64[:, ::1]),
     ("key_time", nt.float64[::1]),
     ("key_qpos", nt.float64[:, ::1]),
     ("key_qvel", nt.float64[:, ::1]),
@@ -450,7 +458,7 @@ model_type = ModelType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nflex, nflexvert, nflexedge, nflexelem, nflexelemdata, nflexelemedge, nflexshelldata, nJfe, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_disableactuator, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_actuatorid, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_fluid, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_vertadr, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_vertbodyid, flex_edge, flex_edgeflap, flex_elem, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_radius, flex_size, flex_edgestiffness, flex_edgedamping, flex_damping, flex_edgeequality, flex_rigid, flex_centered, flex_flatskin, flex_interp, flex_group, flex_rgba, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flexedge_length0, flexedge_invweight0, flexedge_rigid, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_actfrclimited, tendon_actuatorid, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_actfrcrange, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_damping, actuator_armature, actuator_acc0, actuator_length0, actuator_lengthrange, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight, nmesh, nmeshvert, nmeshface, nmeshpoly, nmeshpolyvert, nmeshpolymap, nmeshtexcoord, nskin, nskinvert, nskintexvert, nskinface, nskinbone, nskinbonevert, nflex, nflexvert, nflexedge, nflexelem, nflexelemdata, nflexelemedge, nflexshelldata, nJfe, nhfield, nhfielddata, ntex, ntexdata, nmat, npair, nexclude, neq, ntendon, nwrap, nsensor, nkey, nmocap, njmax, nconmax, nsensordata, nhistory, nmeshhull, nmeshhullface, narmax, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_gravity, opt_wind, opt_magnetic, opt_density, opt_viscosity, opt_o_margin, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_disableactuator, opt_enableflags, vis_global_fovy, vis_global_azimuth, vis_global_elevation, vis_quality_shadowsize, vis_quality_offsamples, vis_headlight_ambient, vis_headlight_diffuse, vis_headlight_specular, vis_headlight_active, vis_map_znear, vis_map_zfar, vis_map_haze, vis_map_shadowclip, vis_rgba_haze, stat_meaninertia, stat_meanmass, stat_meansize, stat_extent, stat_center, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_actuatorid, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_rgba, geom_fluid, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_vert, mesh_face, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, mesh_texcoordadr, mesh_texcoordnum, mesh_texcoord, mesh_facetexcoord, mesh_hulladr, mesh_hullnum, mesh_hullvert, mesh_hullfaceadr, mesh_hullfacenum, mesh_hullface, skin_matid, skin_group, skin_rgba, skin_inflate, skin_vertadr, skin_vertnum, skin_texcoordadr, skin_faceadr, skin_facenum, skin_boneadr, skin_bonenum, skin_vert, skin_texcoord, skin_face, skin_bonevertadr, skin_bonevertnum, skin_bonebindpos, skin_bonebindquat, skin_bonebodyid, skin_bonevertid, skin_bonevertweight, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_vertadr, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_vertbodyid, flex_edge, flex_edgeflap, flex_elem, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_radius, flex_size, flex_edgestiffness, flex_edgedamping, flex_damping, flex_edgeequality, flex_rigid, flex_centered, flex_flatskin, flex_interp, flex_group, flex_rgba, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flexedge_length0, flexedge_invweight0, flexedge_rigid, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, tex_type, tex_colorspace, tex_height, tex_width, tex_nchannel, tex_adr, tex_data, tex_builtin, tex_mark, tex_rgb1, tex_rgb2, tex_markrgb, tex_random, mat_texid, mat_texuniform, mat_texrepeat, mat_emission, mat_specular, mat_shininess, mat_reflectance, mat_rgba, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_matid, tendon_group, tendon_limited, tendon_actfrclimited, tendon_actuatorid, tendon_width, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_margin, tendon_stiffness, tendon_damping, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_actfrcrange, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_actadr, actuator_actnum, actuator_trnid, actuator_cranklength, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actlimited, actuator_actrange, actuator_actearly, actuator_group, actuator_forcelimited, actuator_forcerange, actuator_ctrllimited, actuator_ctrlrange, actuator_gear, actuator_damping, actuator_armature, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_history, actuator_historyadr, actuator_delay, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_intprm, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
   """Builds a Model struct from its fields, in table order."""
   s = structref.new(model_type)
   s.nq = nq
@@ -502,6 +510,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.njmax = njmax
   s.nconmax = nconmax
   s.nsensordata = nsensordata
+  s.nhistory = nhistory
   s.nmeshhull = nmeshhull
   s.nmeshhullface = nmeshhullface
   s.narmax = narmax
@@ -856,6 +865,9 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.actuator_acc0 = _borrow.borrow(actuator_acc0)
   s.actuator_length0 = _borrow.borrow(actuator_length0)
   s.actuator_lengthrange = _borrow.borrow(actuator_lengthrange)
+  s.actuator_history = _borrow.borrow(actuator_history)
+  s.actuator_historyadr = _borrow.borrow(actuator_historyadr)
+  s.actuator_delay = _borrow.borrow(actuator_delay)
   s.sensor_type = _borrow.borrow(sensor_type)
   s.sensor_datatype = _borrow.borrow(sensor_datatype)
   s.sensor_needstage = _borrow.borrow(sensor_needstage)
@@ -868,6 +880,10 @@ def new_model(nq, nv, nu, na, nbody, njnt, ntree, nM, ngeom, nsite, ncam, nlight
   s.sensor_cutoff = _borrow.borrow(sensor_cutoff)
   s.sensor_noise = _borrow.borrow(sensor_noise)
   s.sensor_intprm = _borrow.borrow(sensor_intprm)
+  s.sensor_history = _borrow.borrow(sensor_history)
+  s.sensor_historyadr = _borrow.borrow(sensor_historyadr)
+  s.sensor_delay = _borrow.borrow(sensor_delay)
+  s.sensor_interval = _borrow.borrow(sensor_interval)
   s.key_time = _borrow.borrow(key_time)
   s.key_qpos = _borrow.borrow(key_qpos)
   s.key_qvel = _borrow.borrow(key_qvel)
@@ -924,6 +940,7 @@ data_type = DataType([
     ("qacc", nt.float64[::1]),
     ("act_dot", nt.float64[::1]),
     ("sensordata", nt.float64[::1]),
+    ("history", nt.float64[::1]),
     ("xpos", nt.float64[:, ::1]),
     ("xquat", nt.float64[:, ::1]),
     ("xmat", nt.float64[:, ::1]),
@@ -1092,6 +1109,8 @@ data_type = DataType([
     ("solver_qcqp_b", nt.float64[::1]),
     ("solver_qcqp_L", nt.float64[:, ::1]),
     ("solver_qcqp_dx", nt.float64[::1]),
+    ("history_fresh", nt.float64[::1]),
+    ("history_ctrl", nt.float64[::1]),
     ("step1_valid", nt.int32[::1]),
     ("integ_qfrc", nt.float64[::1]),
     ("integ_qacc", nt.float64[::1]),
@@ -1112,7 +1131,7 @@ data_type = DataType([
 
 @_link.cold  # runs once per model / Data: its IR is not worth optimizing
 @njit(cache=True, error_model="numpy")
-def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, flexvert_xpos, flexedge_J, flexedge_length, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, flexedge_velocity, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, passive_fluid_b, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
+def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, warning_number, warning_lastinfo, ncon, ne, nf, nl, nefc, nisland, nidof, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, history, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, flexvert_xpos, flexedge_J, flexedge_length, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, actuator_moment, crb, qM, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, flexedge_velocity, qH, qHDiagInv, qDeriv, qLU, qLU_piv, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_dim, contact_geom1, contact_geom2, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, dof_island, island_nv, island_idofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, efc_Y, efc_AR, efc_vel, efc_aref, efc_b, efc_jar, efc_state, efc_force, rne_cacc, rne_cfrc, col_aabb, col_order, col_buf, col_vert, col_face, col_plane, col_edge, box_clip, multiccd_feature, multiccd_clip, col_prism, constraint_jacp, constraint_jacr, constraint_row, support_wrench, setconst_jacp, setconst_jacr, island_cursor, passive_jacp, passive_jacr, passive_row, passive_fluid_b, efc_jv, solver_H, solver_Ma, solver_grad, solver_Mgrad, solver_search, solver_Mv, solver_qfrc, solver_grad_old, solver_Mgrad_old, solver_dgrad, solver_dMgrad, solver_hrow, solver_state_h, solver_rows, solver_arinv, solver_ardiag, solver_dinvsqrt, solver_prev, solver_mom, solver_arf, solver_ARrow, solver_state_old, solver_blocks, solver_res, solver_old, solver_ray, solver_ARray, solver_bc, solver_dforce, solver_fric, solver_Ablock, solver_Asub, solver_qcqp_A, solver_qcqp_b, solver_qcqp_L, solver_qcqp_dx, history_fresh, history_ctrl, step1_valid, integ_qfrc, integ_qacc, rk_qpos, rk_qvel, rk_act, rk_F, rk_dX, deriv_qvel, deriv_bias_plus, deriv_bias_minus, deriv_cvel, deriv_cdof_dot, deriv_cacc, deriv_cfrc):
   """Builds a Data struct from its fields, in table order."""
   s = structref.new(data_type)
   s.solver_niter = _borrow.borrow(solver_niter)
@@ -1146,6 +1165,7 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.qacc = _borrow.borrow(qacc)
   s.act_dot = _borrow.borrow(act_dot)
   s.sensordata = _borrow.borrow(sensordata)
+  s.history = _borrow.borrow(history)
   s.xpos = _borrow.borrow(xpos)
   s.xquat = _borrow.borrow(xquat)
   s.xmat = _borrow.borrow(xmat)
@@ -1314,6 +1334,8 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
   s.solver_qcqp_b = _borrow.borrow(solver_qcqp_b)
   s.solver_qcqp_L = _borrow.borrow(solver_qcqp_L)
   s.solver_qcqp_dx = _borrow.borrow(solver_qcqp_dx)
+  s.history_fresh = _borrow.borrow(history_fresh)
+  s.history_ctrl = _borrow.borrow(history_ctrl)
   s.step1_valid = _borrow.borrow(step1_valid)
   s.integ_qfrc = _borrow.borrow(integ_qfrc)
   s.integ_qacc = _borrow.borrow(integ_qacc)
@@ -1364,6 +1386,7 @@ def zero_data(d):
   d.qacc[...] = 0
   d.act_dot[...] = 0
   d.sensordata[...] = 0
+  d.history[...] = 0
   d.xpos[...] = 0
   d.xquat[...] = 0
   d.xmat[...] = 0
@@ -1532,6 +1555,8 @@ def zero_data(d):
   d.solver_qcqp_b[...] = 0
   d.solver_qcqp_L[...] = 0
   d.solver_qcqp_dx[...] = 0
+  d.history_fresh[...] = 0
+  d.history_ctrl[...] = 0
   d.step1_valid[...] = 0
   d.integ_qfrc[...] = 0
   d.integ_qacc[...] = 0

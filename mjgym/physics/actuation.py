@@ -5,6 +5,7 @@ import math as pymath
 from numba import njit
 
 from mjgym.physics import _link
+from mjgym.physics import history
 from mjgym.physics import support
 from mjgym.physics.constants import DSBL_ACTUATION
 from mjgym.physics.constants import DSBL_CLAMPCTRL
@@ -47,17 +48,29 @@ def fwd_velocity_quantities(m, d):
 @njit(cache=True, error_model="numpy")
 def _ctrl(m, d, i):
   """Control of actuator i, clamped to its ctrlrange (d.ctrl itself is left alone)."""
-  c = d.ctrl[i]
+  return _clamp_ctrl(m, i, d.ctrl[i])
+
+
+@njit(cache=True, error_model="numpy")
+def _clamp_ctrl(m, i, c):
   if m.actuator_ctrllimited[i] and (m.opt_disableflags[0] & DSBL_CLAMPCTRL) == 0:
     c = min(max(c, m.actuator_ctrlrange[i, 0]), m.actuator_ctrlrange[i, 1])
   return c
 
 
 @njit(cache=True, error_model="numpy")
+def _force_ctrl(m, d, i):
+  """The control actuator i's force sees, clamped: its ctrl, or a delayed actuator's past ctrl (history.py)."""
+  if m.nhistory > 0 and m.actuator_delay[i] != 0.0:
+    return _clamp_ctrl(m, i, d.history_ctrl[i])
+  return _ctrl(m, d, i)
+
+
+@njit(cache=True, error_model="numpy")
 def _bad_ctrl(m, d):
   """Index of the first actuator whose clamped control is NaN or beyond MAXVAL, else -1 (mju_isBad)."""
   for i in range(m.nu):
-    c = _ctrl(m, d, i)
+    c = _force_ctrl(m, d, i)
     if not -MAXVAL <= c <= MAXVAL:
       return i
   return -1
@@ -98,6 +111,8 @@ def fwd_actuation(m, d):
   if (m.opt_disableflags[0] & DSBL_ACTUATION) != 0:
     d.actuator_force[:] = 0.0
     return
+  if m.nhistory > 0:
+    history.delayed_ctrls(m, d)
 
   # As MuJoCo: one bad control (after clamping) raises BADCTRL and every actuator runs on zero control this
   # evaluation; d.ctrl itself is left as the user set it.
@@ -106,7 +121,7 @@ def fwd_actuation(m, d):
     d.warning_number[WARN_BADCTRL] += 1
     d.warning_lastinfo[WARN_BADCTRL] = bad
   for i in range(m.nu):
-    ctrl = 0.0 if bad >= 0 else _ctrl(m, d, i)
+    ctrl = 0.0 if bad >= 0 else _force_ctrl(m, d, i)
     dyntype = m.actuator_dyntype[i]
     if dyntype != DynType.NONE:
       k = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
@@ -139,7 +154,7 @@ def fwd_actuation(m, d):
       bias = biasprm[0] + biasprm[1] * length + biasprm[2] * velocity
     elif biastype == BiasType.MUSCLE:
       bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm)
-    force = gain * _input(m, d, i, 0.0 if bad >= 0 else _ctrl(m, d, i)) + bias
+    force = gain * _input(m, d, i, 0.0 if bad >= 0 else _force_ctrl(m, d, i)) + bias
     if disabled and group_disabled(m, i, disabled):
       # as MuJoCo: no force, but still through the tendon limits and the force range below
       force = 0.0

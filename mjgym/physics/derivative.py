@@ -124,6 +124,8 @@ def transition_fd(m, sources, eps, centered, want_a=True, want_b=True, want_c=Tr
   The perturbed steps of up to MAX_SCRATCH_WORLDS worlds run in one parallel call.
   """
   inverse.check_integrator(m, "mjd_transitionFD")
+  if m.nhistory:
+    raise ValueError("mjd_transitionFD: delays (history buffers) are not supported, as in MuJoCo 4")
   nsrc = len(sources)
   nv, na, nu, ns = m.nv, m.na, m.nu, m.nsensordata
   ndx = 2 * nv + na

@@ -37,6 +37,7 @@ from mjgym.physics.collision import driver
 from mjgym.physics import constraint
 from mjgym.physics import energy
 from mjgym.physics import flex
+from mjgym.physics import history
 from mjgym.physics import linalg
 from mjgym.physics import math
 from mjgym.physics import passive
@@ -87,6 +88,8 @@ def reset_data(m, d):
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
   _reset_mocap(m, d)
+  if m.nhistory > 0:
+    history.reset(m, d)
 
 
 @njit(cache=True, error_model="numpy")
@@ -284,7 +287,10 @@ def integrate_pos(m, qpos, qvel, h):
 
 @njit(cache=True, error_model="numpy")
 def _advance(m, d, act_dot, qacc, qvel):
-  """Advances activations, velocity, position (semi-implicitly with ``qvel``) and time by one step."""
+  """Inserts the step's controls and sensor values into the history buffers, then advances activations, velocity,
+  position (semi-implicitly with ``qvel``) and time by one step."""
+  if m.nhistory > 0:
+    history.advance(m, d)
   h = m.opt_timestep[0]
   if m.na > 0:
     act = d.act
@@ -758,6 +764,9 @@ _LAZY = (
      lambda f, o: np.isin(f["sensor_type"], _GEOM_DISTANCE_SENSORS).any()),
     (sensor._contact_sensor, ("int",),  # pylint: disable=protected-access
      lambda f, o: (f["sensor_type"] == SensorType.CONTACT).any()),
+    (history.delayed_ctrls, (), lambda f, o: f["nhistory"] > 0),
+    (history.sensors, ("int",), lambda f, o: f["nhistory"] > 0),
+    (history.advance, (), lambda f, o: f["nhistory"] > 0),
 )
 
 

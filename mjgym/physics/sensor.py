@@ -3,7 +3,8 @@
 Each sensor writes ``sensor_dim`` numbers at ``sensordata[sensor_adr:]`` in the stage named by its
 ``sensor_needstage``, then its ``cutoff`` is applied (real data clamped to [-cutoff, cutoff], positive data
 to at most cutoff; axes and quaternions are left alone). ``noise`` is stored but, as in MuJoCo, never
-applied. ``user`` sensors are filled outside the compiled pipeline by a Python callback (see
+applied. A sensor with a history buffer (``nsample``) may report a delayed or interval-sampled value instead
+(history.py). ``user`` sensors are filled outside the compiled pipeline by a Python callback (see
 ``api.set_mjcb_sensor``).
 
 Sensors of objects on bodies use MuJoCo's object frames: ``xbody`` is the body frame, ``body`` its
@@ -19,6 +20,7 @@ from numba import njit
 from mjgym.physics import _link
 from mjgym.physics import energy
 from mjgym.physics import flex
+from mjgym.physics import history
 from mjgym.physics import math
 from mjgym.physics import ray
 from mjgym.physics import smooth
@@ -42,6 +44,10 @@ from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType as S
 from mjgym.physics.types import Stage
+
+
+# Stages as plain ints (the lazy history kernel takes an int64).
+_STAGE_POS, _STAGE_VEL, _STAGE_ACC = int(Stage.POS), int(Stage.VEL), int(Stage.ACC)
 
 
 # ------------------------------------------------------------------------------------- object frames ----
@@ -347,6 +353,8 @@ def sensor_pos(m, d):
     elif stype == S.CONTACT:
       _contact_sensor(m, d, i)
     _cutoff(m, d, i)
+  if m.nhistory > 0:
+    history.sensors(m, d, _STAGE_POS)
   if kinetic and not potential and (m.opt_enableflags[0] & ENBL_ENERGY) == 0:
     # MuJoCo clears d.energy after the position sensors unless one of them computed the potential energy
     d.energy[1] = 0.0
@@ -415,6 +423,8 @@ def sensor_vel(m, d):
     elif stype == S.CONTACT:
       _contact_sensor(m, d, i)
     _cutoff(m, d, i)
+  if m.nhistory > 0:
+    history.sensors(m, d, _STAGE_VEL)
 
 
 @njit(cache=True, error_model="numpy")
@@ -490,6 +500,8 @@ def _sensor_acc(m, d):
     elif stype == S.CONTACT:
       _contact_sensor(m, d, i)
     _cutoff(m, d, i)
+  if m.nhistory > 0:
+    history.sensors(m, d, _STAGE_ACC)
 
 
 # ---------------------------------------------------------------------------------------- contact ----

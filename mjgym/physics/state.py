@@ -1,8 +1,8 @@
 """Simulation state as one flat vector (MuJoCo's mj_stateSize / mj_getState / mj_setState).
 
 A state signature is a bitwise or of ``State`` elements; the vector holds the selected elements in bit order.
-Elements this engine has no storage for (history buffers, user data, plugin and plastic state) have size 0, as
-in MuJoCo for a model without them.
+Elements this engine has no storage for (user data, plugin and plastic state) have size 0, as in MuJoCo for a
+model without them. The history buffers (``d.history``) are physics state, as in MuJoCo 4.
 """
 
 import enum
@@ -48,7 +48,7 @@ def bindings_enum():
 
 # Element -> the Data field holding it (None: no storage here, size 0).
 _FIELDS = {
-    State.TIME: "time", State.QPOS: "qpos", State.QVEL: "qvel", State.ACT: "act", State.HISTORY: None,
+    State.TIME: "time", State.QPOS: "qpos", State.QVEL: "qvel", State.ACT: "act", State.HISTORY: "history",
     State.WARMSTART: "qacc_warmstart", State.CTRL: "ctrl", State.QFRC_APPLIED: "qfrc_applied",
     State.XFRC_APPLIED: "xfrc_applied", State.EQ_ACTIVE: "eq_active", State.MOCAP_POS: "mocap_pos",
     State.MOCAP_QUAT: "mocap_quat", State.USERDATA: None, State.PLUGIN: None, State.PLASTIC: None,
@@ -82,7 +82,8 @@ def _elements(d, sig):
 def state_size(m, sig):
   """Length of the state vector of signature ``sig``."""
   sig = _check(sig)
-  sizes = {State.TIME: 1, State.QPOS: m.nq, State.QVEL: m.nv, State.ACT: m.na, State.WARMSTART: m.nv,
+  sizes = {State.TIME: 1, State.QPOS: m.nq, State.QVEL: m.nv, State.ACT: m.na, State.HISTORY: m.nhistory,
+           State.WARMSTART: m.nv,
            State.CTRL: m.nu, State.QFRC_APPLIED: m.nv, State.XFRC_APPLIED: 6 * m.nbody, State.EQ_ACTIVE: m.neq,
            State.MOCAP_POS: 3 * m.nmocap, State.MOCAP_QUAT: 4 * m.nmocap}
   return sum(n for element, n in sizes.items() if sig & element)

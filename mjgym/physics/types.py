@@ -407,6 +407,7 @@ nmocap                  int                   | number of mocap bodies
 njmax                   int                   | number of constraint rows Data holds
 nconmax                 int                   | number of contacts Data holds
 nsensordata             int                   | number of values in sensordata
+nhistory                int                   | number of values in the history buffers of delayed actuators and sensors
 nmeshhull               int                   | number of convex-hull vertices in all meshes (mjgym)
 nmeshhullface           int                   | number of convex-hull faces in all meshes (mjgym)
 narmax                  int                   | rows of efc_AR Data holds; larger problems recompute AR rows (mjgym)
@@ -809,6 +810,9 @@ actuator_armature       float  nu             | armature inertia the actuator ad
 actuator_acc0           float  nu             | norm of the acceleration a unit actuator force causes at qpos0
 actuator_length0        float  nu             | length at qpos0 (m or rad)
 actuator_lengthrange    float  nu 2           | feasible length range (m or rad)
+actuator_history        int    nu 2           | history buffer: number of samples, interpolation (0 hold, 1 linear, 2 cubic)
+actuator_historyadr     int    nu             | address of the actuator's buffer in history; -1: none
+actuator_delay          float  nu             | delay of the control the force sees (s)
 
 # Sensors
 sensor_type             int    nsensor        | sensor type (SensorType)
@@ -823,6 +827,10 @@ sensor_adr              int    nsensor        | address of the sensor's values i
 sensor_cutoff           float  nsensor        | clamp on the values; 0: none
 sensor_noise            float  nsensor        | noise standard deviation (stored only, as in MuJoCo)
 sensor_intprm           int    nsensor 3      | contact sensor: data fields (bit mask), reduction, slots; rangefinder: data fields
+sensor_history          int    nsensor 2      | history buffer: number of samples, interpolation (0 hold, 1 linear, 2 cubic)
+sensor_historyadr       int    nsensor        | address of the sensor's buffer in history; -1: none
+sensor_delay            float  nsensor        | delay of the values in sensordata (s)
+sensor_interval         float  nsensor 2      | sampling period and phase (s); period 0: every step
 
 # Keyframes
 key_time                float  nkey           | time (s)
@@ -883,6 +891,9 @@ act_dot                 float  na             | time derivative of the activatio
 
 # Sensors
 sensordata              float  nsensordata    | sensor values, sensor i's from sensor_adr[i]
+
+# History buffers
+history                 float  nhistory       | delayed actuators' controls and sensors' values: per buffer [last sample time, cursor, times, values]
 
 # Position dependent: kinematics
 xpos                    float  nbody 3        | position of each body frame (m)
@@ -1105,6 +1116,10 @@ solver_qcqp_A           float  5 5            | the QCQP's matrix scaled by the 
 solver_qcqp_b           float  5              | the QCQP's linear term scaled by the friction coefficients
 solver_qcqp_L           float  5 5            | Cholesky factor of solver_qcqp_A plus λ I
 solver_qcqp_dx          float  5              | (A + λ I)⁻¹ x, for the Newton step on the multiplier λ
+
+# Scratch: history.py
+history_fresh           float  nsensordata    | this state's values of the delayed sensors, inserted into history when the step advances
+history_ctrl            float  nu             | the delayed actuators' controls at time - actuator_delay
 
 # Scratch: forward.py
 step1_valid             int    1              | 1 while mj_step1's stages describe the current state (an environment step starts from them)

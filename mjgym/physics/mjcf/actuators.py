@@ -25,11 +25,15 @@ _USER = "user"
 _DYN = {**keywords(DynType), "user": _USER}
 _GAIN = {**keywords(GainType), "user": _USER}
 _BIAS = {**keywords(BiasType), "user": _USER}
+# History buffers (MuJoCo 4): interpolation keywords and the largest buffer (its cursor is stored as a number).
+INTERP = {"zoh": 0, "linear": 1, "cubic": 2}
+MAX_NSAMPLE = 1 << 24
 
 
 def actuators(ctx, v):
   """actuator_* and na: one row per actuator in document order; activations numbered in the same order."""
   na = 0
+  v["nhistory"] = 0
   for section in ctx.root.all("actuator"):
     for node in section.children:
       p = _actuator_params(node)
@@ -66,12 +70,31 @@ def actuators(ctx, v):
                       actuator_actrange=limits["act"][1], actuator_gear=gear,
                       actuator_cranklength=node.get("cranklength", 0.0), actuator_length0=length0 * gear[0],
                       actuator_lengthrange=lengthrange, actuator_damping=damping,
-                      actuator_armature=armature)
+                      actuator_armature=armature, **history_fields(node, v, "actuator", 1))
       if simulate:
         ctx.lengthrange_jobs.append((actid, node))
       na += actnum
   v["na"] = na
   _actuator_targets(ctx, v)
+
+
+def history_fields(node, v, prefix, dim):
+  """``{prefix}_history``, ``_historyadr`` and ``_delay`` of an actuator or sensor whose values have dimension dim,
+  its history buffer placed at the end of ``v["nhistory"]`` (MuJoCo 4: actuators' buffers, then sensors')."""
+  nsample = node.get("nsample", 0)
+  delay = node.get("delay", 0.0)
+  if nsample < 0:
+    fail(node, f"nsample must be non-negative, got {nsample}", "nsample")
+  if nsample > MAX_NSAMPLE:
+    fail(node, f"at most 2^24 samples in a history buffer, got {nsample}", "nsample")
+  if delay > 0 and nsample == 0:
+    fail(node, "setting delay > 0 without a history buffer (nsample)", "delay")
+  adr = -1
+  if nsample:
+    adr = v["nhistory"]
+    v["nhistory"] += 2 + nsample * (1 + dim)  # last sample time, cursor, times, values
+  return {f"{prefix}_history": [nsample, INTERP[node.get("interp", "zoh")]], f"{prefix}_historyadr": adr,
+          f"{prefix}_delay": delay}
 
 
 def _damping_armature(ctx, v, node, trntype, trnid):

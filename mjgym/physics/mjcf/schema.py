@@ -55,13 +55,16 @@ LIGHT = {
     "diffuse": "g3", "specular": "g3", "bulbradius": "v", "intensity": "v", "range": "v", "texture": "v",
 }
 
+# History buffer interpolation (MuJoCo 4): zero-order hold, linear, cubic.
+_INTERP = "e:zoh|linear|cubic"
+
 _ACTUATOR_COMMON = {
     "name": "s", "class": "s", "group": "i", "ctrllimited": "auto", "forcelimited": "auto",
     "actlimited": "auto", "ctrlrange": "f2", "forcerange": "f2", "actrange": "f2", "lengthrange": "f2",
     "gear": "f1-6", "cranklength": "f", "joint": "s", "tendon": "s", "user": "v", "actdim": "i",
     "jointinparent": "s", "site": "s", "refsite": "s", "body": "s", "cranksite": "s", "slidersite": "s",
-    # MuJoCo 4's actuator delay and interpolation are not modelled
-    "nsample": "x", "interp": "x", "delay": "x", "damping": "f1-3", "armature": "f",
+    # MuJoCo 4's control history: buffer size, interpolation, delay (history.py)
+    "nsample": "i", "interp": _INTERP, "delay": "f", "damping": "f1-3", "armature": "f",
 }
 
 GENERAL = {**_ACTUATOR_COMMON, "dyntype": "e:none|integrator|filter|filterexact|muscle|user",
@@ -88,10 +91,10 @@ FIXED_TENDON = {
     "actuatorfrclimited": "auto", "actuatorfrcrange": "f2",
 }
 
-# Sensors: common attributes, then the object each kind reads. MuJoCo 4's sampling attributes (delay,
-# interval, nsample, interp) and the rangefinder's extra outputs are not modelled.
-_SENSOR_COMMON = {"name": "s", "noise": "f", "cutoff": "f", "user": "v", "delay": "x", "interval": "x",
-                  "nsample": "x", "interp": "x"}
+# Sensors: common attributes, then the object each kind reads. MuJoCo 4's sampling attributes (delay, interval,
+# nsample, interp: history.py) are not attributes of user sensors; the rangefinder's extra outputs are not modelled.
+_SENSOR_SAMPLING = {"delay": "f", "interval": "f1-2", "nsample": "i", "interp": _INTERP}
+_SENSOR_COMMON = {"name": "s", "noise": "f", "cutoff": "f", "user": "v"}
 _FRAME_OBJ = "e:body|xbody|geom|site|camera"
 _SENSOR_OBJECT = {"site": {"site": "s"}, "joint": {"joint": "s"}, "tendon": {"tendon": "s"},
                   "actuator": {"actuator": "s"}, "body": {"body": "s"}, "none": {},
@@ -115,7 +118,8 @@ SENSOR_KINDS = {
     "distance": "geompair", "normal": "geompair", "fromto": "geompair", "insidesite": "insidesite",
     "e_potential": "none", "e_kinetic": "none", "contact": "contact",
 }
-SENSORS = {tag: {**_SENSOR_COMMON, **_SENSOR_OBJECT[kind]} for tag, kind in SENSOR_KINDS.items()}
+SENSORS = {tag: {**_SENSOR_COMMON, **_SENSOR_SAMPLING, **_SENSOR_OBJECT[kind]}
+           for tag, kind in SENSOR_KINDS.items()}
 SENSORS["rangefinder"].update(camera="x", data="x")
 SENSORS["user"] = {**_SENSOR_COMMON, "objtype": "s", "objname": "s", "datatype": "e:real|positive|axis|quaternion",
                    "needstage": "e:pos|vel|acc", "dim": "i"}

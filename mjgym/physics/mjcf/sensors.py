@@ -2,6 +2,7 @@
 place in sensordata."""
 
 from mjgym.physics import types
+from mjgym.physics.mjcf import actuators
 from mjgym.physics.mjcf import schema
 from mjgym.physics.mjcf.errors import fail
 from mjgym.physics.types import GeomType
@@ -102,12 +103,26 @@ def sensors(ctx, v):
         fail(node, "cutoff must be non-negative", "cutoff")
       if node.get("noise", 0.0) < 0:
         fail(node, "noise must be non-negative", "noise")
+      period, phase = _interval(node)
       ctx.add(ObjType.SENSOR, node, sensor_type=int(stype), sensor_datatype=int(datatype),
               sensor_needstage=int(stage), sensor_objtype=int(objtype), sensor_objid=objid,
               sensor_reftype=int(reftype), sensor_refid=refid, sensor_dim=dim, sensor_adr=adr,
-              sensor_cutoff=node.get("cutoff", 0.0), sensor_noise=node.get("noise", 0.0), sensor_intprm=intprm)
+              sensor_cutoff=node.get("cutoff", 0.0), sensor_noise=node.get("noise", 0.0), sensor_intprm=intprm,
+              sensor_interval=[period, phase], **actuators.history_fields(node, v, "sensor", dim))
       adr += dim
   v.update(nsensor=len(ctx.names[ObjType.SENSOR]), nsensordata=adr)
+
+
+def _interval(node):
+  """(period, phase) of a sensor's sampling: period 0 samples every step; -period < phase <= 0."""
+  period, phase = (list(node.get("interval", [0.0])) + [0.0])[:2]
+  if period < 0:
+    fail(node, "negative interval in sensor", "interval")
+  if phase > 0:
+    fail(node, "positive phase in sensor", "interval")
+  if period > 0 and phase <= -period:
+    fail(node, "phase must be greater than -period in sensor", "interval")
+  return period, phase
 
 
 def _sensor_object(ctx, node, kind):
