@@ -5,12 +5,17 @@ MuJoCo's order is kept: flexes of <deformable> first, then those of <flexcomp> i
 flexcomp's <edge equality="true"> adds come after every <equality> element.
 """
 
+import os
+
 import numpy as np
 
 from mjgym.physics import types
+from mjgym.physics.mjcf import flexshapes
 from mjgym.physics.mjcf import frames
+from mjgym.physics.mjcf import mesh as meshlib
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf.context import full
+from mjgym.physics.mjcf.context import Settings
 from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.defaults import SOLIMP
 from mjgym.physics.mjcf.defaults import SOLREF
@@ -23,6 +28,10 @@ _EXPANDED = "_expanded"
 _ELEM_EDGES = (((0, 1),), ((1, 2), (2, 0), (0, 1)), ((0, 1), (1, 2), (2, 0), (2, 3), (0, 3), (1, 3)))
 # A grid cube's six tetrahedra (corner ids 0-3 on the low z face, 4-7 above them), as MuJoCo splits it.
 _CUBE_TETS = ((0, 3, 1, 7), (0, 1, 4, 7), (1, 3, 2, 7), (1, 2, 6, 7), (1, 5, 4, 7), (1, 6, 5, 7))
+# The flexcomp types whose points the compiler generates from count and spacing.
+_GENERATED = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle")
+# The slide joints of a free flexcomp vertex, by dof; a radial joint's axis (None) points along the vertex position.
+_DOF_AXES = {"full": np.eye(3), "2d": np.eye(3)[:2], "radial": [None]}
 _SELFCOLLIDE = {"none": 0, "narrow": 1, "bvh": 2, "sap": 3, "auto": 4}
 _MINVAL = types.MINVAL
 
@@ -30,35 +39,36 @@ _MINVAL = types.MINVAL
 # ---------------------------------------------------------------------------------------------- parse time
 
 
-def expand_flexcomps(root):
+def expand_flexcomps(root, source):
   """Replaces each <flexcomp> by the bodies of its free vertices (each with three slide joints), in place among its
   parent's children, before default classes are applied so that the joints take them as MuJoCo's do."""
   for section in root.all("worldbody"):
-    _expand_in(section, "world")
+    _expand_in(section, "world", root, source)
 
 
-def _expand_in(node, parent_name):
+def _expand_in(node, parent_name, root, source):
   children = []
   for child in node.children:
     if child.tag == "flexcomp":
-      children.extend(_expand(child, node, parent_name))
+      children.extend(_expand(child, node, parent_name, root, source))
       children.append(child)
     else:
       if child.tag == "body":
-        _expand_in(child, child.get("name"))
+        _expand_in(child, child.get("name"), root, source)
       children.append(child)
   node.children = children
 
 
-def _expand(node, parent, parent_name):
+def _expand(node, parent, parent_name, root, source):
   """The vertex bodies of one flexcomp; what the compiler needs later is kept on the flexcomp."""
   if not node.has("name"):
     fail(node, "required attribute missing", "name")
   if not parent_name:
     fail(node, "the body holding a flexcomp must have a name", "name")
   dof = node.get("dof", "full")
-  if dof != "full":
-    fail(node, f"dof='{dof}' is not supported (unsupported feature; mjgym builds dof='full')", "dof")
+  if dof not in _DOF_AXES:
+    fail(node, f"dof='{dof}' is not supported (unsupported feature; mjgym builds dof='full', 'radial' and '2d', "
+         "not the interpolated flexes)", "dof")
   ftype = node.get("type", "grid")
   dim = node.get("dim", 2)
   if dim < 1 or dim > 3:
@@ -66,16 +76,33 @@ def _expand(node, parent, parent_name):
   count = node.get("count", [10, 10, 10])
   if any(c < 1 for c in count):
     fail(node, f"count must be at least 1, got {plain(count)}", "count")
+  if dof == "radial" and dim == 3 and any(c < 2 for c in count):
+    fail(node, f"count must be at least 2 for dof='radial' in dim 3, got {plain(count)}", "count")
   spacing = np.asarray(node.get("spacing", [0.02] * 3), float)
   contact = node.child("contact")
   radius = node.get("radius", 0.005)
   margin = contact.get("margin", 0.0) if contact is not None else 0.0
   scale = np.asarray(node.get("scale", [1.0] * 3), float)
   mass, inertiabox = node.get("mass", 1.0), node.get("inertiabox", 0.005)
-  if ftype == "grid":
+  if ftype in _GENERATED:
     if np.any(spacing < 2 * radius + margin):
       fail(node, "spacing must be larger than the geometry size (2 radius + margin)", "spacing")
-    points, elements = _grid(node, dim, count, spacing)
+    if ftype in ("square", "disc"):
+      dim = 2
+      points, elements = flexshapes.square(node, ftype, count, spacing)
+    elif ftype in ("box", "cylinder", "ellipsoid"):
+      points, elements = flexshapes.box(node, ftype, dim, count, spacing)
+    elif ftype == "circle" and dim == 1:
+      points, elements = flexshapes.circle(node, count, spacing)
+    else:
+      points, elements = _grid(node, dim, count, spacing)
+  elif ftype == "mesh":
+    if dim == 3 and not node.has("origin"):
+      fail(node, "origin must be specified for mesh flexcomps if dim=3", "origin")
+    vert, face = _read_mesh(node, root, source)
+    # the scale applies after the tetrahedra are chosen, to the origin too
+    points, elements = flexshapes.mesh(node, dim, vert, face, node.get("origin", [0.0] * 3))
+    points = points * scale
   elif ftype == "direct":
     for attr in ("point", "element"):
       if not node.has(attr):
@@ -92,8 +119,8 @@ def _expand(node, parent, parent_name):
       fail(node, f"element {int(np.argmax(bad))} has point id {int(elements[np.argmax(bad)])}, number of points "
            f"is {len(points)}", "element")
   else:
-    fail(node, f"flexcomp type '{ftype}' is not supported (unsupported feature; mjgym builds grid and direct)",
-         "type")
+    fail(node, f"flexcomp type '{ftype}' is not supported (unsupported feature; mjgym builds grid, box, "
+         "cylinder, ellipsoid, square, disc, circle and direct)", "type")
   if np.any(scale < _MINVAL):
     fail(node, "scale must be larger than 1e-15", "scale")
   if mass < _MINVAL or inertiabox < _MINVAL:
@@ -103,9 +130,11 @@ def _expand(node, parent, parent_name):
   if not node.get("rigid", False):
     for pin in node.all("pin"):
       _pin(node, pin, pinned, dim, count, npnt, ftype)
+    # a radial flex moves its points along rays from point 0 (the centre of a box, cylinder or ellipsoid volume)
+    pinned[0] = pinned[0] or dof == "radial"
   rigid = bool(np.all(pinned))
   centered = not np.any(pinned)
-  if ftype == "direct":
+  if ftype in ("direct", "mesh"):
     used = np.zeros(npnt, bool)
     used[elements] = True
     if not np.all(used):
@@ -129,14 +158,37 @@ def _expand(node, parent, parent_name):
       inertial = type(node)("inertial", {"pos": [0.0] * 3, "mass": body_mass, "diaginertia": [body_inertia] * 3},
                             node.line, node.file, body, node.incdir)
       body.children.append(inertial)
-      for axis in np.eye(3):
-        body.children.append(type(node)("joint", {"type": "slide", "axis": list(axis), "pos": [0.0] * 3},
-                                        node.line, node.file, body, node.incdir))
+      for axis in _DOF_AXES[dof]:
+        attrs = {"type": "slide", "axis": None if axis is None else list(axis), "pos": [0.0] * 3}
+        body.children.append(type(node)("joint", attrs, node.line, node.file, body, node.incdir))
       bodies.append((i, body))
       vertbody.append(body.get("name"))
+  flatskin = ftype in ("box", "cylinder") or (ftype == "grid" and dim == 3)
   node.attrs[_EXPANDED] = dict(points=points, elements=elements, pinned=pinned, rigid=rigid, centered=centered,
-                               bodies=bodies, vertbody=vertbody, dim=dim)
+                               bodies=bodies, vertbody=vertbody, dim=dim, flatskin=flatskin)
   return [body for _, body in bodies]
+
+
+def _read_mesh(node, root, source):
+  """(vert, face) of a mesh flexcomp's file (OBJ or STL), looked up as MuJoCo looks up a mesh asset's file."""
+  if not node.has("file"):
+    fail(node, "type 'mesh' needs 'file'", "file")
+  cfg = Settings(root)
+  name = node.get("file")
+  if cfg.strippath:
+    name = name[max(name.rfind("/"), name.rfind("\\")) + 1:]
+  path = name
+  if not os.path.isabs(name):
+    if node.incdir and not source.exists(os.path.join(source.main_dir, cfg.meshdir, name)):
+      name = os.path.join(node.incdir, name)
+    path = os.path.join(source.main_dir, cfg.meshdir, name)
+  if os.path.splitext(path)[1].lower() == ".msh":
+    fail(node, "legacy MSH files are not supported in flexcomp", "file")
+  data = source.read(path, node, "file")
+  try:
+    return meshlib.read_mesh(data, path)
+  except ValueError as e:
+    fail(node, f"cannot load mesh '{node.get('file')}': {e}", "file")
 
 
 def _grid(node, dim, count, spacing):
@@ -228,6 +280,9 @@ def place_flexcomps(ctx):
     for i, body in info["bodies"]:
       body.attrs["pos"] = list(points[i])
       body.given = frozenset(body.attrs)
+      for joint in body.children:
+        if joint.tag == "joint" and joint.attrs.get("axis") is None:
+          joint.attrs["axis"] = list(flexshapes.unit(points[i]))
 
 
 def _flexcomps(root):
@@ -288,9 +343,10 @@ def collect(ctx):
     if not info["centered"] and not info["rigid"]:
       vert[~info["pinned"]] = 0.0
     spec = _settings(node, info["dim"])
+    # as for an explicit flex, vertices that all sit at their bodies' origins make a centred flex (a pinned centre)
     spec.update(vertbody=info["vertbody"], vert=vert, elements=info["elements"].copy(),
-                centered=info["centered"], vert_given=not info["centered"],
-                flatskin=info["dim"] == 3 or node.get("flatskin", False))
+                centered=info["centered"] or not np.any(vert != 0), vert_given=not info["centered"],
+                flatskin=info["flatskin"] or node.get("flatskin", False))
     edge = node.child("edge")
     if edge is not None:
       spec.update(edgestiffness=edge.get("stiffness", 0.0), edgedamping=edge.get("damping", 0.0))
@@ -534,7 +590,7 @@ def _compile_one(ctx, spec, xpos, xquat):
   ids = [vertbodyid[0]] * nvert if len(vertbodyid) == 1 else vertbodyid
   for b in set(ids):
     for joint in ctx.body_info[b]["joints"]:
-      if joint["node"].get("damping", 0.0):
+      if np.any(np.asarray(joint["node"].get("damping", 0.0)) != 0):
         fail(node, f"flex vertex body '{ctx.names[ObjType.BODY][b]}' cannot have joint damping; use edge damping",
              attr)
   centered = spec["centered"]

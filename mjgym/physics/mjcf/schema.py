@@ -158,12 +158,12 @@ FLEX_CONTACT = {
 }
 # Elasticity (finite-element stiffness, bending, plasticity) is not modelled: only its absence is accepted.
 FLEX_ELASTICITY = {"young": "x", "poisson": "x", "damping": "x", "thickness": "x", "elastic2d": "x"}
-# <flexcomp> types mjgym builds: grid (dim 1, 2, 3) and direct (points and elements given); dof 'full' only.
+# <flexcomp> types mjgym builds: all but gmsh; dof 'full', 'radial' and '2d' (not the interpolated ones).
 FLEXCOMP = {
     "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
     "dim": "i", "dof": "s", "count": "i3", "cellcount": "x", "spacing": "f3", "radius": "f", "rigid": "b",
-    "mass": "f", "inertiabox": "f", "scale": "f3", "file": "x", "point": "f*", "element": "i*", "texcoord": "v",
-    "material": "v", "rgba": "g4", "flatskin": "b", "pos": "f3", "origin": "x", **_ORIENT,
+    "mass": "f", "inertiabox": "f", "scale": "f3", "file": "s", "point": "f*", "element": "i*", "texcoord": "v",
+    "material": "v", "rgba": "g4", "flatskin": "b", "pos": "f3", "origin": "f3", **_ORIENT,
 }
 FLEXCOMP_EDGE = {"equality": "e:false|true|vert|strain", "solref": _SOLREF, "solimp": _SOLIMP,
                  "stiffness": "f", "damping": "f"}
