@@ -151,8 +151,9 @@ def test_colliding_flex_is_refused():
 
 
 def test_flexcomp_elsewhere_is_unsupported():
-  xml = _BASE.format('<frame><flexcomp name="f" dim="1" count="3 1 1"/></frame>', "")
-  with pytest.raises(MJCFError, match="<flexcomp> inside <frame> is not supported"):
+  xml = _BASE.format('<replicate count="2" offset="1 0 0"><flexcomp name="f" dim="1" count="3 1 1"/></replicate>',
+                     "")
+  with pytest.raises(MJCFError, match="<flexcomp> inside <replicate> is not supported"):
     physics.MjModel.from_xml_string(xml)
 
 

@@ -124,3 +124,68 @@ def test_bad_flexcomp_kind_is_a_located_error(body, message, attribute):
     physics.MjModel.from_xml_string(_BAD.format(dir=FLEX_DIR, body=body))
   assert info.value.attribute == attribute
   assert info.value.line is not None
+
+
+_TEXTURED = """<mujoco><compiler meshdir="{dir}"/><option><flag contact="disable"/></option>
+<asset><material name="m0"/><material name="m1"/></asset><worldbody>{body}</worldbody>{extra}</mujoco>"""
+_THREE_BODIES = """<body name="a"><freejoint/><geom size=".1"/></body><body name="b" pos="1 0 0"><freejoint/>
+<geom size=".1"/></body><body name="c" pos="0 1 0"><freejoint/><geom size=".1"/></body>"""
+
+
+def _textured_kind(ftype, dim, count):
+  return (f'<flexcomp name="c" type="{ftype}" count="{count}" spacing=".1 .1 .1" dim="{dim}" material="m1">'
+          '<contact selfcollide="none"/></flexcomp>'
+          f'<flexcomp name="d" type="{ftype}" count="{count}" spacing=".1 .1 .1" dim="{dim}" pos="1 0 0">'
+          '<contact selfcollide="none"/></flexcomp>'), ""
+
+
+@pytest.mark.parametrize("body, extra", [
+    *[_textured_kind(*case) for case in (
+        ("box", 2, "3 3 3"), ("box", 3, "3 4 3"), ("ellipsoid", 3, "3 3 3"), ("cylinder", 1, "3 3 3"),
+        ("grid", 3, "3 3 2"), ("grid", 2, "3 4 1"), ("grid", 1, "3 1 1"), ("disc", 2, "3 3 1"),
+        ("circle", 1, "5 1 1"), ("circle", 2, "5 3 1"), ("square", 2, "4 3 1"))],
+    (_THREE_BODIES, '<deformable><flex name="f" dim="2" body="a b c" element="0 1 2" texcoord="0 0 1 0 0 1" '
+     'material="m1"/><flex name="g" dim="2" body="a b c" element="0 1 2" texcoord="0 0 1 0 0 1 .5 .5" '
+     'elemtexcoord="3 1 2"/><flex name="h" dim="1" body="a b c" element="0 1 1 2" material="m0"/></deformable>'),
+    ('<flexcomp name="f" type="direct" dim="2" point="0 0 0 1 0 0 0 1 0 1 1 0 5 5 5" element="0 1 2 1 3 2" '
+     'texcoord="0 0 1 0 0 1 1 1 .5 .5" material="m0"><contact selfcollide="none"/></flexcomp>'
+     '<flexcomp name="g" type="grid" dim="2" count="3 3 1" spacing=".1 .1 .1" pos="2 0 0" '
+     'texcoord="0 0 1 0 0 1 1 1 0 0 1 0 0 1 1 1 .5 .5"><contact selfcollide="none"/></flexcomp>', ""),
+    ('<flexcomp name="f" type="mesh" file="flex_pebble_uv.obj" dim="2" material="m0" radius=".001">'
+     '<contact selfcollide="none"/></flexcomp>', ""),
+])
+def test_texture_fields_match_mujoco(body, extra):
+  """flex_matid (MuJoCo 4 keeps one an element), flex_texcoordadr, flex_texcoord and flex_elemtexcoord, and the
+  interpolation fields of flexes without interpolation (no nodes, one cell, no vertex cells): the texture coordinates
+  MuJoCo generates for a flexcomp with a material (per kind and dim; none for dim 1 grids and circles), given ones
+  (explicit flexes, direct and grid flexcomps, an unused direct point dropped with its coordinates), explicit
+  elemtexcoord, and an OBJ file's own (with a seam: a vertex with two texture coordinates). Every field to 1e-9."""
+  xml = _TEXTURED.format(dir=FLEX_DIR, body=body, extra=extra)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = physics.MjModel.from_xml_string(xml)
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+  for field in ("flex_matid", "flex_texcoordadr", "flex_elemtexcoord", "flex_cellnum", "flex_vertcell"):
+    np.testing.assert_array_equal(getattr(m, field), getattr(mjm, field), err_msg=field)
+  assert m.nflextexcoord == mjm.nflextexcoord
+
+
+@pytest.mark.parametrize("flexcomp", [
+    '<flexcomp name="f" type="grid" dim="1" count="3 1 1" spacing=".1 .1 .1" pos="0.1 0 0"><pin id="0"/>'
+    '<contact selfcollide="none"/></flexcomp>',
+    '<flexcomp name="f" type="ellipsoid" dim="3" count="3 3 3" spacing=".1 .1 .1" pos="0.13 0 0" dof="radial">'
+    '<contact selfcollide="none"/></flexcomp>',
+    '<flexcomp name="f" type="box" dim="2" count="3 3 3" spacing=".1 .1 .1" pos="0.1 0 0" euler="10 0 0">'
+    '<pin id="3"/><edge equality="true"/><contact selfcollide="none"/></flexcomp>',
+])
+def test_flexcomp_in_frames_matches_mujoco(flexcomp):
+  """A flexcomp inside nested <frame>s (in a body, before a sibling body) and inside a frame in the world: MuJoCo 4
+  poses its points through the frames into the parent body's frame and makes the vertex bodies there, unrotated
+  (slide joints along the parent's axes; a radial joint along the posed point). Every field to 1e-9."""
+  xml = f"""<mujoco><option><flag contact="disable"/></option><worldbody><body name="p" pos="0 0 1"><geom size=".1"/>
+  <frame pos="0.5 0 0" euler="0 0 90"><frame pos="0 0.2 0" euler="20 0 0">{flexcomp}</frame></frame>
+  <body name="q"><joint type="ball"/><geom size=".1"/></body></body>
+  <frame pos="0 0 2" euler="0 30 0">{flexcomp.replace('name="f"', 'name="g"')}</frame></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = physics.MjModel.from_xml_string(xml)
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+  np.testing.assert_array_equal(m.body_parentid, mjm.body_parentid)

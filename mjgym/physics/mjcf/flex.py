@@ -13,6 +13,7 @@ from mjgym.physics import types
 from mjgym.physics.mjcf import flexshapes
 from mjgym.physics.mjcf import frames
 from mjgym.physics.mjcf import mesh as meshlib
+from mjgym.physics.mjcf import meshfile
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf.context import full
 from mjgym.physics.mjcf.context import Settings
@@ -47,14 +48,15 @@ def expand_flexcomps(root, source):
 
 
 def _expand_in(node, parent_name, root, source):
+  # a flexcomp in a <frame> makes its bodies for the body around the frame
   children = []
   for child in node.children:
     if child.tag == "flexcomp":
       children.extend(_expand(child, node, parent_name, root, source))
       children.append(child)
     else:
-      if child.tag == "body":
-        _expand_in(child, child.get("name"), root, source)
+      if child.tag in ("body", "frame"):
+        _expand_in(child, child.get("name") if child.tag == "body" else parent_name, root, source)
       children.append(child)
   node.children = children
 
@@ -84,6 +86,7 @@ def _expand(node, parent, parent_name, root, source):
   margin = contact.get("margin", 0.0) if contact is not None else 0.0
   scale = np.asarray(node.get("scale", [1.0] * 3), float)
   mass, inertiabox = node.get("mass", 1.0), node.get("inertiabox", 0.005)
+  texcoord = elemtexcoord = None
   if ftype in _GENERATED:
     if np.any(spacing < 2 * radius + margin):
       fail(node, "spacing must be larger than the geometry size (2 radius + margin)", "spacing")
@@ -91,15 +94,23 @@ def _expand(node, parent, parent_name, root, source):
       dim = 2
       points, elements = flexshapes.square(node, ftype, count, spacing)
     elif ftype in ("box", "cylinder", "ellipsoid"):
-      points, elements = flexshapes.box(node, ftype, dim, count, spacing)
+      points, elements, texcoord = flexshapes.box(node, ftype, dim, count, spacing)
     elif ftype == "circle" and dim == 1:
       points, elements = flexshapes.circle(node, count, spacing)
     else:
       points, elements = _grid(node, dim, count, spacing)
+    if ftype not in ("box", "cylinder", "ellipsoid"):
+      texcoord = flexshapes.grid_texcoord(dim, count)
+    # MuJoCo makes texture coordinates for a generated flexcomp with a material and none given
+    if not node.get("material") or node.has("texcoord"):
+      texcoord = None
   elif ftype == "mesh":
     if dim == 3 and not node.has("origin"):
       fail(node, "origin must be specified for mesh flexcomps if dim=3", "origin")
-    vert, face = _read_mesh(node, root, source)
+    vert, face, texcoord, elemtexcoord = _read_mesh(node, root, source)
+    if texcoord is not None and dim != 2:
+      fail(node, "texture coordinates in the mesh file of a flexcomp of dim 1 or 3 are not supported (unsupported "
+           "feature)", "file")
     # the scale applies after the tetrahedra are chosen, to the origin too
     points, elements = flexshapes.mesh(node, dim, vert, face, node.get("origin", [0.0] * 3))
     points = points * scale
@@ -126,6 +137,11 @@ def _expand(node, parent, parent_name, root, source):
   if mass < _MINVAL or inertiabox < _MINVAL:
     fail(node, "mass and inertiabox must be larger than 1e-15", "mass" if mass < _MINVAL else "inertiabox")
   npnt = len(points)
+  if node.has("texcoord"):
+    texcoord = np.asarray(node.get("texcoord"), np.float32)
+    if texcoord.size % 2:
+      fail(node, "texcoord size must be a multiple of 2", "texcoord")
+    texcoord = texcoord.reshape(-1, 2)
   pinned = np.full(npnt, bool(node.get("rigid", False)))
   if not node.get("rigid", False):
     for pin in node.all("pin"):
@@ -141,6 +157,12 @@ def _expand(node, parent, parent_name, root, source):
       newid = np.cumsum(used) - 1
       elements = newid[elements]
       points, pinned = points[used], pinned[used]
+      if texcoord is not None:
+        # MuJoCo compacts texture coordinates as it compacts points, by point id
+        if len(texcoord) != npnt:
+          fail(node, "texture coordinates not one a point, with points that no element uses (unsupported "
+               "feature)", "texcoord" if node.has("texcoord") else "file")
+        texcoord = texcoord[used]
       npnt = len(points)
   name = node.get("name")
   bodies, vertbody = [], []
@@ -165,12 +187,14 @@ def _expand(node, parent, parent_name, root, source):
       vertbody.append(body.get("name"))
   flatskin = ftype in ("box", "cylinder") or (ftype == "grid" and dim == 3)
   node.attrs[_EXPANDED] = dict(points=points, elements=elements, pinned=pinned, rigid=rigid, centered=centered,
-                               bodies=bodies, vertbody=vertbody, dim=dim, flatskin=flatskin)
+                               bodies=bodies, vertbody=vertbody, dim=dim, flatskin=flatskin, texcoord=texcoord,
+                               elemtexcoord=elemtexcoord)
   return [body for _, body in bodies]
 
 
 def _read_mesh(node, root, source):
-  """(vert, face) of a mesh flexcomp's file (OBJ or STL), looked up as MuJoCo looks up a mesh asset's file."""
+  """(vert, face, texcoord, facetexcoord) of a mesh flexcomp's file (OBJ or STL; the last two None without ``vt``
+  lines), looked up as MuJoCo looks up a mesh asset's file."""
   if not node.has("file"):
     fail(node, "type 'mesh' needs 'file'", "file")
   cfg = Settings(root)
@@ -186,7 +210,10 @@ def _read_mesh(node, root, source):
     fail(node, "legacy MSH files are not supported in flexcomp", "file")
   data = source.read(path, node, "file")
   try:
-    return meshlib.read_mesh(data, path)
+    if os.path.splitext(path)[1].lower() == ".obj":
+      vert, face, texcoord, facetex = meshfile.read_obj_textured(data)
+      return (vert, face) + ((texcoord, facetex.ravel()) if len(texcoord) else (None, None))
+    return meshlib.read_mesh(data, path) + (None, None)
   except ValueError as e:
     fail(node, f"cannot load mesh '{node.get('file')}': {e}", "file")
 
@@ -276,10 +303,16 @@ def place_flexcomps(ctx):
     info = node.get(_EXPANDED)
     pos, quat = frames.frame(ctx.cfg, node)
     points = np.array([np.asarray(pos) + spatial.rotate(quat, p) for p in info["points"]]).reshape(-1, 3)
+    # MuJoCo 4 poses the points through the <frame>s around the flexcomp into the parent body's frame, and puts the
+    # vertex bodies there unrotated (their slide joints along the parent's axes)
+    composed = frames.frames(ctx.cfg, node)
+    if composed is not None:
+      points = np.array([composed[0] + spatial.rotate(composed[1], p) for p in points]).reshape(-1, 3)
     info["posed"] = points
     for i, body in info["bodies"]:
       body.attrs["pos"] = list(points[i])
       body.given = frozenset(body.attrs)
+      body.frames = ()
       for joint in body.children:
         if joint.tag == "joint" and joint.attrs.get("axis") is None:
           joint.attrs["axis"] = list(flexshapes.unit(points[i]))
@@ -346,7 +379,8 @@ def collect(ctx):
     # as for an explicit flex, vertices that all sit at their bodies' origins make a centred flex (a pinned centre)
     spec.update(vertbody=info["vertbody"], vert=vert, elements=info["elements"].copy(),
                 centered=info["centered"] or not np.any(vert != 0), vert_given=not info["centered"],
-                flatskin=info["flatskin"] or node.get("flatskin", False))
+                flatskin=info["flatskin"] or node.get("flatskin", False), texcoord=info["texcoord"],
+                elemtexcoord=info["elemtexcoord"])
     edge = node.child("edge")
     if edge is not None:
       spec.update(edgestiffness=edge.get("stiffness", 0.0), edgedamping=edge.get("damping", 0.0))
@@ -370,7 +404,11 @@ def _explicit(ctx, node):
   spec = _settings(node, dim)
   spec.update(vertbody=vertbody, vert=vert, elements=np.asarray(node.get("element"), int),
               centered=not given or not np.any(vert != 0), vert_given=given,
-              flatskin=node.get("flatskin", False))
+              flatskin=node.get("flatskin", False),
+              texcoord=np.asarray(node.get("texcoord"), np.float32) if node.has("texcoord") else None,
+              elemtexcoord=np.asarray(node.get("elemtexcoord"), int) if node.has("elemtexcoord") else None)
+  if spec["texcoord"] is not None and spec["texcoord"].size % 2:
+    fail(node, "texcoord size must be a multiple of 2", "texcoord")
   edge = node.child("edge")
   if edge is not None:
     spec.update(edgestiffness=edge.get("stiffness", 0.0), edgedamping=edge.get("damping", 0.0))
@@ -391,7 +429,8 @@ def _settings(node, dim):
               solref=full(c.get("solref", []), SOLREF), solimp=full(c.get("solimp", []), SOLIMP),
               margin=c.get("margin", 0.0), gap=c.get("gap", 0.0),
               selfcollide=_SELFCOLLIDE[c.get("selfcollide", "auto")], activelayers=c.get("activelayers", 1),
-              passive=int(c.get("passive", False)),
+              passive=int(c.get("passive", False)), material=node.get("material", ""), texcoord=None,
+              elemtexcoord=None,
               internal=c.get("internal", False), contact=contact, edgestiffness=0.0, edgedamping=0.0)
 
 
@@ -419,7 +458,7 @@ def flex_fields(ctx, v, xpos, xquat):
   def put(key, value):
     rows.setdefault(key, []).append(value)
 
-  adr = dict(vert=0, edge=0, elem=0, elemdata=0, elemedge=0, shelldata=0, jfe=0)
+  adr = dict(vert=0, edge=0, elem=0, elemdata=0, elemedge=0, shelldata=0, jfe=0, texcoord=0)
   nJfe = 0
   for f, spec in enumerate(ctx.flexes):
     if eq_flex.get(f) and spec["edgestiffness"]:
@@ -439,6 +478,7 @@ def flex_fields(ctx, v, xpos, xquat):
     put("flex_centered", flex["centered"])
     put("flex_flatskin", int(spec["flatskin"]))
     put("flex_interp", 0)
+    _texture_fields(ctx, spec, flex, adr, rows)
     put("flex_vertadr", adr["vert"])
     put("flex_vertnum", nvert)
     put("flex_edgeadr", adr["edge"])
@@ -490,9 +530,36 @@ def flex_fields(ctx, v, xpos, xquat):
   v["flexedge_J_colind"] = np.array(colind + [0] * (nJfe - len(colind)), int)
   for key, value in rows.items():
     v[key] = np.array(value)
+  v.update(nflextexcoord=adr["texcoord"])
   v.update(nflex=len(ctx.flexes), nflexvert=adr["vert"], nflexedge=adr["edge"], nflexelem=adr["elem"],
            nflexelemdata=adr["elemdata"], nflexelemedge=adr["elemedge"], nflexshelldata=adr["shelldata"],
            nJfe=nJfe)
+
+
+def _texture_fields(ctx, spec, flex, adr, rows):
+  """A flex's material (one an element), texture coordinates and the coordinate ids of its elements' vertices (its
+  own vertex ids without texture coordinates or explicit ids); no interpolation nodes or cells."""
+  node, dim, nelem = spec["node"], spec["dim"], flex["nelem"]
+  matid = ctx.lookup(ObjType.MATERIAL, node, "material") if spec["material"] else -1
+  rows.setdefault("flex_matid", []).extend([matid] * nelem)
+  texcoord, elemtexcoord = spec["texcoord"], spec["elemtexcoord"]
+  texcoord = None if texcoord is None or not texcoord.size else texcoord.reshape(-1, 2)
+  if texcoord is not None and elemtexcoord is None and len(texcoord) != flex["nvert"]:
+    fail(node, "two texture coordinates per vertex expected", "texcoord")
+  if texcoord is None or elemtexcoord is None:
+    elemtexcoord = flex["elements"]
+  elif len(elemtexcoord) != len(flex["elements"]) or np.any((elemtexcoord < 0) | (elemtexcoord >= len(texcoord))):
+    fail(node, f"elemtexcoord must have {len(flex['elements'])} texture coordinate ids, each below "
+         f"{len(texcoord)}", "elemtexcoord")
+  rows.setdefault("flex_elemtexcoord", []).extend(list(elemtexcoord))
+  rows.setdefault("flex_texcoordadr", []).append(-1 if texcoord is None else adr["texcoord"])
+  if texcoord is not None:
+    rows.setdefault("flex_texcoord", []).extend(texcoord.astype(np.float32).astype(float))
+    adr["texcoord"] += len(texcoord)
+  rows.setdefault("flex_nodeadr", []).append(0)
+  rows.setdefault("flex_nodenum", []).append(0)
+  rows.setdefault("flex_cellnum", []).append([1, 1, 1])
+  rows.setdefault("flex_vertcell", []).extend([-1] * flex["nvert"])
 
 
 def _contacts_disabled(ctx):

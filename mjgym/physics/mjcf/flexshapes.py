@@ -47,7 +47,7 @@ def _project(ftype, count, spacing, ix, iy, iz):
 
 
 def box(node, ftype, dim, count, spacing):
-  """Points and elements of a box, cylinder or ellipsoid flexcomp. dim 3: a centre point (0) and tetrahedra from
+  """Points, elements and texture coordinates (float32, one a point: the lattice position on each face) of a box, cylinder or ellipsoid flexcomp. dim 3: a centre point (0) and tetrahedra from
   it to each surface triangle; dim 2: the surface, open at the top (z = max) as MuJoCo 4 builds it; dim 1: the
   closed surface's points strung into a chain."""
   if any(c < 2 for c in count):
@@ -55,32 +55,36 @@ def box(node, ftype, dim, count, spacing):
     fail(node, f"count must be at least 2 for type '{ftype}'", "count")
   cx, cy, cz = count
   open_top = dim == 2
-  points, idx = [], {}
+  points, idx, tex = [], {}, []
 
-  def add(ix, iy, iz):
+  def add(ix, iy, iz, u, v):
     idx[ix, iy, iz] = len(points)
     points.append(_project(ftype, count, spacing, ix, iy, iz))
+    tex.append([u, v])
 
   if dim == 3:
     points.append([0.0, 0.0, 0.0])
+    tex.append([0.0, 0.0])
   for iz in (0, cz - 1):
     for ix in range(cx):
       for iy in range(cy):
         if not (open_top and iz != 0):
-          add(ix, iy, iz)
+          add(ix, iy, iz, ix / (cx - 1), iy / (cy - 1))
   for iy in (0, cy - 1):
     for ix in range(cx):
       for iz in range(cz):
         if iz > 0 and (open_top or iz < cz - 1):
-          add(ix, iy, iz)
+          add(ix, iy, iz, ix / (cx - 1), iz / (cz - 1))
   for ix in (0, cx - 1):
     for iy in range(1, cy - 1):
       for iz in range(cz):
         if iz > 0 and (open_top or iz < cz - 1):
-          add(ix, iy, iz)
+          add(ix, iy, iz, iy / (cy - 1), iz / (cz - 1))
+  tex = np.asarray(tex, np.float32)
   if dim == 1:
     # MuJoCo 4 strings the surface points into one chain, in their order
-    return np.asarray(points, float), np.array([k for i in range(len(points) - 1) for k in (i, i + 1)], int)
+    return (np.asarray(points, float), np.array([k for i in range(len(points) - 1) for k in (i, i + 1)], int),
+            tex)
   elements = []
 
   def tets(a, b, c, d):
@@ -116,7 +120,7 @@ def box(node, ftype, dim, count, spacing):
           y0, dy = (iy, 1) if ix != 0 else (iy + 1, -1)
           elements += [idx[ix, y0, iz], idx[ix, y0 + dy, iz], idx[ix, y0 + dy, iz + 1],
                        idx[ix, y0, iz], idx[ix, y0 + dy, iz + 1], idx[ix, y0, iz + 1]]
-  return np.asarray(points, float), np.asarray(elements, int)
+  return np.asarray(points, float), np.asarray(elements, int), tex
 
 
 def square(node, ftype, count, spacing):
@@ -146,6 +150,17 @@ def square(node, ftype, count, spacing):
       p[0] *= size[0] * radial
       p[1] *= size[1] * radial
   return np.asarray(points, float), np.asarray(elements, int)
+
+
+def grid_texcoord(dim, count):
+  """The texture coordinates (float32) MuJoCo gives the points of a 2-D or 3-D grid (square, disc, circle) when the
+  flexcomp has a material: the point's x and y lattice position in [0, 1]; None for dim 1 (it gives none)."""
+  if dim == 1:
+    return None
+  cx, cy, cz = count
+  layers = cz if dim == 3 else 1
+  tex = [[ix / max(cx - 1, 1), iy / max(cy - 1, 1)] for ix in range(cx) for iy in range(cy) for _ in range(layers)]
+  return np.asarray(tex, np.float32)
 
 
 def circle(node, count, spacing):

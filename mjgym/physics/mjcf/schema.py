@@ -162,14 +162,14 @@ FLEX_ELASTICITY = {"young": "x", "poisson": "x", "damping": "x", "thickness": "x
 FLEXCOMP = {
     "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
     "dim": "i", "dof": "s", "count": "i3", "cellcount": "x", "spacing": "f3", "radius": "f", "rigid": "b",
-    "mass": "f", "inertiabox": "f", "scale": "f3", "file": "s", "point": "f*", "element": "i*", "texcoord": "v",
-    "material": "v", "rgba": "g4", "flatskin": "b", "pos": "f3", "origin": "f3", **_ORIENT,
+    "mass": "f", "inertiabox": "f", "scale": "f3", "file": "s", "point": "f*", "element": "i*", "texcoord": "f*",
+    "material": "s", "rgba": "g4", "flatskin": "b", "pos": "f3", "origin": "f3", **_ORIENT,
 }
 FLEXCOMP_EDGE = {"equality": "e:false|true|vert|strain", "solref": _SOLREF, "solimp": _SOLIMP,
                  "stiffness": "f", "damping": "f"}
 FLEX = {
-    "name": "s", "group": "i", "dim": "i", "radius": "f", "material": "v", "rgba": "g4", "flatskin": "b",
-    "body": "s", "vertex": "f*", "element": "i*", "texcoord": "v", "elemtexcoord": "v", "node": "x",
+    "name": "s", "group": "i", "dim": "i", "radius": "f", "material": "s", "rgba": "g4", "flatskin": "b",
+    "body": "s", "vertex": "f*", "element": "i*", "texcoord": "f*", "elemtexcoord": "i*", "node": "x",
     "nodecoord": "x", "cellcount": "x", "dof": "x",
 }
 # What a default class may hold: element name -> attributes (``class`` itself is not allowed inside).
@@ -313,7 +313,7 @@ ELEMENTS = {
 for _child in ("geom", "site", "camera", "light"):
   ELEMENTS[f"worldbody/{_child}"] = ELEMENTS[f"body/{_child}"]
 ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
-ELEMENTS["worldbody/flexcomp"] = ELEMENTS["body/flexcomp"] = FLEXCOMP
+ELEMENTS["worldbody/flexcomp"] = ELEMENTS["body/flexcomp"] = ELEMENTS["frame/flexcomp"] = FLEXCOMP
 # A <frame> moves the elements inside it (and sets their default class): it holds what its body holds.
 FRAME = {"name": "s", "childclass": "s", "pos": "f3", **_ORIENT}
 ELEMENTS["worldbody/frame"] = ELEMENTS["body/frame"] = ELEMENTS["frame/frame"] = FRAME
@@ -334,7 +334,7 @@ UNSUPPORTED_ELEMENTS = {
     "asset": ("model",),
     "worldbody": ("composite", "attach", "plugin"),
     "body": ("composite", "attach", "plugin"),
-    "frame": ("composite", "flexcomp", "attach", "plugin"),
+    "frame": ("composite", "attach", "plugin"),
     "replicate": ("composite", "flexcomp", "attach", "plugin"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
