@@ -189,3 +189,18 @@ def test_flexcomp_in_frames_matches_mujoco(flexcomp):
   m = physics.MjModel.from_xml_string(xml)
   assert oracle.model_differences(mjm, m, 1e-9) == []
   np.testing.assert_array_equal(m.body_parentid, mjm.body_parentid)
+
+
+def test_flexcomp_in_frame_takes_the_body_class():
+  """The vertex joints of a flexcomp in a <frame> take the default class of the body around the frame (its
+  childclass), not the frame's childclass, as in MuJoCo 4: armature 0.3 in body 'p', none in the world's frame."""
+  xml = """<mujoco><option><flag contact="disable"/></option>
+  <default><default class="a"><joint armature="0.3"/></default></default><worldbody>
+  <body name="p" childclass="a"><frame childclass="a" pos="0 0 1"><flexcomp name="f" dim="1" count="3 1 1"
+  spacing=".1 .1 .1"><contact selfcollide="none"/></flexcomp></frame></body>
+  <frame childclass="a" pos="0 0 2"><flexcomp name="g" dim="1" count="3 1 1" spacing=".1 .1 .1">
+  <contact selfcollide="none"/></flexcomp></frame></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = physics.MjModel.from_xml_string(xml)
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+  assert np.any(mjm.dof_armature == 0.3) and np.any(mjm.dof_armature == 0)

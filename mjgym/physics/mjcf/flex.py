@@ -44,19 +44,26 @@ def expand_flexcomps(root, source):
   """Replaces each <flexcomp> by the bodies of its free vertices (each with three slide joints), in place among its
   parent's children, before default classes are applied so that the joints take them as MuJoCo's do."""
   for section in root.all("worldbody"):
-    _expand_in(section, "world", root, source)
+    _expand_in(section, "world", root, source, None)
 
 
-def _expand_in(node, parent_name, root, source):
-  # a flexcomp in a <frame> makes its bodies for the body around the frame
+def _expand_in(node, parent_name, root, source, childclass):
+  # a flexcomp in a <frame> makes its bodies for the body around the frame, whose default class (not the frame's
+  # childclass) their joints take, as in MuJoCo 4
   children = []
   for child in node.children:
     if child.tag == "flexcomp":
-      children.extend(_expand(child, node, parent_name, root, source))
+      bodies = _expand(child, node, parent_name, root, source)
+      if node.tag == "frame":
+        for body in bodies:
+          body.attrs["childclass"] = childclass or "main"
+      children.extend(bodies)
       children.append(child)
     else:
-      if child.tag in ("body", "frame"):
-        _expand_in(child, child.get("name") if child.tag == "body" else parent_name, root, source)
+      if child.tag == "body":
+        _expand_in(child, child.get("name"), root, source, child.get("childclass", childclass))
+      elif child.tag == "frame":
+        _expand_in(child, parent_name, root, source, childclass)
       children.append(child)
   node.children = children
 
