@@ -41,7 +41,8 @@ _GENERATED = """<mujoco><option><flag contact="disable"/></option><worldbody><bo
 
 @pytest.mark.parametrize("ftype, dim, count, dof", [
     *[(t, dim, "4 3 3", "full") for t in ("box", "cylinder", "ellipsoid") for dim in (1, 2, 3)],
-    ("box", 3, "2 2 2", "full"), ("cylinder", 2, "5 5 2", "full"), ("ellipsoid", 3, "5 5 5", "full"),
+    ("box", 3, "2 2 2", "full"), ("box", 1, "2 2 2", "full"), ("ellipsoid", 2, "2 2 2", "full"),
+    ("cylinder", 2, "5 5 2", "full"), ("ellipsoid", 3, "5 5 5", "full"),
     ("square", 2, "5 4 1", "full"), ("disc", 2, "5 4 1", "full"), ("disc", 2, "6 6 1", "full"),
     ("square", 3, "4 4 1", "full"),  # square and disc are always 2-D, whatever dim says
     ("circle", 1, "9 1 1", "full"), ("circle", 2, "4 3 1", "full"), ("circle", 3, "3 3 3", "full"),
@@ -106,7 +107,8 @@ _BAD = """<mujoco><compiler meshdir="{dir}"/><worldbody><body name="b">{body}</b
 
 
 @pytest.mark.parametrize("body, message, attribute", [
-    ('<flexcomp name="f" type="box" count="3 3 1" dim="2"/>', "count must be at least 2 for type 'box'", "count"),
+    ('<flexcomp name="f" type="box" count="3 3 1" dim="2"/>', "no elements were created in box", "count"),
+    ('<flexcomp name="f" type="ellipsoid" count="1 3 3" dim="3"/>', "no elements were created in box", "count"),
     ('<flexcomp name="f" type="mesh" dim="2"/>', "type 'mesh' needs 'file'", "file"),
     ('<flexcomp name="f" type="mesh" dim="3" file="flex_pebble.obj"/>', "origin must be specified", "origin"),
     ('<flexcomp name="f" type="mesh" dim="2" file="nothere.obj"/>', "cannot read file", "file"),

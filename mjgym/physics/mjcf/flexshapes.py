@@ -51,8 +51,9 @@ def box(node, ftype, dim, count, spacing):
   it to each surface triangle; dim 2: the surface, open at the top (z = max) as MuJoCo 4 builds it; dim 1: the
   closed surface's points strung into a chain."""
   if any(c < 2 for c in count):
-    # MuJoCo steps its face loops by count - 1 and never ends for a count of 1
-    fail(node, f"count must be at least 2 for type '{ftype}'", "count")
+    # a box lattice needs two points along each axis (MuJoCo 4's message)
+    fail(node, f"no elements were created in box (type '{ftype}' needs a count of at least 2 along each axis)",
+         "count")
   cx, cy, cz = count
   open_top = dim == 2
   points, idx, tex = [], {}, []
