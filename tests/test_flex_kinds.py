@@ -206,3 +206,32 @@ def test_flexcomp_in_frame_takes_the_body_class():
   m = physics.MjModel.from_xml_string(xml)
   assert oracle.model_differences(mjm, m, 1e-9) == []
   assert np.any(mjm.dof_armature == 0.3) and np.any(mjm.dof_armature == 0)
+
+
+_ROPE = '<flexcomp name="f" dim="1" count="3 1 1" spacing=".1 .1 .1" {}><contact selfcollide="none"/>{}</flexcomp>'
+_FREE = '<body name="p"><freejoint/><geom size=".1"/>{}</body>'
+_CHILD_OF_FREE = '<body name="q"><freejoint/><geom size=".1"/><body name="p"><geom size=".1"/>{}</body></body>'
+
+
+@pytest.mark.parametrize("bodies, rope, moving", [
+    (_FREE, _ROPE.format("", ""), "p"),
+    ('<body name="p"><joint type="hinge"/><geom size=".1"/>{}</body>', _ROPE.format("", ""), "p"),
+    (_CHILD_OF_FREE, _ROPE.format("", ""), "q"),
+    (_CHILD_OF_FREE, _ROPE.format("", '<pin id="1"/>'), None),
+    (_FREE, _ROPE.format('rigid="true"', ""), None),
+    ('<body name="p" mocap="true">{}</body>', _ROPE.format("", ""), None),
+])
+def test_flexcomp_in_a_moving_body_needs_a_pin(bodies, rope, moving):
+  """MuJoCo 4 refuses a flexcomp in a body with joints (or welded to one) unless a vertex is pinned to it, and loads
+  it with a pin (or rigid, or in a mocap body); mjgym refuses and loads the same models."""
+  xml = f"""<mujoco><option><flag contact="disable"/></option><worldbody>{bodies.format(rope)}</worldbody></mujoco>"""
+  message = f"body '{moving}' has joints but no flex vertices/nodes are pinned to it"
+  if moving is None:
+    mjm = mujoco.MjModel.from_xml_string(xml)
+    assert oracle.model_differences(mjm, physics.MjModel.from_xml_string(xml), 1e-9) == []
+    return
+  with pytest.raises(ValueError, match=message):
+    mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(MJCFError, match=message) as e:
+    physics.MjModel.from_xml_string(xml)
+  assert e.value.line is not None

@@ -195,7 +195,7 @@ def _expand(node, parent, parent_name, root, source):
   flatskin = ftype in ("box", "cylinder") or (ftype == "grid" and dim == 3)
   node.attrs[_EXPANDED] = dict(points=points, elements=elements, pinned=pinned, rigid=rigid, centered=centered,
                                bodies=bodies, vertbody=vertbody, dim=dim, flatskin=flatskin, texcoord=texcoord,
-                               elemtexcoord=elemtexcoord)
+                               elemtexcoord=elemtexcoord, parent=parent_name)
   return [body for _, body in bodies]
 
 
@@ -387,7 +387,7 @@ def collect(ctx):
     spec.update(vertbody=info["vertbody"], vert=vert, elements=info["elements"].copy(),
                 centered=info["centered"] or not np.any(vert != 0), vert_given=not info["centered"],
                 flatskin=info["flatskin"] or node.get("flatskin", False), texcoord=info["texcoord"],
-                elemtexcoord=info["elemtexcoord"])
+                elemtexcoord=info["elemtexcoord"], parent=info["parent"])
     edge = node.child("edge")
     if edge is not None:
       spec.update(edgestiffness=edge.get("stiffness", 0.0), edgedamping=edge.get("damping", 0.0))
@@ -473,6 +473,7 @@ def flex_fields(ctx, v, xpos, xquat):
            "stiffness")
     flex = _compile_one(ctx, spec, xpos, xquat)
     _check_contacts(ctx, spec, flex, weldid, dofnum)
+    _check_anchored(ctx, spec, flex, weldid, dofnum)
     dim, nvert, nedge, nelem = spec["dim"], flex["nvert"], len(flex["edges"]), flex["nelem"]
     for key in ("contype", "conaffinity", "condim", "priority", "solmix", "solref", "solimp", "friction", "margin",
                 "gap", "selfcollide", "activelayers", "passive", "dim", "radius", "edgestiffness", "edgedamping",
@@ -567,6 +568,17 @@ def _texture_fields(ctx, spec, flex, adr, rows):
   rows.setdefault("flex_nodenum", []).append(0)
   rows.setdefault("flex_cellnum", []).append([1, 1, 1])
   rows.setdefault("flex_vertcell", []).extend([-1] * flex["nvert"])
+
+
+def _check_anchored(ctx, spec, flex, weldid, dofnum):
+  """MuJoCo 4 refuses a flexcomp inside a moving body (one with joints, or welded to one) unless a vertex is pinned
+  to that body: the free vertices would not follow it."""
+  if "parent" not in spec:
+    return
+  names = ctx.names[ObjType.BODY]
+  moving = weldid[names.index(spec["parent"])] if spec["parent"] != "world" else 0
+  if moving and dofnum[moving] and not any(weldid[b] == moving for b in flex["vertbodyid"]):
+    fail(spec["node"], f"body '{names[moving]}' has joints but no flex vertices/nodes are pinned to it", None)
 
 
 def _contacts_disabled(ctx):
