@@ -41,8 +41,8 @@ _MINVAL = types.MINVAL
 
 
 def expand_flexcomps(root, source):
-  """Replaces each <flexcomp> by the bodies of its free vertices (each with three slide joints), in place among its
-  parent's children, before default classes are applied so that the joints take them as MuJoCo's do."""
+  """Replaces each <flexcomp> by the bodies of its free vertices (each with the slide joints of its dof), in place
+  among its parent's children, before default classes are applied so that the joints take them as MuJoCo's do."""
   for section in root.all("worldbody"):
     _expand_in(section, "world", root, source, None)
 
@@ -138,7 +138,7 @@ def _expand(node, parent, parent_name, root, source):
            f"is {len(points)}", "element")
   else:
     fail(node, f"flexcomp type '{ftype}' is not supported (unsupported feature; mjgym builds grid, box, "
-         "cylinder, ellipsoid, square, disc, circle and direct)", "type")
+         "cylinder, ellipsoid, square, disc, circle, mesh and direct)", "type")
   if np.any(scale < _MINVAL):
     fail(node, "scale must be larger than 1e-15", "scale")
   if mass < _MINVAL or inertiabox < _MINVAL:
