@@ -113,7 +113,7 @@ _BASE = """<mujoco><option><flag contact="disable"/></option><worldbody>
 
 @pytest.mark.parametrize("body, extra, message, attribute", [
     ('<flexcomp name="f" dim="1" count="3 1 1" dof="trilinear"/>', "", "dof='trilinear' is not supported", "dof"),
-    ('<flexcomp name="f" type="gmsh" count="3 3 3"/>', "", "flexcomp type 'gmsh' is not supported", "type"),
+    ('<flexcomp name="f" type="gmsh" count="3 3 3"/>', "", "type 'gmsh' needs 'file'", "file"),
     ('<flexcomp name="f" dim="2" count="3 3 1" spacing="0.01 0.01 0.01" radius="0.01"/>', "",
      "spacing must be larger", "spacing"),
     ('<flexcomp name="f" dim="1" count="3 1 1"><edge equality="vert"/></flexcomp>', "",

@@ -1,7 +1,7 @@
 """The generated <flexcomp> kinds beyond grid and direct (mjcf/flexshapes.py, mjcf/flex.py): box, cylinder and
-ellipsoid (dim 1 chains, dim 2 open surfaces, dim 3 volumes around a centre point), square, disc, circle and mesh
-(from tests/models/flex/flex_pebble.obj), and the vertex joints of dof="radial" and dof="2d": compiled and stepped
-against MuJoCo 4.
+ellipsoid (dim 1 chains, dim 2 open surfaces, dim 3 volumes around a centre point), square, disc, circle, mesh (from
+tests/models/flex/flex_pebble.obj and .stl) and gmsh (ASCII 4.1 and 2.2), the vertex joints of dof="radial" and
+dof="2d", the material and texture fields, and flexcomps in frames: compiled and stepped against MuJoCo 4.
 
 Expected values all come from MuJoCo: the compiled models are compared field by field (every field MuJoCo has, the
 generated vertex bodies, joints, flex_vert, flex_elem and the edge equalities included), and the trajectories step by
@@ -235,3 +235,43 @@ def test_flexcomp_in_a_moving_body_needs_a_pin(bodies, rope, moving):
   with pytest.raises(MJCFError, match=message) as e:
     physics.MjModel.from_xml_string(xml)
   assert e.value.line is not None
+
+
+@pytest.mark.parametrize("file, extra", [("flex_block41.msh", ""), ("flex_block41.msh", 'dim="3" euler="0 10 0"'),
+                                         ("flex_sheet22.msh", 'scale="2 1 1"')])
+def test_gmsh_flexcomp_matches_mujoco(file, extra):
+  """type="gmsh": ASCII GMSH 4.1 (a block of 6 tetrahedra, coordinates in double precision) and 2.2 (a sheet of 8
+  triangles with tags and a point no element uses, coordinates in single precision as MuJoCo 4 reads them); the dim
+  comes from the file. Every field to 1e-9."""
+  xml = f"""<mujoco><compiler meshdir="{FLEX_DIR}"/><option><flag contact="disable"/></option><worldbody>
+  <body name="p" pos="0 0 1"><flexcomp name="f" type="gmsh" file="{file}" radius=".002" pos=".1 0 0" {extra}>
+  <edge equality="true"/><contact selfcollide="none"/></flexcomp></body></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = physics.MjModel.from_xml_string(xml)
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+  np.testing.assert_array_equal(m.flex_elem, mjm.flex_elem)
+
+
+def test_gmsh_dim_must_match_the_file():
+  """A dim given on a gmsh flexcomp must be the file's (MuJoCo 4's error)."""
+  xml = _BAD.format(dir=FLEX_DIR, body='<flexcomp name="f" type="gmsh" dim="2" file="flex_block41.msh"/>')
+  with pytest.raises(ValueError, match="flexcomp dim does not match GMSH mesh dimensionality"):
+    mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(MJCFError, match="flexcomp dim does not match GMSH mesh dimensionality") as info:
+    physics.MjModel.from_xml_string(xml)
+  assert info.value.attribute == "dim"
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"$MeshFormat\n4.1 1 8\n$EndMeshFormat\n", "binary GMSH files are not supported"),
+    (b"$MeshFormat\n3.0 0 8\n$EndMeshFormat\n", "only GMSH file format versions 4.1 and 2.2 are supported"),
+    (b"$Nodes\n", "must begin with \\$MeshFormat"),
+    (b"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Nodes\n2 2 1 2\n", "missing \\$Nodes or \\$EndNodes"),
+    (b"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n$EndNodes\n$Elements\n1\n1 2 0 1 2 3\n"
+     b"$EndElements\n", "invalid node tag"),
+])
+def test_bad_gmsh_file_is_a_located_error(data, message):
+  xml = '<mujoco><worldbody><flexcomp name="f" type="gmsh" file="bad.msh"/></worldbody></mujoco>'
+  with pytest.raises(MJCFError, match=message) as info:
+    physics.MjModel.from_xml_string(xml, assets={"bad.msh": data})
+  assert info.value.attribute == "file"

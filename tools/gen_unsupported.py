@@ -27,8 +27,9 @@ REFUSED_VALUES = (
     ("every actuator", "armature", "non-zero on a tendon transmission (it needs tendon armature)"),
     ("sensor user", "objtype", "an object type the model has no table for"),
     ("an actuator shortcut", "class", "a default class set by another shortcut (use the same shortcut)"),
-    ("flexcomp", "type", "`gmsh` (mjgym builds `grid`, `box`, `cylinder`, `ellipsoid`, `square`, `disc`, `circle`, "
-     "`mesh` from an OBJ or STL file, and `direct`)"),
+    ("flexcomp", "type", "`gmsh` with a binary file (mjgym reads ASCII GMSH 4.1 and 2.2, and builds every other "
+     "type: `grid`, `box`, `cylinder`, `ellipsoid`, `square`, `disc`, `circle`, `mesh` from an OBJ or STL file, "
+     "`direct`)"),
     ("flexcomp", "dof", "`trilinear`, `quadratic` (interpolated flexes; `full`, `radial` and `2d` are supported)"),
     ("flexcomp edge", "equality", "`vert`, `strain` (vertex and strain equalities; `true` is supported)"),
     ("flexcomp / flex contact", "contype, conaffinity, selfcollide, internal", "any setting that lets a flex touch "

@@ -121,6 +121,9 @@ def _expand(node, parent, parent_name, root, source):
     # the scale applies after the tetrahedra are chosen, to the origin too
     points, elements = flexshapes.mesh(node, dim, vert, face, node.get("origin", [0.0] * 3))
     points = points * scale
+  elif ftype == "gmsh":
+    dim, points, elements = flexshapes.gmsh(node, _file_bytes(node, root, source))
+    points = points * scale
   elif ftype == "direct":
     for attr in ("point", "element"):
       if not node.has(attr):
@@ -137,8 +140,7 @@ def _expand(node, parent, parent_name, root, source):
       fail(node, f"element {int(np.argmax(bad))} has point id {int(elements[np.argmax(bad)])}, number of points "
            f"is {len(points)}", "element")
   else:
-    fail(node, f"flexcomp type '{ftype}' is not supported (unsupported feature; mjgym builds grid, box, "
-         "cylinder, ellipsoid, square, disc, circle, mesh and direct)", "type")
+    fail(node, f"unknown flexcomp type '{ftype}'", "type")
   if np.any(scale < _MINVAL):
     fail(node, "scale must be larger than 1e-15", "scale")
   if mass < _MINVAL or inertiabox < _MINVAL:
@@ -157,7 +159,7 @@ def _expand(node, parent, parent_name, root, source):
     pinned[0] = pinned[0] or dof == "radial"
   rigid = bool(np.all(pinned))
   centered = not np.any(pinned)
-  if ftype in ("direct", "mesh"):
+  if ftype in ("direct", "mesh", "gmsh"):
     used = np.zeros(npnt, bool)
     used[elements] = True
     if not np.all(used):
@@ -199,11 +201,10 @@ def _expand(node, parent, parent_name, root, source):
   return [body for _, body in bodies]
 
 
-def _read_mesh(node, root, source):
-  """(vert, face, texcoord, facetexcoord) of a mesh flexcomp's file (OBJ or STL; the last two None without ``vt``
-  lines), looked up as MuJoCo looks up a mesh asset's file."""
+def _file_bytes(node, root, source):
+  """The contents of a mesh or gmsh flexcomp's file, looked up as MuJoCo looks up a mesh asset's file."""
   if not node.has("file"):
-    fail(node, "type 'mesh' needs 'file'", "file")
+    fail(node, f"type '{node.get('type')}' needs 'file'", "file")
   cfg = Settings(root)
   name = node.get("file")
   if cfg.strippath:
@@ -213,9 +214,16 @@ def _read_mesh(node, root, source):
     if node.incdir and not source.exists(os.path.join(source.main_dir, cfg.meshdir, name)):
       name = os.path.join(node.incdir, name)
     path = os.path.join(source.main_dir, cfg.meshdir, name)
-  if os.path.splitext(path)[1].lower() == ".msh":
+  if os.path.splitext(path)[1].lower() == ".msh" and node.get("type") == "mesh":
     fail(node, "legacy MSH files are not supported in flexcomp", "file")
-  data = source.read(path, node, "file")
+  return source.read(path, node, "file")
+
+
+def _read_mesh(node, root, source):
+  """(vert, face, texcoord, facetexcoord) of a mesh flexcomp's file (OBJ or STL; the last two None without ``vt``
+  lines)."""
+  data = _file_bytes(node, root, source)
+  path = node.get("file")
   try:
     if os.path.splitext(path)[1].lower() == ".obj":
       vert, face, texcoord, facetex = meshfile.read_obj_textured(data)

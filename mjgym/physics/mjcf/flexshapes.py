@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from mjgym.physics.mjcf.errors import MJCFError
 from mjgym.physics.mjcf.errors import fail
 
 # MuJoCo's mjEPS: below it a squared length is not normalized, and within it of 1 a length is left as is.
@@ -198,3 +199,80 @@ def mesh(node, dim, vert, face, origin):
       continue
     elements += [0, *tri]
   return points, np.asarray(elements, int)
+
+
+def gmsh(node, data):
+  """(dim, points, elements) of an ASCII GMSH file, format 4.1 (one node block, one element block) or 2.2, read as
+  MuJoCo 4 reads them: the dim comes from the file (a dim given must match it), node tags are dropped and element
+  node tags made 0-based."""
+
+  def bad(message):
+    fail(node, f"GMSH file: {message}", "file")
+
+  text = data.decode("latin-1")
+  if not text.startswith("$MeshFormat"):
+    bad("GMSH file must begin with $MeshFormat")
+  header = text[11:].split()
+  try:
+    version, binary = float(header[0]), int(header[1])
+  except (IndexError, ValueError):
+    bad("could not read GMSH file header")
+  if round(100 * version) not in (220, 410):
+    bad("only GMSH file format versions 4.1 and 2.2 are supported")
+  if binary:
+    fail(node, "binary GMSH files are not supported (unsupported feature; mjgym reads ASCII GMSH)", "file")
+  sections = {}
+  for name in ("Nodes", "Elements"):
+    begin, end = text.find(f"${name}"), text.find(f"$End{name}")
+    if begin < 0 or end < begin:
+      bad(f"missing ${name} or $End{name}")
+    sections[name] = text[begin + len(name) + 2:end].split()
+  nodes, elems = sections["Nodes"], sections["Elements"]
+  try:
+    if round(100 * version) == 410:
+      nblocks, nnode, mintag, maxtag, dim, _, _, nblock = (int(x) for x in nodes[:8])
+      if nblocks != 1 or nnode != nblock:
+        bad("all nodes must be in single block")
+      if maxtag != nblock:
+        bad("maximum number of nodes must be equal to number of nodes in a block")
+      if not 1 <= dim <= 3:
+        bad("entity must be 1D, 2D or 3D")
+      if [int(x) for x in nodes[8:8 + nnode]] != list(range(mintag, mintag + nnode)):
+        bad("node tags must be sequential")
+      points = np.array([float(x) for x in nodes[8 + nnode:8 + 4 * nnode]]).reshape(nnode, 3)
+      nblocks, nelem, _, _, edim, _, etype, nblock = (int(x) for x in elems[:8])
+      if nblocks != 1 or nelem != nblock:
+        bad("all elements must be in single block")
+      if edim != dim:
+        bad("inconsistent dimensionality in Elements")
+      if etype != (1, 2, 4)[dim - 1]:
+        bad("element type inconsistent with dimensionality")
+      rows = np.array([int(x) for x in elems[8:8 + nelem * (dim + 2)]]).reshape(nelem, dim + 2)
+      elements = rows[:, 1:] - mintag
+    else:
+      nnode = int(nodes[0])
+      rows = np.array([float(x) for x in nodes[1:1 + 4 * nnode]]).reshape(nnode, 4)
+      points = rows[:, 1:].astype(np.float32).astype(float)  # MuJoCo 4 reads 2.2 coordinates in single precision
+      nelem, pos, elements, dim = int(elems[0]), 1, [], None
+      for _ in range(nelem):
+        etype, ntags = int(elems[pos + 1]), int(elems[pos + 2])
+        if dim is None:
+          # the first element's type sets the dim: triangles or tetrahedra
+          dim = {2: 2, 4: 3}.get(etype)
+          if dim is None:
+            bad("invalid number of node tags")
+        pos += 3 + (2 if ntags > 0 else 0)
+        tags = [int(x) for x in elems[pos:pos + dim + 1]]
+        if len(tags) < dim + 1 or any(not 1 <= t <= nnode for t in tags):
+          bad("invalid node tag")
+        elements += [t - 1 for t in tags]
+        pos += dim + 1
+      if dim is None:
+        bad("error reading Elements")
+  except MJCFError:
+    raise
+  except (IndexError, ValueError):
+    bad("error reading Nodes or Elements")
+  if node.has("dim") and node.get("dim") != dim:
+    fail(node, f"flexcomp dim does not match GMSH mesh dimensionality ({dim})", "dim")
+  return dim, points, np.asarray(elements, int).ravel()
