@@ -158,7 +158,7 @@ FLEX_CONTACT = {
 }
 # Elasticity (finite-element stiffness, bending, plasticity) is not modelled: only its absence is accepted.
 FLEX_ELASTICITY = {"young": "x", "poisson": "x", "damping": "x", "thickness": "x", "elastic2d": "x"}
-# <flexcomp> types mjgym builds: all but gmsh; dof 'full', 'radial' and '2d' (not the interpolated ones).
+# <flexcomp> types: all (gmsh from ASCII files); dof 'full', 'radial' and '2d' (not the interpolated ones).
 FLEXCOMP = {
     "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
     "dim": "i", "dof": "s", "count": "i3", "cellcount": "x", "spacing": "f3", "radius": "f", "rigid": "b",
