@@ -111,8 +111,8 @@ _BASE = """<mujoco><option><flag contact="disable"/></option><worldbody>
 
 
 @pytest.mark.parametrize("body, extra, message, attribute", [
-    ('<flexcomp name="f" dim="1" count="3 1 1" dof="radial"/>', "", "dof='radial' is not supported", "dof"),
-    ('<flexcomp name="f" type="box" count="3 3 3"/>', "", "flexcomp type 'box' is not supported", "type"),
+    ('<flexcomp name="f" dim="1" count="3 1 1" dof="trilinear"/>', "", "dof='trilinear' is not supported", "dof"),
+    ('<flexcomp name="f" type="gmsh" count="3 3 3"/>', "", "type 'gmsh' needs 'file'", "file"),
     ('<flexcomp name="f" dim="2" count="3 3 1" spacing="0.01 0.01 0.01" radius="0.01"/>', "",
      "spacing must be larger", "spacing"),
     ('<flexcomp name="f" dim="1" count="3 1 1"><edge equality="vert"/></flexcomp>', "",
@@ -150,8 +150,9 @@ def test_colliding_flex_is_refused():
 
 
 def test_flexcomp_elsewhere_is_unsupported():
-  xml = _BASE.format('<frame><flexcomp name="f" dim="1" count="3 1 1"/></frame>', "")
-  with pytest.raises(MJCFError, match="<flexcomp> inside <frame> is not supported"):
+  xml = _BASE.format('<replicate count="2" offset="1 0 0"><flexcomp name="f" dim="1" count="3 1 1"/></replicate>',
+                     "")
+  with pytest.raises(MJCFError, match="<flexcomp> inside <replicate> is not supported"):
     physics.MjModel.from_xml_string(xml)
 
 

@@ -30,9 +30,10 @@ REFUSED_VALUES = (
      "`sphere`, `hemisphere`, `cone`, `supersphere`, `supertorus`)"),
     ("sensor user", "objtype", "an object type the model has no table for"),
     ("an actuator shortcut", "class", "a default class set by another shortcut (use the same shortcut)"),
-    ("flexcomp", "type", "`box`, `cylinder`, `ellipsoid`, `square`, `disc`, `circle`, `mesh`, `gmsh` (mjgym builds "
-     "`grid` and `direct`)"),
-    ("flexcomp", "dof", "anything but `full` (radial, trilinear and quadratic interpolation)"),
+    ("flexcomp", "type", "`gmsh` with a binary file (mjgym reads ASCII GMSH 4.1 and 2.2, and builds every other "
+     "type: `grid`, `box`, `cylinder`, `ellipsoid`, `square`, `disc`, `circle`, `mesh` from an OBJ or STL file, "
+     "`direct`)"),
+    ("flexcomp", "dof", "`trilinear`, `quadratic` (interpolated flexes; `full`, `radial` and `2d` are supported)"),
     ("flexcomp edge", "equality", "`vert`, `strain` (vertex and strain equalities; `true` is supported)"),
     ("flexcomp / flex contact", "contype, conaffinity, selfcollide, internal", "any setting that lets a flex touch "
      "a geom other than a plane on a body without degrees of freedom, a sphere (1-D and 2-D flexes), a capsule "

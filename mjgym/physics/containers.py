@@ -327,8 +327,11 @@ class Model:
   def _view(self, objtype, key):
     index = _lookup(self, objtype, key)
     prefix = _OBJECTS[objtype][0]
+    count = len(self._model.names_of(objtype))
+    # one row an object: arrays over other counts (flex_texcoord, mesh_vert, ...) are not the object's, as in the
+    # bindings
     fields = {n[len(prefix):]: _row_view(v, index) for n, v in self._fields.items()
-              if n.startswith(prefix) and not isinstance(v, int)}
+              if n.startswith(prefix) and not isinstance(v, int) and len(v) == count}
     return _ObjectView(self, objtype, index, fields)
 
   @property

@@ -390,6 +390,8 @@ nflexelem               int                   | number of elements in all flexes
 nflexelemdata           int                   | number of element vertex ids in all flexes
 nflexelemedge           int                   | number of element edge ids in all flexes
 nflexshelldata          int                   | number of shell fragment vertex ids in all flexes
+nflextexcoord           int                   | number of texture coordinates in all flexes
+nflexnode               int                   | number of interpolation nodes in all flexes (0: mjgym has no interpolated flexes)
 nJfe                    int                   | number of non-zeros in the sparse flex edge Jacobian
 nhfield                 int                   | number of height fields
 nhfielddata             int                   | number of elevation samples in all height fields
@@ -690,6 +692,17 @@ flex_flatskin           u8     nflex          | whether the skin is drawn flat-s
 flex_interp             int    nflex          | interpolation order (0: none)
 flex_group              int    nflex          | group for visibility
 flex_rgba               float  nflex 4        | rgba when no material
+flex_matid              int    nflexelem      | material of each element (its flex's); -1: none
+flex_texcoordadr        int    nflex          | address of the flex's first texture coordinate; -1: none
+flex_texcoord           float  nflextexcoord 2 | texture coordinates (u, v), single-precision values
+flex_elemtexcoord       int    nflexelemdata  | texture coordinate ids of each element's vertices (flex_elem without texture)
+flex_nodeadr            int    nflex          | address of the flex's first interpolation node
+flex_nodenum            int    nflex          | number of interpolation nodes of the flex
+flex_node               float  nflexnode 3    | interpolation node positions in their body's frame (m)
+flex_node0              float  nflexnode 3    | interpolation node positions at qpos0 (m)
+flex_nodebodyid         int    nflexnode      | body that moves each interpolation node
+flex_cellnum            int    nflex 3        | interpolation cells along x, y, z (1 1 1 without interpolation)
+flex_vertcell           int    nflexvert      | interpolation cell of each vertex; -1: none
 flexedge_J_rownnz       int    nflexedge      | non-zeros in each row of the sparse edge Jacobian
 flexedge_J_rowadr       int    nflexedge      | address of each row of the sparse edge Jacobian
 flexedge_J_colind       int    nJfe           | dof of each non-zero of the sparse edge Jacobian

@@ -5,12 +5,18 @@ MuJoCo's order is kept: flexes of <deformable> first, then those of <flexcomp> i
 flexcomp's <edge equality="true"> adds come after every <equality> element.
 """
 
+import os
+
 import numpy as np
 
 from mjgym.physics import types
+from mjgym.physics.mjcf import flexshapes
 from mjgym.physics.mjcf import frames
+from mjgym.physics.mjcf import mesh as meshlib
+from mjgym.physics.mjcf import meshfile
 from mjgym.physics.mjcf import spatial
 from mjgym.physics.mjcf.context import full
+from mjgym.physics.mjcf.context import Settings
 from mjgym.physics.mjcf.context import plain
 from mjgym.physics.mjcf.defaults import SOLIMP
 from mjgym.physics.mjcf.defaults import SOLREF
@@ -23,6 +29,10 @@ _EXPANDED = "_expanded"
 _ELEM_EDGES = (((0, 1),), ((1, 2), (2, 0), (0, 1)), ((0, 1), (1, 2), (2, 0), (2, 3), (0, 3), (1, 3)))
 # A grid cube's six tetrahedra (corner ids 0-3 on the low z face, 4-7 above them), as MuJoCo splits it.
 _CUBE_TETS = ((0, 3, 1, 7), (0, 1, 4, 7), (1, 3, 2, 7), (1, 2, 6, 7), (1, 5, 4, 7), (1, 6, 5, 7))
+# The flexcomp types whose points the compiler generates from count and spacing.
+_GENERATED = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle")
+# The slide joints of a free flexcomp vertex, by dof; a radial joint's axis (None) points along the vertex position.
+_DOF_AXES = {"full": np.eye(3), "2d": np.eye(3)[:2], "radial": [None]}
 _SELFCOLLIDE = {"none": 0, "narrow": 1, "bvh": 2, "sap": 3, "auto": 4}
 _MINVAL = types.MINVAL
 
@@ -30,35 +40,44 @@ _MINVAL = types.MINVAL
 # ---------------------------------------------------------------------------------------------- parse time
 
 
-def expand_flexcomps(root):
-  """Replaces each <flexcomp> by the bodies of its free vertices (each with three slide joints), in place among its
-  parent's children, before default classes are applied so that the joints take them as MuJoCo's do."""
+def expand_flexcomps(root, source):
+  """Replaces each <flexcomp> by the bodies of its free vertices (each with the slide joints of its dof), in place
+  among its parent's children, before default classes are applied so that the joints take them as MuJoCo's do."""
   for section in root.all("worldbody"):
-    _expand_in(section, "world")
+    _expand_in(section, "world", root, source, None)
 
 
-def _expand_in(node, parent_name):
+def _expand_in(node, parent_name, root, source, childclass):
+  # a flexcomp in a <frame> makes its bodies for the body around the frame, whose default class (not the frame's
+  # childclass) their joints take, as in MuJoCo 4
   children = []
   for child in node.children:
     if child.tag == "flexcomp":
-      children.extend(_expand(child, node, parent_name))
+      bodies = _expand(child, node, parent_name, root, source)
+      if node.tag == "frame":
+        for body in bodies:
+          body.attrs["childclass"] = childclass or "main"
+      children.extend(bodies)
       children.append(child)
     else:
       if child.tag == "body":
-        _expand_in(child, child.get("name"))
+        _expand_in(child, child.get("name"), root, source, child.get("childclass", childclass))
+      elif child.tag == "frame":
+        _expand_in(child, parent_name, root, source, childclass)
       children.append(child)
   node.children = children
 
 
-def _expand(node, parent, parent_name):
+def _expand(node, parent, parent_name, root, source):
   """The vertex bodies of one flexcomp; what the compiler needs later is kept on the flexcomp."""
   if not node.has("name"):
     fail(node, "required attribute missing", "name")
   if not parent_name:
     fail(node, "the body holding a flexcomp must have a name", "name")
   dof = node.get("dof", "full")
-  if dof != "full":
-    fail(node, f"dof='{dof}' is not supported (unsupported feature; mjgym builds dof='full')", "dof")
+  if dof not in _DOF_AXES:
+    fail(node, f"dof='{dof}' is not supported (unsupported feature; mjgym builds dof='full', 'radial' and '2d', "
+         "not the interpolated flexes)", "dof")
   ftype = node.get("type", "grid")
   dim = node.get("dim", 2)
   if dim < 1 or dim > 3:
@@ -66,16 +85,45 @@ def _expand(node, parent, parent_name):
   count = node.get("count", [10, 10, 10])
   if any(c < 1 for c in count):
     fail(node, f"count must be at least 1, got {plain(count)}", "count")
+  if dof == "radial" and dim == 3 and any(c < 2 for c in count):
+    fail(node, f"count must be at least 2 for dof='radial' in dim 3, got {plain(count)}", "count")
   spacing = np.asarray(node.get("spacing", [0.02] * 3), float)
   contact = node.child("contact")
   radius = node.get("radius", 0.005)
   margin = contact.get("margin", 0.0) if contact is not None else 0.0
   scale = np.asarray(node.get("scale", [1.0] * 3), float)
   mass, inertiabox = node.get("mass", 1.0), node.get("inertiabox", 0.005)
-  if ftype == "grid":
+  texcoord = elemtexcoord = None
+  if ftype in _GENERATED:
     if np.any(spacing < 2 * radius + margin):
       fail(node, "spacing must be larger than the geometry size (2 radius + margin)", "spacing")
-    points, elements = _grid(node, dim, count, spacing)
+    if ftype in ("square", "disc"):
+      dim = 2
+      points, elements = flexshapes.square(node, ftype, count, spacing)
+    elif ftype in ("box", "cylinder", "ellipsoid"):
+      points, elements, texcoord = flexshapes.box(node, ftype, dim, count, spacing)
+    elif ftype == "circle" and dim == 1:
+      points, elements = flexshapes.circle(node, count, spacing)
+    else:
+      points, elements = _grid(node, dim, count, spacing)
+    if ftype not in ("box", "cylinder", "ellipsoid"):
+      texcoord = flexshapes.grid_texcoord(dim, count)
+    # MuJoCo makes texture coordinates for a generated flexcomp with a material and none given
+    if not node.get("material") or node.has("texcoord"):
+      texcoord = None
+  elif ftype == "mesh":
+    if dim == 3 and not node.has("origin"):
+      fail(node, "origin must be specified for mesh flexcomps if dim=3", "origin")
+    vert, face, texcoord, elemtexcoord = _read_mesh(node, root, source)
+    if texcoord is not None and dim != 2:
+      fail(node, "texture coordinates in the mesh file of a flexcomp of dim 1 or 3 are not supported (unsupported "
+           "feature)", "file")
+    # the scale applies after the tetrahedra are chosen, to the origin too
+    points, elements = flexshapes.mesh(node, dim, vert, face, node.get("origin", [0.0] * 3))
+    points = points * scale
+  elif ftype == "gmsh":
+    dim, points, elements = flexshapes.gmsh(node, _file_bytes(node, root, source))
+    points = points * scale
   elif ftype == "direct":
     for attr in ("point", "element"):
       if not node.has(attr):
@@ -92,26 +140,38 @@ def _expand(node, parent, parent_name):
       fail(node, f"element {int(np.argmax(bad))} has point id {int(elements[np.argmax(bad)])}, number of points "
            f"is {len(points)}", "element")
   else:
-    fail(node, f"flexcomp type '{ftype}' is not supported (unsupported feature; mjgym builds grid and direct)",
-         "type")
+    fail(node, f"unknown flexcomp type '{ftype}'", "type")
   if np.any(scale < _MINVAL):
     fail(node, "scale must be larger than 1e-15", "scale")
   if mass < _MINVAL or inertiabox < _MINVAL:
     fail(node, "mass and inertiabox must be larger than 1e-15", "mass" if mass < _MINVAL else "inertiabox")
   npnt = len(points)
+  if node.has("texcoord"):
+    texcoord = np.asarray(node.get("texcoord"), np.float32)
+    if texcoord.size % 2:
+      fail(node, "texcoord size must be a multiple of 2", "texcoord")
+    texcoord = texcoord.reshape(-1, 2)
   pinned = np.full(npnt, bool(node.get("rigid", False)))
   if not node.get("rigid", False):
     for pin in node.all("pin"):
       _pin(node, pin, pinned, dim, count, npnt, ftype)
+    # a radial flex moves its points along rays from point 0 (the centre of a box, cylinder or ellipsoid volume)
+    pinned[0] = pinned[0] or dof == "radial"
   rigid = bool(np.all(pinned))
   centered = not np.any(pinned)
-  if ftype == "direct":
+  if ftype in ("direct", "mesh", "gmsh"):
     used = np.zeros(npnt, bool)
     used[elements] = True
     if not np.all(used):
       newid = np.cumsum(used) - 1
       elements = newid[elements]
       points, pinned = points[used], pinned[used]
+      if texcoord is not None:
+        # MuJoCo compacts texture coordinates as it compacts points, by point id
+        if len(texcoord) != npnt:
+          fail(node, "texture coordinates not one a point, with points that no element uses (unsupported "
+               "feature)", "texcoord" if node.has("texcoord") else "file")
+        texcoord = texcoord[used]
       npnt = len(points)
   name = node.get("name")
   bodies, vertbody = [], []
@@ -129,14 +189,48 @@ def _expand(node, parent, parent_name):
       inertial = type(node)("inertial", {"pos": [0.0] * 3, "mass": body_mass, "diaginertia": [body_inertia] * 3},
                             node.line, node.file, body, node.incdir)
       body.children.append(inertial)
-      for axis in np.eye(3):
-        body.children.append(type(node)("joint", {"type": "slide", "axis": list(axis), "pos": [0.0] * 3},
-                                        node.line, node.file, body, node.incdir))
+      for axis in _DOF_AXES[dof]:
+        attrs = {"type": "slide", "axis": None if axis is None else list(axis), "pos": [0.0] * 3}
+        body.children.append(type(node)("joint", attrs, node.line, node.file, body, node.incdir))
       bodies.append((i, body))
       vertbody.append(body.get("name"))
+  flatskin = ftype in ("box", "cylinder") or (ftype == "grid" and dim == 3)
   node.attrs[_EXPANDED] = dict(points=points, elements=elements, pinned=pinned, rigid=rigid, centered=centered,
-                               bodies=bodies, vertbody=vertbody, dim=dim)
+                               bodies=bodies, vertbody=vertbody, dim=dim, flatskin=flatskin, texcoord=texcoord,
+                               elemtexcoord=elemtexcoord, parent=parent_name)
   return [body for _, body in bodies]
+
+
+def _file_bytes(node, root, source):
+  """The contents of a mesh or gmsh flexcomp's file, looked up as MuJoCo looks up a mesh asset's file."""
+  if not node.has("file"):
+    fail(node, f"type '{node.get('type')}' needs 'file'", "file")
+  cfg = Settings(root)
+  name = node.get("file")
+  if cfg.strippath:
+    name = name[max(name.rfind("/"), name.rfind("\\")) + 1:]
+  path = name
+  if not os.path.isabs(name):
+    if node.incdir and not source.exists(os.path.join(source.main_dir, cfg.meshdir, name)):
+      name = os.path.join(node.incdir, name)
+    path = os.path.join(source.main_dir, cfg.meshdir, name)
+  if os.path.splitext(path)[1].lower() == ".msh" and node.get("type") == "mesh":
+    fail(node, "legacy MSH files are not supported in flexcomp", "file")
+  return source.read(path, node, "file")
+
+
+def _read_mesh(node, root, source):
+  """(vert, face, texcoord, facetexcoord) of a mesh flexcomp's file (OBJ or STL; the last two None without ``vt``
+  lines)."""
+  data = _file_bytes(node, root, source)
+  path = node.get("file")
+  try:
+    if os.path.splitext(path)[1].lower() == ".obj":
+      vert, face, texcoord, facetex = meshfile.read_obj_textured(data)
+      return (vert, face) + ((texcoord, facetex.ravel()) if len(texcoord) else (None, None))
+    return meshlib.read_mesh(data, path) + (None, None)
+  except ValueError as e:
+    fail(node, f"cannot load mesh '{node.get('file')}': {e}", "file")
 
 
 def _grid(node, dim, count, spacing):
@@ -224,10 +318,19 @@ def place_flexcomps(ctx):
     info = node.get(_EXPANDED)
     pos, quat = frames.frame(ctx.cfg, node)
     points = np.array([np.asarray(pos) + spatial.rotate(quat, p) for p in info["points"]]).reshape(-1, 3)
+    # MuJoCo 4 poses the points through the <frame>s around the flexcomp into the parent body's frame, and puts the
+    # vertex bodies there unrotated (their slide joints along the parent's axes)
+    composed = frames.frames(ctx.cfg, node)
+    if composed is not None:
+      points = np.array([composed[0] + spatial.rotate(composed[1], p) for p in points]).reshape(-1, 3)
     info["posed"] = points
     for i, body in info["bodies"]:
       body.attrs["pos"] = list(points[i])
       body.given = frozenset(body.attrs)
+      body.frames = ()
+      for joint in body.children:
+        if joint.tag == "joint" and joint.attrs.get("axis") is None:
+          joint.attrs["axis"] = list(flexshapes.unit(points[i]))
 
 
 def _flexcomps(root):
@@ -288,9 +391,11 @@ def collect(ctx):
     if not info["centered"] and not info["rigid"]:
       vert[~info["pinned"]] = 0.0
     spec = _settings(node, info["dim"])
+    # as for an explicit flex, vertices that all sit at their bodies' origins make a centred flex (a pinned centre)
     spec.update(vertbody=info["vertbody"], vert=vert, elements=info["elements"].copy(),
-                centered=info["centered"], vert_given=not info["centered"],
-                flatskin=info["dim"] == 3 or node.get("flatskin", False))
+                centered=info["centered"] or not np.any(vert != 0), vert_given=not info["centered"],
+                flatskin=info["flatskin"] or node.get("flatskin", False), texcoord=info["texcoord"],
+                elemtexcoord=info["elemtexcoord"], parent=info["parent"])
     edge = node.child("edge")
     if edge is not None:
       spec.update(edgestiffness=edge.get("stiffness", 0.0), edgedamping=edge.get("damping", 0.0))
@@ -314,7 +419,11 @@ def _explicit(ctx, node):
   spec = _settings(node, dim)
   spec.update(vertbody=vertbody, vert=vert, elements=np.asarray(node.get("element"), int),
               centered=not given or not np.any(vert != 0), vert_given=given,
-              flatskin=node.get("flatskin", False))
+              flatskin=node.get("flatskin", False),
+              texcoord=np.asarray(node.get("texcoord"), np.float32) if node.has("texcoord") else None,
+              elemtexcoord=np.asarray(node.get("elemtexcoord"), int) if node.has("elemtexcoord") else None)
+  if spec["texcoord"] is not None and spec["texcoord"].size % 2:
+    fail(node, "texcoord size must be a multiple of 2", "texcoord")
   edge = node.child("edge")
   if edge is not None:
     spec.update(edgestiffness=edge.get("stiffness", 0.0), edgedamping=edge.get("damping", 0.0))
@@ -335,7 +444,8 @@ def _settings(node, dim):
               solref=full(c.get("solref", []), SOLREF), solimp=full(c.get("solimp", []), SOLIMP),
               margin=c.get("margin", 0.0), gap=c.get("gap", 0.0),
               selfcollide=_SELFCOLLIDE[c.get("selfcollide", "auto")], activelayers=c.get("activelayers", 1),
-              passive=int(c.get("passive", False)),
+              passive=int(c.get("passive", False)), material=node.get("material", ""), texcoord=None,
+              elemtexcoord=None,
               internal=c.get("internal", False), contact=contact, edgestiffness=0.0, edgedamping=0.0)
 
 
@@ -363,7 +473,7 @@ def flex_fields(ctx, v, xpos, xquat):
   def put(key, value):
     rows.setdefault(key, []).append(value)
 
-  adr = dict(vert=0, edge=0, elem=0, elemdata=0, elemedge=0, shelldata=0, jfe=0)
+  adr = dict(vert=0, edge=0, elem=0, elemdata=0, elemedge=0, shelldata=0, jfe=0, texcoord=0)
   nJfe = 0
   for f, spec in enumerate(ctx.flexes):
     if eq_flex.get(f) and spec["edgestiffness"]:
@@ -371,6 +481,7 @@ def flex_fields(ctx, v, xpos, xquat):
            "stiffness")
     flex = _compile_one(ctx, spec, xpos, xquat)
     _check_contacts(ctx, spec, flex, weldid, dofnum)
+    _check_anchored(ctx, spec, flex, weldid, dofnum)
     dim, nvert, nedge, nelem = spec["dim"], flex["nvert"], len(flex["edges"]), flex["nelem"]
     for key in ("contype", "conaffinity", "condim", "priority", "solmix", "solref", "solimp", "friction", "margin",
                 "gap", "selfcollide", "activelayers", "passive", "dim", "radius", "edgestiffness", "edgedamping",
@@ -383,6 +494,7 @@ def flex_fields(ctx, v, xpos, xquat):
     put("flex_centered", flex["centered"])
     put("flex_flatskin", int(spec["flatskin"]))
     put("flex_interp", 0)
+    _texture_fields(ctx, spec, flex, adr, rows)
     put("flex_vertadr", adr["vert"])
     put("flex_vertnum", nvert)
     put("flex_edgeadr", adr["edge"])
@@ -434,9 +546,47 @@ def flex_fields(ctx, v, xpos, xquat):
   v["flexedge_J_colind"] = np.array(colind + [0] * (nJfe - len(colind)), int)
   for key, value in rows.items():
     v[key] = np.array(value)
+  v.update(nflextexcoord=adr["texcoord"])
   v.update(nflex=len(ctx.flexes), nflexvert=adr["vert"], nflexedge=adr["edge"], nflexelem=adr["elem"],
            nflexelemdata=adr["elemdata"], nflexelemedge=adr["elemedge"], nflexshelldata=adr["shelldata"],
            nJfe=nJfe)
+
+
+def _texture_fields(ctx, spec, flex, adr, rows):
+  """A flex's material (one an element), texture coordinates and the coordinate ids of its elements' vertices (its
+  own vertex ids without texture coordinates or explicit ids); no interpolation nodes or cells."""
+  node, dim, nelem = spec["node"], spec["dim"], flex["nelem"]
+  matid = ctx.lookup(ObjType.MATERIAL, node, "material") if spec["material"] else -1
+  rows.setdefault("flex_matid", []).extend([matid] * nelem)
+  texcoord, elemtexcoord = spec["texcoord"], spec["elemtexcoord"]
+  texcoord = None if texcoord is None or not texcoord.size else texcoord.reshape(-1, 2)
+  if texcoord is not None and elemtexcoord is None and len(texcoord) != flex["nvert"]:
+    fail(node, "two texture coordinates per vertex expected", "texcoord")
+  if texcoord is None or elemtexcoord is None:
+    elemtexcoord = flex["elements"]
+  elif len(elemtexcoord) != len(flex["elements"]) or np.any((elemtexcoord < 0) | (elemtexcoord >= len(texcoord))):
+    fail(node, f"elemtexcoord must have {len(flex['elements'])} texture coordinate ids, each below "
+         f"{len(texcoord)}", "elemtexcoord")
+  rows.setdefault("flex_elemtexcoord", []).extend(list(elemtexcoord))
+  rows.setdefault("flex_texcoordadr", []).append(-1 if texcoord is None else adr["texcoord"])
+  if texcoord is not None:
+    rows.setdefault("flex_texcoord", []).extend(texcoord.astype(np.float32).astype(float))
+    adr["texcoord"] += len(texcoord)
+  rows.setdefault("flex_nodeadr", []).append(0)
+  rows.setdefault("flex_nodenum", []).append(0)
+  rows.setdefault("flex_cellnum", []).append([1, 1, 1])
+  rows.setdefault("flex_vertcell", []).extend([-1] * flex["nvert"])
+
+
+def _check_anchored(ctx, spec, flex, weldid, dofnum):
+  """MuJoCo 4 refuses a flexcomp inside a moving body (one with joints, or welded to one) unless a vertex is pinned
+  to that body: the free vertices would not follow it."""
+  if "parent" not in spec:
+    return
+  names = ctx.names[ObjType.BODY]
+  moving = weldid[names.index(spec["parent"])] if spec["parent"] != "world" else 0
+  if moving and dofnum[moving] and not any(weldid[b] == moving for b in flex["vertbodyid"]):
+    fail(spec["node"], f"body '{names[moving]}' has joints but no flex vertices/nodes are pinned to it", None)
 
 
 def _contacts_disabled(ctx):
@@ -534,7 +684,7 @@ def _compile_one(ctx, spec, xpos, xquat):
   ids = [vertbodyid[0]] * nvert if len(vertbodyid) == 1 else vertbodyid
   for b in set(ids):
     for joint in ctx.body_info[b]["joints"]:
-      if joint["node"].get("damping", 0.0):
+      if np.any(np.asarray(joint["node"].get("damping", 0.0)) != 0):
         fail(node, f"flex vertex body '{ctx.names[ObjType.BODY][b]}' cannot have joint damping; use edge damping",
              attr)
   centered = spec["centered"]

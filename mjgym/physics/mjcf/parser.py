@@ -105,7 +105,7 @@ def parse_element(root_elem, filename, source):
   source.main_dir = os.path.dirname(filename)
   root = _convert(root_elem, filename, None, "", source, [os.path.abspath(filename)], "")
   _check_unique(root)
-  flex.expand_flexcomps(root)
+  flex.expand_flexcomps(root, source)
   classes = defaults.collect_defaults(root)
   defaults.apply_defaults(root, classes, None)
   _expand_replicates(root)

@@ -165,18 +165,18 @@ FLEX_CONTACT = {
 }
 # Elasticity (finite-element stiffness, bending, plasticity) is not modelled: only its absence is accepted.
 FLEX_ELASTICITY = {"young": "x", "poisson": "x", "damping": "x", "thickness": "x", "elastic2d": "x"}
-# <flexcomp> types mjgym builds: grid (dim 1, 2, 3) and direct (points and elements given); dof 'full' only.
+# <flexcomp> types: all (gmsh from ASCII files); dof 'full', 'radial' and '2d' (not the interpolated ones).
 FLEXCOMP = {
     "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
     "dim": "i", "dof": "s", "count": "i3", "cellcount": "x", "spacing": "f3", "radius": "f", "rigid": "b",
-    "mass": "f", "inertiabox": "f", "scale": "f3", "file": "x", "point": "f*", "element": "i*", "texcoord": "v",
-    "material": "v", "rgba": "g4", "flatskin": "b", "pos": "f3", "origin": "x", **_ORIENT,
+    "mass": "f", "inertiabox": "f", "scale": "f3", "file": "s", "point": "f*", "element": "i*", "texcoord": "f*",
+    "material": "s", "rgba": "g4", "flatskin": "b", "pos": "f3", "origin": "f3", **_ORIENT,
 }
 FLEXCOMP_EDGE = {"equality": "e:false|true|vert|strain", "solref": _SOLREF, "solimp": _SOLIMP,
                  "stiffness": "f", "damping": "f"}
 FLEX = {
-    "name": "s", "group": "i", "dim": "i", "radius": "f", "material": "v", "rgba": "g4", "flatskin": "b",
-    "body": "s", "vertex": "f*", "element": "i*", "texcoord": "v", "elemtexcoord": "v", "node": "x",
+    "name": "s", "group": "i", "dim": "i", "radius": "f", "material": "s", "rgba": "g4", "flatskin": "b",
+    "body": "s", "vertex": "f*", "element": "i*", "texcoord": "f*", "elemtexcoord": "i*", "node": "x",
     "nodecoord": "x", "cellcount": "x", "dof": "x",
 }
 # What a default class may hold: element name -> attributes (``class`` itself is not allowed inside).
@@ -320,7 +320,7 @@ ELEMENTS = {
 for _child in ("geom", "site", "camera", "light"):
   ELEMENTS[f"worldbody/{_child}"] = ELEMENTS[f"body/{_child}"]
 ELEMENTS["worldbody/body"] = ELEMENTS["body/body"] = ELEMENTS["body"]
-ELEMENTS["worldbody/flexcomp"] = ELEMENTS["body/flexcomp"] = FLEXCOMP
+ELEMENTS["worldbody/flexcomp"] = ELEMENTS["body/flexcomp"] = ELEMENTS["frame/flexcomp"] = FLEXCOMP
 # A <frame> moves the elements inside it (and sets their default class): it holds what its body holds.
 FRAME = {"name": "s", "childclass": "s", "pos": "f3", **_ORIENT}
 ELEMENTS["worldbody/frame"] = ELEMENTS["body/frame"] = ELEMENTS["frame/frame"] = FRAME
@@ -348,7 +348,7 @@ UNSUPPORTED_ELEMENTS = {
     "asset": ("model",),
     "worldbody": ("attach", "plugin"),
     "body": ("attach", "plugin"),
-    "frame": ("flexcomp", "attach", "plugin"),
+    "frame": ("attach", "plugin"),
     "replicate": ("flexcomp", "attach", "plugin"),
     "actuator": ("plugin", "dcmotor"),
     "default": ("dcmotor",),
