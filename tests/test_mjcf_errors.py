@@ -58,9 +58,9 @@ CASES = [
      "</mujoco>", 6, "muscle", "lengthrange", "did not settle"),
     ("sensor", f'<mujoco>\n<worldbody>\n{_BODY}\n</worldbody>\n<sensor>\n<tactile/>\n</sensor>\n'
      "</mujoco>", 6, "tactile", None, "unsupported"),
-    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint name="j"/>\n<geom size="1"/>\n</body>\n'
-     '</worldbody>\n<sensor>\n<jointpos joint="j" delay="1"/>\n</sensor>\n</mujoco>', 9,
-     "jointpos", "delay", "unsupported"),
+    ("unsupported_attribute", '<mujoco>\n<worldbody>\n<body>\n<joint name="j"/>\n<geom size="1"/>\n<site name="s"/>\n'
+     '</body>\n</worldbody>\n<sensor>\n<rangefinder site="s" camera="c"/>\n</sensor>\n</mujoco>', 10,
+     "rangefinder", "camera", "unsupported"),
     ("springdamper_not_positive", '<mujoco>\n<worldbody>\n<body>\n<joint springdamper="0.1 0"/>\n'
      '<geom size="1"/>\n</body>\n</worldbody>\n</mujoco>', 4, "joint", "springdamper", "must both be positive"),
     ("limited_without_range", '<mujoco>\n<worldbody>\n<body>\n<joint limited="true"/>\n<geom size="1"/>\n'
@@ -192,4 +192,4 @@ def test_unsupported_list_in_docs_is_current():
   gen = importlib.util.module_from_spec(spec)
   spec.loader.exec_module(gen)
   assert gen.DOC.read_text() == gen.render(), "run python tools/gen_unsupported.py"
-  assert "`<replicate>`" in gen.render() and "| `delay` |" in gen.render()
+  assert "`<replicate>`" in gen.render() and "| `camera` |" in gen.render()
