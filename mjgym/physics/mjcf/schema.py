@@ -156,8 +156,9 @@ FLEX_CONTACT = {
     "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "internal": "b",
     "selfcollide": "e:none|narrow|bvh|sap|auto", "activelayers": "i", "passive": "b", "vertcollide": "x",
 }
-# Elasticity (finite-element stiffness, bending, plasticity) is not modelled: only its absence is accepted.
-FLEX_ELASTICITY = {"young": "x", "poisson": "x", "damping": "x", "thickness": "x", "elastic2d": "x"}
+# Elasticity (mjcf/flex_elastic.py): linear elements of dim 2 (membrane, bending) and dim 3.
+FLEX_ELASTICITY = {"young": "f", "poisson": "f", "damping": "f", "thickness": "f",
+                   "elastic2d": "e:none|bend|stretch|both"}
 # <flexcomp> types mjgym builds: grid (dim 1, 2, 3) and direct (points and elements given); dof 'full' only.
 FLEXCOMP = {
     "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
