@@ -1,0 +1,142 @@
+"""Flex elasticity (mjcf/flex_elastic.py, physics/flex.py's elastic): <elasticity> of 2-D flexes (membrane, bending)
+and 3-D flexes (linear tetrahedra), compiled and simulated against MuJoCo.
+
+Models (tests/models/flex/): flex_elastic_cloth.xml, a membrane-and-bending cloth falling on a sphere;
+flex_elastic_box.xml, a tilted elastic block of 48 tetrahedra falling on a plane; flex_elastic_shell.xml, a
+bending-only plate pinned along one side and held by edge equalities.
+"""
+
+import mujoco
+import numpy as np
+import pytest
+
+from mjgym import physics
+from mjgym.physics.mjcf.errors import MJCFError
+from tests import oracle
+
+FLEX_DIR = oracle.MODELS_DIR / "flex"
+MODELS = ("flex_elastic_cloth.xml", "flex_elastic_box.xml", "flex_elastic_shell.xml")
+_NO_CONTACT = '<option><flag contact="disable"/></option>\n  <worldbody>'
+
+
+def _xml(name, contacts=True, poisson=None):
+  xml = (FLEX_DIR / name).read_text()
+  if poisson is not None:
+    xml = xml.replace('poisson="0.2"', f'poisson="{poisson}"').replace('poisson="0.3"', f'poisson="{poisson}"')
+  return xml if contacts else xml.replace("<worldbody>", _NO_CONTACT, 1)
+
+
+@pytest.mark.parametrize("poisson", (None, 0.0, 0.45))
+@pytest.mark.parametrize("name", MODELS)
+def test_compiled_elasticity_matches_mujoco(name, poisson):
+  """flex_stiffness, flex_bending (and their addresses and sizes), flex_edgeflap, flex_damping and every other
+  field, to 1e-9, at the model's Poisson ratio and at two others (mu and lambda scale differently with it)."""
+  xml = _xml(name, poisson=poisson)
+  mjm, m = oracle.models(xml)
+  assert mjm.nflexstiffness + mjm.nflexbending > 0
+  assert (m.nflexstiffness, m.nflexbending) == (mjm.nflexstiffness, mjm.nflexbending)
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+
+
+# Measured: qfrc_spring / qfrc_damper agree to ~5e-16 relative (the sums run in another order than MuJoCo's);
+# 1e-11 leaves room for other machines' rounding and none for a wrong term.
+@pytest.mark.parametrize("name", MODELS)
+def test_passive_forces_at_random_states_match_mujoco(name):
+  """qfrc_spring, qfrc_damper and qfrc_passive at random deformed states with random velocities."""
+  mjm, mjd, m, d = oracle.load_both(_xml(name, contacts=False))
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=11, count=6, scale=0.05):
+    assert np.abs(mjd.qfrc_spring).max() > 1e-3 and np.abs(mjd.qfrc_damper).max() > 1e-5
+    for field in ("qfrc_spring", "qfrc_damper", "qfrc_passive"):
+      oracle.assert_close(getattr(d, field), getattr(mjd, field), 1e-11, field)
+    oracle.assert_close(d.qacc, mjd.qacc, 1e-9, "qacc")
+
+
+@pytest.mark.parametrize("flag", ("spring", "damper"))
+def test_disabled_springs_or_dampers_drop_their_part(flag):
+  """<flag spring="disable"/> leaves the elastic damping, damper="disable" the elastic springs, as in MuJoCo."""
+  xml = _xml("flex_elastic_box.xml").replace("<worldbody>", f'<option><flag {flag}="disable"/></option><worldbody>')
+  mjm, mjd, m, d = oracle.load_both(xml)
+  for _ in oracle.forward_states(mjm, mjd, m, d, seed=2, count=2, scale=0.05):
+    kept = "qfrc_damper" if flag == "spring" else "qfrc_spring"
+    assert np.abs(mjd.qfrc_passive).max() > 0
+    oracle.assert_close(d.qfrc_passive, mjd.qfrc_passive, 1e-11, "qfrc_passive")
+    oracle.assert_close(getattr(d, kept), getattr(mjd, kept), 1e-11, kept)
+
+
+# (model, steps, qpos tolerance). Each step agrees with MuJoCo to rounding, and the trajectories stay within
+# ~1e-15 of MuJoCo's over 300 steps (measured: cloth 4e-16 with 37 sphere contacts at the end, box 9e-16 with its
+# plane contacts, shell 1e-16 with 40 edge-equality rows). Contacts and the solver amplify rounding where an active
+# set changes, so the tolerance leaves five orders of magnitude for other machines, and none for a wrong force.
+TRAJECTORIES = [("flex_elastic_cloth.xml", 300, 1e-10), ("flex_elastic_box.xml", 300, 1e-10),
+                ("flex_elastic_shell.xml", 300, 1e-10)]
+
+
+@pytest.mark.parametrize("name, steps, tol", TRAJECTORIES)
+def test_trajectory_matches_mujoco(name, steps, tol):
+  """A draped cloth, a block landing on the floor and a sagging shell, stepped in both engines from the same random
+  velocities."""
+  mjm, mjd, m, d = oracle.load_both(_xml(name))
+  mjd.qvel[:] = np.random.default_rng(7).normal(0.0, 0.1, mjm.nv)
+  d.qvel[:] = mjd.qvel
+  for _ in range(steps):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+  assert np.ptp(mjd.flexedge_length - mjm.flexedge_length0) > 1e-4  # the flex did deform
+  oracle.assert_close(d.qpos, mjd.qpos, tol, "qpos")
+  oracle.assert_close(d.qvel, mjd.qvel, 100 * tol, "qvel")
+  assert d.ncon == mjd.ncon
+  oracle.assert_close(d.flexvert_xpos, mjd.flexvert_xpos, tol, "flexvert_xpos")
+
+
+_GRID = """<mujoco>{option}<worldbody>
+<flexcomp name="f" type="grid" count="3 3 {nz}" spacing="0.1 0.1 0.1" dim="{dim}">
+  <elasticity {elasticity}/><contact contype="0" conaffinity="0"/>
+</flexcomp></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("dim, elasticity, option, message, attribute", [
+    (2, 'young="1e4" elastic2d="both"', "", "requires positive thickness", "thickness"),
+    (2, 'young="1e4" poisson="0.5" thickness="0.01" elastic2d="stretch"', "", r"Poisson ratio must be in \[0, 0.5\)",
+     "poisson"),
+    (3, 'young="1e4" poisson="-0.1"', "", r"Poisson ratio must be in \[0, 0.5\)", "poisson"),
+    (3, 'young="1e4" thickness="0.01" elastic2d="bend"', "", "2d elasticity requires a 2d flex", "elastic2d"),
+    (3, 'young="1e4"', '<option integrator="implicitfast"/>', "not integrated implicitly", "young"),
+    (2, 'young="1e4" thickness="0.01" elastic2d="bend"', '<option integrator="implicit"/>',
+     "not integrated implicitly", "young"),
+])
+def test_bad_elasticity_is_a_located_error(dim, elasticity, option, message, attribute):
+  """What MuJoCo refuses (the implicit integrators at its first step, the rest when it compiles) is refused at
+  load time, with the element and attribute."""
+  xml = _GRID.format(option=option, nz=2 if dim == 3 else 1, dim=dim, elasticity=elasticity)
+  with pytest.raises(Exception):
+    mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(MJCFError, match=message) as info:
+    physics.MjModel.from_xml_string(xml)
+  assert info.value.attribute == attribute
+  assert info.value.line is not None
+
+
+def test_membrane_off_under_implicit_loads_as_in_mujoco():
+  """young without elastic2d on a 2-D flex stores zero stiffness and makes no force: MuJoCo loads it under
+  implicitfast, and so does mjgym, with the same (zero) stiffness."""
+  xml = _GRID.format(option='<option integrator="implicitfast"/>', nz=1, dim=2,
+                     elasticity='young="1e4" damping="0.01"')
+  mjm, m = oracle.models(xml)
+  assert m.nflexstiffness == mjm.nflexstiffness > 0
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+
+
+def test_elasticity_on_moving_vertex_bodies_is_refused():
+  """MuJoCo applies elastic forces on vertices of other bodies through their Jacobians: mjgym only builds flexcomp
+  vertices (three slide joints on a static parent) and static vertices, and refuses the rest."""
+  xml = """<mujoco><worldbody>
+  <body name="a"><freejoint/><geom size="0.01"/></body>
+  <body name="b" pos="0.1 0 0"><freejoint/><geom size="0.01"/></body>
+  <body name="c" pos="0 0.1 0"><freejoint/><geom size="0.01"/></body></worldbody>
+  <deformable><flex name="f" dim="2" body="a b c" element="0 1 2">
+    <elasticity young="1e4" thickness="0.01" elastic2d="stretch"/><contact contype="0" conaffinity="0"/>
+  </flex></deformable></mujoco>"""
+  mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(MJCFError, match="flex elasticity on body 'a'") as info:
+    physics.MjModel.from_xml_string(xml)
+  assert info.value.attribute == "young"
