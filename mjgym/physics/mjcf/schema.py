@@ -156,9 +156,11 @@ FLEX_CONTACT = {
     "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "internal": "b",
     "selfcollide": "e:none|narrow|bvh|sap|auto", "activelayers": "i", "passive": "b", "vertcollide": "x",
 }
-# Elasticity (mjcf/flex_elastic.py): linear elements of dim 2 (membrane, bending) and dim 3.
+# Elasticity (mjcf/flex_elastic.py): linear elements of dim 2 (membrane, bending) and dim 3; not plasticity (yield)
+# nor the 1-D cables' torsion and cross-sections.
 FLEX_ELASTICITY = {"young": "f", "poisson": "f", "damping": "f", "thickness": "f",
-                   "elastic2d": "e:none|bend|stretch|both"}
+                   "elastic2d": "e:none|bend|stretch|both", "yield": "x", "shear": "x", "section": "x",
+                   "sectionsize": "x"}
 # <flexcomp> types mjgym builds: grid (dim 1, 2, 3) and direct (points and elements given); dof 'full' only.
 FLEXCOMP = {
     "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
