@@ -3,7 +3,8 @@ and 3-D flexes (linear tetrahedra), compiled and simulated against MuJoCo.
 
 Models (tests/models/flex/): flex_elastic_cloth.xml, a membrane-and-bending cloth falling on a sphere;
 flex_elastic_box.xml, a tilted elastic block of 48 tetrahedra falling on a plane; flex_elastic_shell.xml, a
-bending-only plate pinned along one side and held by edge equalities.
+bending-only plate pinned along one side and held by edge equalities; flex_elastic_explicit.xml, an explicit <flex>
+sheet and tetrahedron on user bodies (one vertex static); flex_elastic_curved.xml, a sheet curved at rest.
 """
 
 import mujoco
@@ -11,18 +12,21 @@ import numpy as np
 import pytest
 
 from mjgym import physics
+from mjgym.physics import batch
 from mjgym.physics.mjcf.errors import MJCFError
 from tests import oracle
 
 FLEX_DIR = oracle.MODELS_DIR / "flex"
-MODELS = ("flex_elastic_cloth.xml", "flex_elastic_box.xml", "flex_elastic_shell.xml")
+MODELS = ("flex_elastic_cloth.xml", "flex_elastic_box.xml", "flex_elastic_shell.xml", "flex_elastic_explicit.xml",
+          "flex_elastic_curved.xml")
 _NO_CONTACT = '<option><flag contact="disable"/></option>\n  <worldbody>'
 
 
 def _xml(name, contacts=True, poisson=None):
   xml = (FLEX_DIR / name).read_text()
   if poisson is not None:
-    xml = xml.replace('poisson="0.2"', f'poisson="{poisson}"').replace('poisson="0.3"', f'poisson="{poisson}"')
+    for value in ("0.2", "0.25", "0.3"):
+      xml = xml.replace(f'poisson="{value}"', f'poisson="{poisson}"')
   return xml if contacts else xml.replace("<worldbody>", _NO_CONTACT, 1)
 
 
@@ -34,6 +38,8 @@ def test_compiled_elasticity_matches_mujoco(name, poisson):
   xml = _xml(name, poisson=poisson)
   mjm, m = oracle.models(xml)
   assert mjm.nflexstiffness + mjm.nflexbending > 0
+  if poisson is not None:
+    assert f'poisson="{poisson}"' in xml
   assert (m.nflexstiffness, m.nflexbending) == (mjm.nflexstiffness, mjm.nflexbending)
   assert oracle.model_differences(mjm, m, 1e-9) == []
 
@@ -65,10 +71,10 @@ def test_disabled_springs_or_dampers_drop_their_part(flag):
 
 # (model, steps, qpos tolerance). Each step agrees with MuJoCo to rounding, and the trajectories stay within
 # ~1e-15 of MuJoCo's over 300 steps (measured: cloth 4e-16 with 37 sphere contacts at the end, box 9e-16 with its
-# plane contacts, shell 1e-16 with 40 edge-equality rows). Contacts and the solver amplify rounding where an active
-# set changes, so the tolerance leaves five orders of magnitude for other machines, and none for a wrong force.
-TRAJECTORIES = [("flex_elastic_cloth.xml", 300, 1e-10), ("flex_elastic_box.xml", 300, 1e-10),
-                ("flex_elastic_shell.xml", 300, 1e-10)]
+# plane contacts, shell 1e-16 with 40 edge-equality rows, explicit 1e-16, curved 9e-16). Contacts and the solver
+# amplify rounding where an active set changes, so the tolerance leaves five orders of magnitude for other machines,
+# and none for a wrong force.
+TRAJECTORIES = [(name, 300, 1e-10) for name in MODELS]
 
 
 @pytest.mark.parametrize("name, steps, tol", TRAJECTORIES)
@@ -86,6 +92,34 @@ def test_trajectory_matches_mujoco(name, steps, tol):
   oracle.assert_close(d.qvel, mjd.qvel, 100 * tol, "qvel")
   assert d.ncon == mjd.ncon
   oracle.assert_close(d.flexvert_xpos, mjd.flexvert_xpos, tol, "flexvert_xpos")
+
+
+def test_rk4_trajectory_matches_mujoco():
+  """The block under RK4 (elastic forces at each of its four stages), 100 steps; measured 1e-16 off MuJoCo."""
+  xml = _xml("flex_elastic_box.xml").replace("<worldbody>", '<option integrator="RK4"/><worldbody>', 1)
+  mjm, mjd, m, d = oracle.load_both(xml)
+  mjd.qvel[:] = np.random.default_rng(3).normal(0.0, 0.1, mjm.nv)
+  d.qvel[:] = mjd.qvel
+  for _ in range(100):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+  oracle.assert_close(d.qpos, mjd.qpos, 1e-10, "qpos")
+
+
+def test_batch_equals_single_worlds_bitwise():
+  """Elastic cloths on the sphere stepped in a batch of 4 worlds equal the same worlds stepped alone, bitwise."""
+  m = physics.MjModel.from_xml_path(str(FLEX_DIR / "flex_elastic_cloth.xml"))
+  qvel0 = np.random.default_rng(5).normal(0.0, 0.1, (4, m.nv))
+  b = batch.MjDataBatch(m, 4)
+  b.qvel[:] = qvel0
+  b.step(150)
+  for w in range(4):
+    d = physics.MjData(m)
+    d.qvel[:] = qvel0[w]
+    physics.mj_step(m, d, 150)
+    assert d.ncon > 0
+    for field in ("qpos", "qvel", "qacc", "qfrc_passive"):
+      assert np.array_equal(getattr(b, field)[w], getattr(d, field)), f"world {w} {field}"
 
 
 _GRID = """<mujoco>{option}<worldbody>
@@ -140,3 +174,13 @@ def test_elasticity_on_moving_vertex_bodies_is_refused():
   with pytest.raises(MJCFError, match="flex elasticity on body 'a'") as info:
     physics.MjModel.from_xml_string(xml)
   assert info.value.attribute == "young"
+
+
+@pytest.mark.parametrize("attribute", ("yield", "shear"))
+def test_plasticity_and_cable_attributes_are_unsupported(attribute):
+  """MuJoCo 4's plastic yield strains and 1-D cable shear modulus load there; mjgym names them as unsupported."""
+  xml = _GRID.format(option="", nz=2, dim=3, elasticity=f'young="1e4" {attribute}="0.01"')
+  mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(MJCFError, match="not supported") as info:
+    physics.MjModel.from_xml_string(xml)
+  assert info.value.attribute == attribute

@@ -94,7 +94,8 @@ def compile_flex(spec, xv, elements, edges):
     rigidity = young * spec["thickness"] ** 3 / (12 * (1 - poisson * poisson))
     for e, s in enumerate(stencils):
       if s[3] >= 0:
-        bending[BENDING_STRIDE * e:BENDING_STRIDE * (e + 1)] = _bending(xv, s, rigidity)
+        flap = (edges[e][0], edges[e][1], s[2], s[3])
+        bending[BENDING_STRIDE * e:BENDING_STRIDE * (e + 1)] = _bending(xv, flap, rigidity)
   return stiffness, bending, flaps
 
 
@@ -173,9 +174,11 @@ def _area(x, v0, v1, v2):
 
 
 def _bending(x, v, rigidity):
-  """The 17 bending values of one inner edge's flap: a discrete quadratic bending energy's 4x4 matrix (cotangent
+  """The 17 bending values of one inner edge's flap ``v`` (the edge's vertices, lower id first, then the vertices
+  opposite it in the first and second triangle): a discrete quadratic bending energy's 4x4 matrix (cotangent
   weights, scaled by the angle the flap's triangles make at rest and by the plate's flexural rigidity over the flap's
-  area) and the curved-reference factor."""
+  area), and the factor of the curved-reference force, which the runtime applies along the gradients of the flap's
+  signed volume."""
   a01, a02 = _cot(x, v[0], v[1], v[2]), _cot(x, v[0], v[3], v[1])
   a03, a04 = _cot(x, v[1], v[2], v[0]), _cot(x, v[1], v[0], v[3])
   c = np.array([a03 + a04, a01 + a02, -(a01 + a03), -(a02 + a04)])
@@ -189,5 +192,9 @@ def _bending(x, v, rigidity):
   cos_theta = -np.dot(t0, t1) / sqr
   out = np.zeros(BENDING_STRIDE)
   out[:16] = (np.outer(c, c) * cos_theta * stiffness).ravel()
-  out[16] = np.dot(np.cross(e0, e1), e2) * (a01 - a03) * (a04 - a02) * stiffness / (sqr * np.sqrt(sqr))
+  # MuJoCo 4 (measured): the factor that cancels, at rest, the force on the first opposite vertex along the normal
+  # of its triangle
+  normal = np.cross(e0, e1)
+  force = out[8:12] @ x[list(v)]
+  out[16] = -np.dot(force, normal) / np.dot(np.cross(e2, e0), normal)
   return out
