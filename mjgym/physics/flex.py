@@ -1,5 +1,6 @@
 """Flexes at run time: vertex positions, edge lengths and their sparse Jacobians (MuJoCo's mj_flex), edge velocities,
-and the edge spring-dampers of the passive forces. A model without flexes runs none of it (nflex == 0)."""
+and the passive forces: edge spring-dampers and elasticity (stretching of 2-D and 3-D elements, bending of 2-D
+ones). A model without flexes runs none of it (nflex == 0)."""
 
 import math as pymath
 
@@ -205,14 +206,14 @@ def _bend(m, d, f, spring, damper):
     e2x, e2y, e2z = x[v3, 0] - x[v0, 0], x[v3, 1] - x[v0, 1], x[v3, 2] - x[v0, 2]
     b = adr + 17 * e
     curved = m.flex_bending[b + 16]
+    # the curved-reference directions: the gradients of the flap's signed volume at its four vertices
+    c1x, c1y, c1z = e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z, e1x * e2y - e1y * e2x
+    c2x, c2y, c2z = e2y * e0z - e2z * e0y, e2z * e0x - e2x * e0z, e2x * e0y - e2y * e0x
+    c3x, c3y, c3z = e0y * e1z - e0z * e1y, e0z * e1x - e0x * e1z, e0x * e1y - e0y * e1x
     for i in range(4):
       vi = v0 if i == 0 else v1 if i == 1 else v2 if i == 2 else v3
       if m.body_dofnum[m.flex_vertbodyid[vi]] != 3:
         continue
-      # the curved-reference direction at vertex i: cross products of the flap's edges
-      c1x, c1y, c1z = e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z, e1x * e2y - e1y * e2x
-      c2x, c2y, c2z = e2y * e0z - e2z * e0y, e2z * e0x - e2x * e0z, e2x * e0y - e2y * e0x
-      c3x, c3y, c3z = e0y * e1z - e0z * e1y, e0z * e1x - e0x * e1z, e0x * e1y - e0y * e1x
       if i == 0:
         cx, cy, cz = -(c1x + c2x + c3x), -(c1y + c2y + c3y), -(c1z + c2z + c3z)
       elif i == 1:
