@@ -129,6 +129,20 @@ def _elongation(m, d, e, kD, dt):
 
 
 @njit(cache=True, error_model="numpy")
+def _element_elongations(m, d, ebase, eedge, nedge, kD, dt):
+  """The strains and damping terms of an element's edges, as two 6-tuples (zero past its nedge edges)."""
+  s0, d0 = _elongation(m, d, ebase + m.flex_elemedge[eedge], kD, dt)
+  s1, d1 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 1], kD, dt)
+  s2, d2 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 2], kD, dt)
+  if nedge == 3:
+    return (s0, s1, s2, 0.0, 0.0, 0.0), (d0, d1, d2, 0.0, 0.0, 0.0)
+  s3, d3 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 3], kD, dt)
+  s4, d4 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 4], kD, dt)
+  s5, d5 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 5], kD, dt)
+  return (s0, s1, s2, s3, s4, s5), (d0, d1, d2, d3, d4, d5)
+
+
+@njit(cache=True, error_model="numpy")
 def _vertex_force(m, d, v, fx, fy, fz, qfrc, scale):
   """qfrc += scale * the world force (fx, fy, fz) on vertex v, in its body's slide dofs (body frame); a vertex on a
   body without dofs takes none (the compiler admits no other vertex bodies for elasticity)."""
@@ -157,30 +171,27 @@ def _stretch(m, d, f, spring, damper):
   ebase = m.flex_edgeadr[f]
   for t in range(m.flex_elemnum[f]):
     elem = m.flex_elemdataadr[f] + (dim + 1) * t
-    eedge = m.flex_elemedgeadr[f] + nedge * t
+    strain, rate = _element_elongations(m, d, ebase, m.flex_elemedgeadr[f] + nedge * t, nedge, kD, dt)
     k = adr + stride * t
-    for e1 in range(nedge):
-      s1, d1 = _elongation(m, d, ebase + m.flex_elemedge[eedge + e1], kD, dt)
-      for e2 in range(e1, nedge):
-        metric = m.flex_stiffness[k]
-        k += 1
-        s2, d2 = _elongation(m, d, ebase + m.flex_elemedge[eedge + e2], kD, dt)
-        # the pair (e1, e2) moves edge e2's vertices by e1's strain, and (for e2 != e1) e1's by e2's
-        for side in range(2 if e2 != e1 else 1):
-          e = e2 if side == 0 else e1
-          ss = s1 if side == 0 else s2
-          dd = d1 if side == 0 else d2
-          va = vbase + m.flex_elem[elem + _edge_vertex(dim, e, 0)]
-          vb = vbase + m.flex_elem[elem + _edge_vertex(dim, e, 1)]
-          gx = d.flexvert_xpos[va, 0] - d.flexvert_xpos[vb, 0]
-          gy = d.flexvert_xpos[va, 1] - d.flexvert_xpos[vb, 1]
-          gz = d.flexvert_xpos[va, 2] - d.flexvert_xpos[vb, 2]
-          if spring:
-            _vertex_force(m, d, va, gx, gy, gz, d.qfrc_spring, -ss * metric)
-            _vertex_force(m, d, vb, gx, gy, gz, d.qfrc_spring, ss * metric)
-          if damper:
-            _vertex_force(m, d, va, gx, gy, gz, d.qfrc_damper, -dd * metric)
-            _vertex_force(m, d, vb, gx, gy, gz, d.qfrc_damper, dd * metric)
+    for e in range(nedge):
+      # the metric's column e (from its upper triangle, row by row) against the strains: edge e's force
+      ks = kd = 0.0
+      for a in range(nedge):
+        i, j = (a, e) if a <= e else (e, a)
+        metric = m.flex_stiffness[k + i * nedge - i * (i - 1) // 2 + j - i]
+        ks += metric * strain[a]
+        kd += metric * rate[a]
+      va = vbase + m.flex_elem[elem + _edge_vertex(dim, e, 0)]
+      vb = vbase + m.flex_elem[elem + _edge_vertex(dim, e, 1)]
+      gx = d.flexvert_xpos[va, 0] - d.flexvert_xpos[vb, 0]
+      gy = d.flexvert_xpos[va, 1] - d.flexvert_xpos[vb, 1]
+      gz = d.flexvert_xpos[va, 2] - d.flexvert_xpos[vb, 2]
+      if spring:
+        _vertex_force(m, d, va, gx, gy, gz, d.qfrc_spring, -ks)
+        _vertex_force(m, d, vb, gx, gy, gz, d.qfrc_spring, ks)
+      if damper:
+        _vertex_force(m, d, va, gx, gy, gz, d.qfrc_damper, -kd)
+        _vertex_force(m, d, vb, gx, gy, gz, d.qfrc_damper, kd)
 
 
 @njit(cache=True, error_model="numpy")
