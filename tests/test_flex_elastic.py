@@ -184,3 +184,22 @@ def test_plasticity_and_cable_attributes_are_unsupported(attribute):
   with pytest.raises(MJCFError, match="not supported") as info:
     physics.MjModel.from_xml_string(xml)
   assert info.value.attribute == attribute
+
+
+def test_rigid_elastic_flex_makes_no_force():
+  """A flex whose vertices all sit on one body is rigid: MuJoCo compiles its elasticity, applies none and allows the
+  implicit integrators; mjgym does the same (its moving body would otherwise be refused)."""
+  xml = """<mujoco><option integrator="implicitfast"/><worldbody>
+  <body name="b" pos="0 0 1"><freejoint/><geom size="0.05"/></body></worldbody>
+  <deformable><flex name="f" dim="2" body="b" vertex="0 0 0 0.1 0 0 0 0.1 0" element="0 1 2">
+    <elasticity young="1e4" thickness="0.01" elastic2d="both"/><contact contype="0" conaffinity="0"/>
+  </flex></deformable></mujoco>"""
+  mjm, mjd, m, d = oracle.load_both(xml)
+  assert m.flex_rigid[0] and m.nflexbending == mjm.nflexbending > 0
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+  mjd.qvel[:] = d.qvel[:] = 0.3
+  for _ in range(50):
+    mujoco.mj_step(mjm, mjd)
+    physics.mj_step(m, d)
+  assert not np.any(d.qfrc_spring)
+  oracle.assert_close(d.qpos, mjd.qpos, 1e-12, "qpos")

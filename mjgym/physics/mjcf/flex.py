@@ -380,7 +380,7 @@ def flex_fields(ctx, v, xpos, xquat):
       put(f"flex_{key}", spec[key])
     put("flex_size", flex["size"])
     put("flex_damping", spec["damping"])
-    flex_elastic.check(ctx, spec, flex["vertbodyid"], parent, weldid, ctx.names[ObjType.BODY])
+    flex_elastic.check(ctx, spec, flex["rigid"], flex["vertbodyid"], parent, weldid, ctx.names[ObjType.BODY])
     stiffness, bending, flaps = flex_elastic.compile_flex(spec, flex["xv"], np.reshape(flex["elements"], (nelem, -1)),
                                                           flex["edges"])
     put("flex_stiffnessadr", adr["stiffness"] if stiffness is not None else -1)

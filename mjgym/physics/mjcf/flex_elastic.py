@@ -51,10 +51,11 @@ def makes_forces(spec):
   return spec["young"] > 0 and not (spec["dim"] == 2 and spec["elastic2d"] == 0)
 
 
-def check(ctx, spec, vertbodyid, parent, weldid, body_names):
+def check(ctx, spec, rigid, vertbodyid, parent, weldid, body_names):
   """Elasticity moves a flex's vertices through bodies of three slide joints (x, y, z) on a static parent, as
-  flexcomp makes them, or leaves them on static bodies; anything else, and the implicit integrators, are refused."""
-  if not makes_forces(spec):
+  flexcomp makes them, or leaves them on static bodies; anything else, and the implicit integrators, are refused.
+  A rigid flex (all its vertices on one body) makes no elastic force."""
+  if rigid or not makes_forces(spec):
     return
   el = spec["node"].child("elasticity")
   integrator = [opt.get("integrator") for opt in ctx.root.all("option") if opt.has("integrator")]
