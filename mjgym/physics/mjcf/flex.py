@@ -380,15 +380,7 @@ def flex_fields(ctx, v, xpos, xquat):
       put(f"flex_{key}", spec[key])
     put("flex_size", flex["size"])
     put("flex_damping", spec["damping"])
-    flex_elastic.check(ctx, spec, flex["rigid"], flex["vertbodyid"], parent, weldid, ctx.names[ObjType.BODY])
-    stiffness, bending, flaps = flex_elastic.compile_flex(spec, flex["xv"], np.reshape(flex["elements"], (nelem, -1)),
-                                                          flex["edges"])
-    put("flex_stiffnessadr", adr["stiffness"] if stiffness is not None else -1)
-    put("flex_bendingadr", adr["bending"] if bending is not None else -1)
-    for key, data in (("stiffness", stiffness), ("bending", bending)):
-      if data is not None:
-        rows.setdefault(f"flex_{key}", []).extend(data)
-        adr[key] += len(data)
+    flaps = flex_elastic.add_fields(ctx, spec, flex, parent, weldid, rows, adr)
     put("flex_edgeequality", eq_flex.get(f, 0))
     put("flex_rigid", flex["rigid"])
     put("flex_centered", flex["centered"])

@@ -11,6 +11,7 @@ sharing it (its flap) and a factor for a curved reference shape.
 import numpy as np
 
 from mjgym.physics.mjcf.errors import fail
+from mjgym.physics.types import ObjType
 
 ELASTIC2D = {"none": 0, "bend": 1, "stretch": 2, "both": 3}
 # Element edges as local vertex pairs (dim 2, dim 3), in MuJoCo's order.
@@ -72,6 +73,20 @@ def check(ctx, spec, rigid, vertbodyid, parent, weldid, body_names):
       continue
     fail(el, f"flex elasticity on body '{body_names[b]}': mjgym applies it to vertex bodies of three slide joints "
          "(x, y, z) on a static parent, or to static bodies (unsupported feature)", "young")
+
+
+def add_fields(ctx, spec, flex, parent, weldid, rows, adr):
+  """Checks one compiled flex's elasticity and appends its flex_stiffness, flex_bending and their addresses to the
+  model rows (advancing ``adr["stiffness"]``, ``adr["bending"]``); returns its flex_edgeflap rows."""
+  check(ctx, spec, flex["rigid"], flex["vertbodyid"], parent, weldid, ctx.names[ObjType.BODY])
+  elements = np.reshape(flex["elements"], (flex["nelem"], -1))
+  stiffness, bending, flaps = compile_flex(spec, flex["xv"], elements, flex["edges"])
+  for key, data in (("stiffness", stiffness), ("bending", bending)):
+    rows.setdefault(f"flex_{key}adr", []).append(adr[key] if data is not None else -1)
+    if data is not None:
+      rows.setdefault(f"flex_{key}", []).extend(data)
+      adr[key] += len(data)
+  return flaps
 
 
 def compile_flex(spec, xv, elements, edges):
