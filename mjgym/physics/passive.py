@@ -460,9 +460,8 @@ def passive(m, d):
   if damper:
     for i in range(m.nv):
       d.qfrc_damper[i] = -(m.dof_damping[i] + support.joint_actuator_damping(m, m.dof_jntid[i])) * d.qvel[i]
-  if m.nflexstiffness > 0 or m.nflexbending > 0:
-    flex.elastic(m, d, spring, damper)
   if m.nflex > 0:
+    flex.elastic(m, d, spring, damper)
     flex.edge_spring_damper(m, d, spring, damper)
   _tendon_forces(m, d, spring, damper)
   if m.opt_density[0] > 0 or m.opt_viscosity[0] > 0:
