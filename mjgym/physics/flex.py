@@ -1,5 +1,6 @@
 """Flexes at run time: vertex positions, edge lengths and their sparse Jacobians (MuJoCo's mj_flex), edge velocities,
-and the edge spring-dampers of the passive forces. A model without flexes runs none of it (nflex == 0)."""
+and the passive forces: edge spring-dampers and elasticity (stretching of 2-D and 3-D elements, bending of 2-D
+ones). A model without flexes runs none of it (nflex == 0)."""
 
 import math as pymath
 
@@ -106,6 +107,162 @@ def edge_spring_damper(m, d, spring, damper):
         dof = m.flexedge_J_colind[j]
         d.qfrc_spring[dof] += d.flexedge_J[j] * frc_spring
         d.qfrc_damper[dof] += d.flexedge_J[j] * frc_damper
+
+
+@njit(cache=True, error_model="numpy")
+def _edge_vertex(dim, e, i):
+  """Local vertex i (0, 1) of edge e of an element, in MuJoCo's edge order (flex_elemedge follows it)."""
+  if dim == 2:
+    a, b = ((1, 2), (2, 0), (0, 1))[e]
+  else:
+    a, b = ((0, 1), (1, 2), (2, 0), (2, 3), (0, 3), (1, 3))[e]
+  return a if i == 0 else b
+
+
+@njit(cache=True, error_model="numpy")
+def _elongation(m, d, e, kD, dt):
+  """Squared-length strain of edge e and its Rayleigh damping term (from the length one step back at the edge's
+  current rate)."""
+  length = d.flexedge_length[e]
+  previous = length - d.flexedge_velocity[e] * dt
+  return length * length - m.flexedge_length0[e] * m.flexedge_length0[e], (length * length - previous * previous) * kD
+
+
+@njit(cache=True, error_model="numpy")
+def _element_elongations(m, d, ebase, eedge, nedge, kD, dt):
+  """The strains and damping terms of an element's edges, as two 6-tuples (zero past its nedge edges)."""
+  s0, d0 = _elongation(m, d, ebase + m.flex_elemedge[eedge], kD, dt)
+  s1, d1 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 1], kD, dt)
+  s2, d2 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 2], kD, dt)
+  if nedge == 3:
+    return (s0, s1, s2, 0.0, 0.0, 0.0), (d0, d1, d2, 0.0, 0.0, 0.0)
+  s3, d3 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 3], kD, dt)
+  s4, d4 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 4], kD, dt)
+  s5, d5 = _elongation(m, d, ebase + m.flex_elemedge[eedge + 5], kD, dt)
+  return (s0, s1, s2, s3, s4, s5), (d0, d1, d2, d3, d4, d5)
+
+
+@njit(cache=True, error_model="numpy")
+def _vertex_force(m, d, v, fx, fy, fz, qfrc, scale):
+  """qfrc += scale * the world force (fx, fy, fz) on vertex v, in its body's slide dofs (body frame); a vertex on a
+  body without dofs takes none (the compiler admits no other vertex bodies for elasticity)."""
+  b = m.flex_vertbodyid[v]
+  if m.body_dofnum[b] != 3:
+    return
+  adr = m.body_dofadr[b]
+  for k in range(3):
+    qfrc[adr + k] += scale * (d.xmat[b, k] * fx + d.xmat[b, 3 + k] * fy + d.xmat[b, 6 + k] * fz)
+
+
+@njit(cache=True, error_model="numpy")
+def _stretch(m, d, f, spring, damper):
+  """Linear element elasticity on squared edge lengths (dim 2 membranes, dim 3 solids): each element's force is
+  minus the edge-length gradients weighted by its edge metric times the edges' strains (spring) and their rates
+  (Rayleigh damping, flex_damping / timestep)."""
+  adr = m.flex_stiffnessadr[f]
+  if adr < 0 or m.flex_stiffness[adr] == 0.0:
+    return
+  dim = m.flex_dim[f]
+  nedge = 3 if dim == 2 else 6
+  stride = 21 if dim == 2 else 24
+  dt = m.opt_timestep[0]
+  kD = m.flex_damping[f] / dt if dt > 0 else 0.0
+  vbase = m.flex_vertadr[f]
+  ebase = m.flex_edgeadr[f]
+  for t in range(m.flex_elemnum[f]):
+    elem = m.flex_elemdataadr[f] + (dim + 1) * t
+    strain, rate = _element_elongations(m, d, ebase, m.flex_elemedgeadr[f] + nedge * t, nedge, kD, dt)
+    k = adr + stride * t
+    for e in range(nedge):
+      # the metric's column e (from its upper triangle, row by row) against the strains: edge e's force
+      ks = kd = 0.0
+      for a in range(nedge):
+        i, j = (a, e) if a <= e else (e, a)
+        metric = m.flex_stiffness[k + i * nedge - i * (i - 1) // 2 + j - i]
+        ks += metric * strain[a]
+        kd += metric * rate[a]
+      va = vbase + m.flex_elem[elem + _edge_vertex(dim, e, 0)]
+      vb = vbase + m.flex_elem[elem + _edge_vertex(dim, e, 1)]
+      gx = d.flexvert_xpos[va, 0] - d.flexvert_xpos[vb, 0]
+      gy = d.flexvert_xpos[va, 1] - d.flexvert_xpos[vb, 1]
+      gz = d.flexvert_xpos[va, 2] - d.flexvert_xpos[vb, 2]
+      if spring:
+        _vertex_force(m, d, va, gx, gy, gz, d.qfrc_spring, -ks)
+        _vertex_force(m, d, vb, gx, gy, gz, d.qfrc_spring, ks)
+      if damper:
+        _vertex_force(m, d, va, gx, gy, gz, d.qfrc_damper, -kd)
+        _vertex_force(m, d, vb, gx, gy, gz, d.qfrc_damper, kd)
+
+
+@njit(cache=True, error_model="numpy")
+def _bend(m, d, f, spring, damper):
+  """Thin-shell bending of a 2-D flex: over each inner edge's flap (its two triangles), the bending matrix times the
+  four vertex positions plus the curved-reference term (spring), and times their velocities (damper)."""
+  adr = m.flex_bendingadr[f]
+  if m.flex_dim[f] != 2 or adr < 0:
+    return
+  vbase = m.flex_vertadr[f]
+  damping = m.flex_damping[f]
+  for e in range(m.flex_edgenum[f]):
+    edge = m.flex_edgeadr[f] + e
+    if m.flex_edgeflap[edge, 1] == -1:
+      continue
+    v0 = vbase + m.flex_edge[edge, 0]
+    v1 = vbase + m.flex_edge[edge, 1]
+    v2 = vbase + m.flex_edgeflap[edge, 0]
+    v3 = vbase + m.flex_edgeflap[edge, 1]
+    x = d.flexvert_xpos
+    e0x, e0y, e0z = x[v1, 0] - x[v0, 0], x[v1, 1] - x[v0, 1], x[v1, 2] - x[v0, 2]
+    e1x, e1y, e1z = x[v2, 0] - x[v0, 0], x[v2, 1] - x[v0, 1], x[v2, 2] - x[v0, 2]
+    e2x, e2y, e2z = x[v3, 0] - x[v0, 0], x[v3, 1] - x[v0, 1], x[v3, 2] - x[v0, 2]
+    b = adr + 17 * e
+    curved = m.flex_bending[b + 16]
+    # the curved-reference directions: the gradients of the flap's signed volume at its four vertices
+    c1x, c1y, c1z = e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z, e1x * e2y - e1y * e2x
+    c2x, c2y, c2z = e2y * e0z - e2z * e0y, e2z * e0x - e2x * e0z, e2x * e0y - e2y * e0x
+    c3x, c3y, c3z = e0y * e1z - e0z * e1y, e0z * e1x - e0x * e1z, e0x * e1y - e0y * e1x
+    for i in range(4):
+      vi = v0 if i == 0 else v1 if i == 1 else v2 if i == 2 else v3
+      if m.body_dofnum[m.flex_vertbodyid[vi]] != 3:
+        continue
+      if i == 0:
+        cx, cy, cz = -(c1x + c2x + c3x), -(c1y + c2y + c3y), -(c1z + c2z + c3z)
+      elif i == 1:
+        cx, cy, cz = c1x, c1y, c1z
+      elif i == 2:
+        cx, cy, cz = c2x, c2y, c2z
+      else:
+        cx, cy, cz = c3x, c3y, c3z
+      sx = sy = sz = 0.0
+      wx = wy = wz = 0.0
+      for j in range(4):
+        vj = v0 if j == 0 else v1 if j == 1 else v2 if j == 2 else v3
+        coef = m.flex_bending[b + 4 * i + j]
+        sx += coef * x[vj, 0]
+        sy += coef * x[vj, 1]
+        sz += coef * x[vj, 2]
+        bj = m.flex_vertbodyid[vj]
+        if m.body_dofnum[bj] == 3:
+          # MuJoCo reads the slide dofs' velocities as world velocities here
+          adr_j = m.body_dofadr[bj]
+          wx += coef * d.qvel[adr_j]
+          wy += coef * d.qvel[adr_j + 1]
+          wz += coef * d.qvel[adr_j + 2]
+      if spring:
+        _vertex_force(m, d, vi, sx + curved * cx, sy + curved * cy, sz + curved * cz, d.qfrc_spring, -1.0)
+      if damper:
+        _vertex_force(m, d, vi, wx, wy, wz, d.qfrc_damper, -damping)
+
+
+@njit(cache=True, error_model="numpy")
+def elastic(m, d, spring, damper):
+  """Flex elasticity into qfrc_spring and qfrc_damper (MuJoCo's flex passive forces): bending, then stretching, of
+  each non-rigid flex of dim 2 or 3."""
+  for f in range(m.nflex):
+    if m.flex_dim[f] == 1 or m.flex_rigid[f]:
+      continue
+    _bend(m, d, f, spring, damper)
+    _stretch(m, d, f, spring, damper)
 
 
 @njit(cache=True, error_model="numpy")

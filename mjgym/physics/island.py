@@ -9,7 +9,6 @@ disable flag is set. Islands are numbered by their smallest tree, their dofs and
 
 from numba import njit
 
-from mjgym.physics import flex
 from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
 from mjgym.physics.constants import CNSTR_CONTACT_FRICTIONLESS
 from mjgym.physics.constants import CNSTR_EQUALITY
@@ -70,9 +69,10 @@ def _row_trees(m, d, i, parent):
     t1 = m.dof_treeid[oid]
   elif ctype == CNSTR_LIMIT_JOINT:
     t1 = m.dof_treeid[m.jnt_dofadr[oid]]
-  elif CNSTR_CONTACT_FRICTIONLESS <= ctype <= CNSTR_CONTACT_ELLIPTIC:
-    t1 = m.body_treeid[flex.contact_body(m, d, oid, 0)]
-    t2 = m.body_treeid[flex.contact_body(m, d, oid, 1)]
+  elif CNSTR_CONTACT_FRICTIONLESS <= ctype <= CNSTR_CONTACT_ELLIPTIC and d.contact_geom1[oid] >= 0 \
+      and d.contact_geom2[oid] >= 0:
+    t1 = m.body_treeid[m.geom_bodyid[d.contact_geom1[oid]]]
+    t2 = m.body_treeid[m.geom_bodyid[d.contact_geom2[oid]]]
   elif ctype == CNSTR_EQUALITY and (m.eq_type[oid] == EqType.CONNECT or m.eq_type[oid] == EqType.WELD):
     t1 = m.body_treeid[_body_of(m, m.eq_objtype[oid], m.eq_obj1id[oid])]
     t2 = m.body_treeid[_body_of(m, m.eq_objtype[oid], m.eq_obj2id[oid])]
@@ -81,7 +81,8 @@ def _row_trees(m, d, i, parent):
       return -2
     _join(parent, t1, t2 if t2 != -2 else -1)
     return t1 if t1 >= 0 else t2
-  # any other row (tendons, joint couplings): the trees of the dofs its Jacobian touches
+  # any other row (tendons, joint couplings, flex contacts, whose elements span several vertex trees): the trees
+  # of the dofs its Jacobian touches
   first = -2
   prev = -1
   k = 0
@@ -98,6 +99,27 @@ def _row_trees(m, d, i, parent):
     else:
       k += 1
   return first
+
+
+@njit(cache=True, error_model="numpy")
+def _join_elastic_flexes(m, parent):
+  """Flex elasticity couples all the vertices of a flex with no constraint row saying so: as MuJoCo 4 does, the
+  trees of each flex with stretch or bending stiffness join one island (when there are rows at all)."""
+  for f in range(m.nflex):
+    if m.flex_rigid[f] or m.flex_dim[f] < 2:
+      continue
+    adr = m.flex_stiffnessadr[f]
+    if m.flex_bendingadr[f] < 0 and (adr < 0 or m.flex_stiffness[adr] == 0.0):
+      continue
+    first = -1
+    for v in range(m.flex_vertadr[f], m.flex_vertadr[f] + m.flex_vertnum[f]):
+      tree = m.body_treeid[m.flex_vertbodyid[v]]
+      if tree < 0 or tree == first:
+        continue
+      if first < 0:
+        first = tree
+      else:
+        _join(parent, first, tree)
 
 
 @njit(cache=True, error_model="numpy")
@@ -120,6 +142,7 @@ def island(m, d):
     efc_tree[i] = _row_trees(m, d, i, parent)
     if efc_tree[i] < 0:
       return  # a row that moves nothing: no partition, solve everything as one problem
+  _join_elastic_flexes(m, parent)
   # islands numbered by their smallest tree, which is the root of its set: point every tree at its root,
   # then replace links by ids in tree order (a root comes before the rest of its set)
   for t in range(m.ntree):

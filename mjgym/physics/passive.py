@@ -461,6 +461,7 @@ def passive(m, d):
     for i in range(m.nv):
       d.qfrc_damper[i] = -support.dof_damping(m, i) * d.qvel[i]
   if m.nflex > 0:
+    flex.elastic(m, d, spring, damper)
     flex.edge_spring_damper(m, d, spring, damper)
   _tendon_forces(m, d, spring, damper)
   if m.opt_density[0] > 0 or m.opt_viscosity[0] > 0:

@@ -392,6 +392,8 @@ nflexelemedge           int                   | number of element edge ids in al
 nflexshelldata          int                   | number of shell fragment vertex ids in all flexes
 nflextexcoord           int                   | number of texture coordinates in all flexes
 nflexnode               int                   | number of interpolation nodes in all flexes (0: mjgym has no interpolated flexes)
+nflexstiffness          int                   | number of elasticity stiffness values in all flexes
+nflexbending            int                   | number of bending stiffness values in all flexes
 nJfe                    int                   | number of non-zeros in the sparse flex edge Jacobian
 nhfield                 int                   | number of height fields
 nhfielddata             int                   | number of elevation samples in all height fields
@@ -685,6 +687,10 @@ flex_size               float  nflex 3        | half sizes of the bounding box a
 flex_edgestiffness      float  nflex          | edge stiffness (1-D flexes) (N/m)
 flex_edgedamping        float  nflex          | edge damping (N·s/m)
 flex_damping            float  nflex          | elastic damping
+flex_stiffnessadr       int    nflex          | address of the flex's element stiffness in flex_stiffness; -1: none
+flex_bendingadr         int    nflex          | address of the flex's edge bending data in flex_bending; -1: none
+flex_stiffness          float  nflexstiffness | per element, the upper triangle of the edge metric (21 values; 24 for dim 3)
+flex_bending            float  nflexbending   | per edge, the 4x4 bending matrix of its flap and the curved-reference factor (17)
 flex_edgeequality       int    nflex          | 0: none, 1: edge equality constraints, 2: vertex, 3: strain
 flex_rigid              u8     nflex          | whether all vertices are in one body
 flex_centered           u8     nflex          | whether every vertex is at its body's origin

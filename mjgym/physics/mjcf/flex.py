@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from mjgym.physics import types
+from mjgym.physics.mjcf import flex_elastic
 from mjgym.physics.mjcf import flexshapes
 from mjgym.physics.mjcf import frames
 from mjgym.physics.mjcf import mesh as meshlib
@@ -446,7 +447,8 @@ def _settings(node, dim):
               selfcollide=_SELFCOLLIDE[c.get("selfcollide", "auto")], activelayers=c.get("activelayers", 1),
               passive=int(c.get("passive", False)), material=node.get("material", ""), texcoord=None,
               elemtexcoord=None,
-              internal=c.get("internal", False), contact=contact, edgestiffness=0.0, edgedamping=0.0)
+              internal=c.get("internal", False), contact=contact, edgestiffness=0.0, edgedamping=0.0,
+              **flex_elastic.settings(node, dim))
 
 
 def _add(ctx, spec):
@@ -473,7 +475,7 @@ def flex_fields(ctx, v, xpos, xquat):
   def put(key, value):
     rows.setdefault(key, []).append(value)
 
-  adr = dict(vert=0, edge=0, elem=0, elemdata=0, elemedge=0, shelldata=0, jfe=0, texcoord=0)
+  adr = dict(vert=0, edge=0, elem=0, elemdata=0, elemedge=0, shelldata=0, jfe=0, texcoord=0, stiffness=0, bending=0)
   nJfe = 0
   for f, spec in enumerate(ctx.flexes):
     if eq_flex.get(f) and spec["edgestiffness"]:
@@ -488,7 +490,8 @@ def flex_fields(ctx, v, xpos, xquat):
                 "group", "rgba"):
       put(f"flex_{key}", spec[key])
     put("flex_size", flex["size"])
-    put("flex_damping", 0.0)
+    put("flex_damping", spec["damping"])
+    flaps = flex_elastic.add_fields(ctx, spec, flex, parent, weldid, rows, adr)
     put("flex_edgeequality", eq_flex.get(f, 0))
     put("flex_rigid", flex["rigid"])
     put("flex_centered", flex["centered"])
@@ -510,13 +513,13 @@ def flex_fields(ctx, v, xpos, xquat):
     rows.setdefault("flex_vert", []).extend(np.zeros((nvert, 3)) if flex["centered"] else flex["vert"])
     rows.setdefault("flex_vert0", []).extend(flex["vert0"])
     rows.setdefault("flex_edge", []).extend(flex["edges"])
-    rows.setdefault("flex_edgeflap", []).extend([[-1, -1]] * nedge)
+    rows.setdefault("flex_edgeflap", []).extend(flaps)
     rows.setdefault("flex_elem", []).extend(flex["elements"])
     rows.setdefault("flex_elemedge", []).extend(flex["elemedge"])
     rows.setdefault("flex_elemlayer", []).extend(flex["elemlayer"])
     rows.setdefault("flex_shell", []).extend(flex["shell"])
     # edge Jacobian sparsity: the dofs of both vertex bodies' chains (set_const's flex sparsity)
-    skip = not (eq_flex.get(f, 0) or spec["edgedamping"] or spec["edgestiffness"])
+    skip = not (eq_flex.get(f, 0) or spec["edgedamping"] or spec["edgestiffness"] or spec["damping"])
     for a, b in flex["edges"]:
       b1, b2 = flex["vertbodyid"][a], flex["vertbodyid"][b]
       dofs = _chain_dofs(parent, dofadr, dofnum, b1) | _chain_dofs(parent, dofadr, dofnum, b2)
@@ -549,7 +552,7 @@ def flex_fields(ctx, v, xpos, xquat):
   v.update(nflextexcoord=adr["texcoord"])
   v.update(nflex=len(ctx.flexes), nflexvert=adr["vert"], nflexedge=adr["edge"], nflexelem=adr["elem"],
            nflexelemdata=adr["elemdata"], nflexelemedge=adr["elemedge"], nflexshelldata=adr["shelldata"],
-           nJfe=nJfe)
+           nJfe=nJfe, nflexstiffness=adr["stiffness"], nflexbending=adr["bending"])
 
 
 def _texture_fields(ctx, spec, flex, adr, rows):
@@ -715,7 +718,7 @@ def _compile_one(ctx, spec, xpos, xquat):
   center, half = 0.5 * (hi + lo), 0.5 * (hi - lo)
   size = half - spec["radius"]
   vert0 = np.where(size > _MINVAL, (xv - center) / np.where(size > _MINVAL, 2 * size, 1.0) + 0.5, 0.5)
-  return dict(nvert=nvert, nelem=len(elements), vertbodyid=ids, vert=vert if len(vert) == nvert else
+  return dict(nvert=nvert, nelem=len(elements), vertbodyid=ids, xv=xv, vert=vert if len(vert) == nvert else
               np.zeros((nvert, 3)), centered=int(centered), rigid=int(rigid), elements=elements.ravel().tolist(),
               edges=edges, elemedge=elemedge, shell=shell, elemlayer=elemlayer, size=size, vert0=vert0)
 

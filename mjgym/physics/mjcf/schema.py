@@ -163,8 +163,11 @@ FLEX_CONTACT = {
     "solref": _SOLREF, "solimp": _SOLIMP, "margin": "f", "gap": "f", "internal": "b",
     "selfcollide": "e:none|narrow|bvh|sap|auto", "activelayers": "i", "passive": "b", "vertcollide": "x",
 }
-# Elasticity (finite-element stiffness, bending, plasticity) is not modelled: only its absence is accepted.
-FLEX_ELASTICITY = {"young": "x", "poisson": "x", "damping": "x", "thickness": "x", "elastic2d": "x"}
+# Elasticity (mjcf/flex_elastic.py): linear elements of dim 2 (membrane, bending) and dim 3; not plasticity (yield)
+# nor the 1-D cables' torsion and cross-sections.
+FLEX_ELASTICITY = {"young": "f", "poisson": "f", "damping": "f", "thickness": "f",
+                   "elastic2d": "e:none|bend|stretch|both", "yield": "x", "shear": "x", "section": "x",
+                   "sectionsize": "x"}
 # <flexcomp> types: all (gmsh from ASCII files); dof 'full', 'radial' and '2d' (not the interpolated ones).
 FLEXCOMP = {
     "name": "s", "type": "e:grid|box|cylinder|ellipsoid|square|disc|circle|mesh|gmsh|direct", "group": "i",
