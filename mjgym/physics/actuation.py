@@ -137,23 +137,24 @@ def fwd_actuation(m, d):
   qfrc_actuator = d.qfrc_actuator
   moment = d.actuator_moment
   disabled = m.opt_disableactuator[0]
+  gainprm = m.actuator_gainprm
+  biasprm = m.actuator_biasprm
   for i in range(m.nu):
     length = d.actuator_length[i]
     velocity = d.actuator_velocity[i]
-    gainprm = m.actuator_gainprm[i]
-    biasprm = m.actuator_biasprm[i]
     gaintype = m.actuator_gaintype[i]
     biastype = m.actuator_biastype[i]
-    gain = gainprm[0]
+    # the parameters are read in place: a row view per actuator costs more than the affine terms
+    gain = gainprm[i, 0]
     if gaintype == GainType.AFFINE:
-      gain += gainprm[1] * length + gainprm[2] * velocity
+      gain += gainprm[i, 1] * length + gainprm[i, 2] * velocity
     elif gaintype == GainType.MUSCLE:
-      gain = support.muscle_gain(length, velocity, m.actuator_lengthrange[i], m.actuator_acc0[i], gainprm)
+      gain = support.muscle_gain(length, velocity, m.actuator_lengthrange[i], m.actuator_acc0[i], gainprm[i])
     bias = 0.0
     if biastype == BiasType.AFFINE:
-      bias = biasprm[0] + biasprm[1] * length + biasprm[2] * velocity
+      bias = biasprm[i, 0] + biasprm[i, 1] * length + biasprm[i, 2] * velocity
     elif biastype == BiasType.MUSCLE:
-      bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm)
+      bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm[i])
     force = gain * _input(m, d, i, 0.0 if bad >= 0 else _force_ctrl(m, d, i)) + bias
     if disabled and group_disabled(m, i, disabled):
       # as MuJoCo: no force, but still through the tendon limits and the force range below
@@ -168,7 +169,11 @@ def fwd_actuation(m, d):
     if force == 0.0:
       continue  # as MuJoCo: a zero force adds nothing, even through a NaN or infinite moment
     for k in range(nv):
-      qfrc_actuator[k] += moment[i, k] * force
+      # the moment's structural zeros add nothing (MuJoCo stores the moment sparse); skipping them saves the
+      # stores and leaves qfrc_actuator bitwise the same for a finite force
+      mk = moment[i, k]
+      if mk != 0.0:
+        qfrc_actuator[k] += mk * force
   for t in range(m.ntendon):
     if m.tendon_actfrclimited[t]:
       _tendon_actuator_limits(m, d, t)

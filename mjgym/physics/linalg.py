@@ -36,10 +36,12 @@ def dot(a, b, n):
   return s
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def dot_row(a, r, b, n):
   """dot(a[r], b, n) for a 2-D a, in the same order, without taking a view of the row: a view made inside
-  the Gauss-Seidel sweep costs a reference-count increment and decrement per row visit, more than the dot."""
+  the Gauss-Seidel sweep costs a reference-count increment and decrement per row visit, more than the dot.
+  Inlined where it is called (by numba): as a call into this module it stays a call, which passes both arrays
+  field by field on the stack and tests a status word, per row."""
   s0 = s1 = s2 = s3 = 0.0
   k = 0
   while k + 4 <= n:

@@ -576,26 +576,43 @@ def _gear_axis(trntype, gear, quat):
 @njit(cache=True, error_model="numpy")
 def crb(m, d):
   """Composite rigid-body inertias (crb) and the joint-space inertia qM (legacy sparse layout)."""
-  d.crb[:, :] = d.cinert
+  # Data's and Model's arrays bound once and read element by element: a row view (d.crb[b], d.cdof[i]) made per
+  # dof costs more than the arithmetic it feeds
+  crbs = d.crb
+  cinert = d.cinert
+  cdof = d.cdof
+  qm = d.qM
+  body_parentid = m.body_parentid
+  body_simple = m.body_simple
+  dof_bodyid = m.dof_bodyid
+  dof_parentid = m.dof_parentid
+  dof_madr = m.dof_Madr
+  for i in range(m.nbody):
+    for k in range(10):
+      crbs[i, k] = cinert[i, k]
   for i in range(m.nbody - 1, 0, -1):
-    p = m.body_parentid[i]
+    p = body_parentid[i]
     # bodies of different trees are expressed at different points, and the world has no dofs
     if p > 0:
       for k in range(10):
-        d.crb[p, k] += d.crb[i, k]
+        crbs[p, k] += crbs[i, k]
   for i in range(m.nv):
     # all dofs of one tree share the same reference point, so M[i, j] = cdof[j] · crb[body(i)] cdof[i]
-    f = math.mul_inert_vec(d.crb[m.dof_bodyid[i]], d.cdof[i])
-    adr = m.dof_Madr[i]
-    d.qM[adr] = math.dot6(d.cdof[i], f) + support.dof_armature(m, i)
+    b = dof_bodyid[i]
+    v = (cdof[i, 0], cdof[i, 1], cdof[i, 2], cdof[i, 3], cdof[i, 4], cdof[i, 5])
+    f = math.mul_inert_vec((crbs[b, 0], crbs[b, 1], crbs[b, 2], crbs[b, 3], crbs[b, 4], crbs[b, 5], crbs[b, 6],
+                            crbs[b, 7], crbs[b, 8], crbs[b, 9]), v)
+    adr = dof_madr[i]
+    qm[adr] = math.dot6(v, f) + support.dof_armature(m, i)
     # MuJoCo takes the block of a simple body (body_simple) as diagonal: exact for its aligned axes, and what
     # keeps two coaxial slides of one such body from making M singular
-    simple = m.body_simple[m.dof_bodyid[i]] != 0
-    j = m.dof_parentid[i]
+    simple = body_simple[b] != 0
+    j = dof_parentid[i]
     while j >= 0:
       adr += 1
-      d.qM[adr] = 0.0 if simple else math.dot6(d.cdof[j], f)
-      j = m.dof_parentid[j]
+      qm[adr] = 0.0 if simple else (cdof[j, 0] * f[0] + cdof[j, 1] * f[1] + cdof[j, 2] * f[2] + cdof[j, 3] * f[3]
+                                    + cdof[j, 4] * f[4] + cdof[j, 5] * f[5])
+      j = dof_parentid[j]
 
 
 @njit(cache=True, error_model="numpy")

@@ -1348,8 +1348,11 @@ def _pgs_warmstart(m, d):
     d.efc_jar[i] -= d.efc_aref[i]
   update_constraint(m, d)
   arf = d.solver_arf
+  ar = d.efc_AR
+  stored = nefc <= ar.shape[0]
   for i in range(nefc):
-    arf[i] = linalg.dot(_ar_row(m, d, i), f, nefc)
+    # the stored row read in place (dot_row: dot's order, without a row view)
+    arf[i] = linalg.dot_row(ar, i, f, nefc) if stored else linalg.dot(_ar_row(m, d, i), f, nefc)
   if linalg.dot(f, d.efc_b, nefc) + 0.5 * linalg.dot(f, arf, nefc) > 0.0:
     f[:nefc] = 0.0
     d.qfrc_constraint[:] = 0.0
