@@ -59,18 +59,11 @@ def _clamp_ctrl(m, i, c):
 
 
 @njit(cache=True, error_model="numpy")
-def _force_ctrl(m, d, i):
-  """The control actuator i's force sees, clamped: its ctrl, or a delayed actuator's past ctrl (history.py)."""
-  if m.nhistory > 0 and m.actuator_delay[i] != 0.0:
-    return _clamp_ctrl(m, i, d.history_ctrl[i])
-  return _ctrl(m, d, i)
-
-
-@njit(cache=True, error_model="numpy")
-def _bad_ctrl(m, d):
-  """Index of the first actuator whose clamped control is NaN or beyond MAXVAL, else -1 (mju_isBad)."""
+def _bad_ctrl(m, ctrl):
+  """Index of the first actuator whose clamped control (from ``ctrl``, (nu,)) is NaN or beyond MAXVAL, else -1
+  (mju_isBad)."""
   for i in range(m.nu):
-    c = _force_ctrl(m, d, i)
+    c = _clamp_ctrl(m, i, ctrl[i])
     if not -MAXVAL <= c <= MAXVAL:
       return i
   return -1
@@ -111,17 +104,21 @@ def fwd_actuation(m, d):
   if (m.opt_disableflags[0] & DSBL_ACTUATION) != 0:
     d.actuator_force[:] = 0.0
     return
+  # the controls the forces see: ctrl, or with history buffers history_ctrl (past ctrl for delayed actuators, ctrl
+  # for the others); one array for all, so that the loops below read one control per actuator either way
+  ctrls = d.ctrl
   if m.nhistory > 0:
     history.delayed_ctrls(m, d)
+    ctrls = d.history_ctrl
 
   # As MuJoCo: one bad control (after clamping) raises BADCTRL and every actuator runs on zero control this
   # evaluation; d.ctrl itself is left as the user set it.
-  bad = _bad_ctrl(m, d)
+  bad = _bad_ctrl(m, ctrls)
   if bad >= 0:
     d.warning_number[WARN_BADCTRL] += 1
     d.warning_lastinfo[WARN_BADCTRL] = bad
   for i in range(m.nu):
-    ctrl = 0.0 if bad >= 0 else _force_ctrl(m, d, i)
+    ctrl = 0.0 if bad >= 0 else _clamp_ctrl(m, i, ctrls[i])
     dyntype = m.actuator_dyntype[i]
     if dyntype != DynType.NONE:
       k = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
@@ -155,7 +152,7 @@ def fwd_actuation(m, d):
       bias = biasprm[i, 0] + biasprm[i, 1] * length + biasprm[i, 2] * velocity
     elif biastype == BiasType.MUSCLE:
       bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm[i])
-    force = gain * _input(m, d, i, 0.0 if bad >= 0 else _force_ctrl(m, d, i)) + bias
+    force = gain * _input(m, d, i, 0.0 if bad >= 0 else _clamp_ctrl(m, i, ctrls[i])) + bias
     if disabled and group_disabled(m, i, disabled):
       # as MuJoCo: no force, but still through the tendon limits and the force range below
       force = 0.0

@@ -150,11 +150,14 @@ def _sensor_buffer(m, d, i):
 @_link.lazy
 @njit(cache=True, error_model="numpy")
 def delayed_ctrls(m, d):
-  """history_ctrl: each delayed actuator's ctrl at ``time - actuator_delay``, the control its force sees."""
+  """history_ctrl: the control each actuator's force sees, ctrl at ``time - actuator_delay`` for a delayed one and
+  ctrl itself for the others (fwd_actuation then reads all its controls from history_ctrl)."""
   for i in range(m.nu):
     if m.actuator_delay[i] != 0.0:
       buf, n = _actuator_buffer(m, d, i)
       read(buf, n, 1, d.time[0] - m.actuator_delay[i], m.actuator_history[i, 1], d.history_ctrl[i:i + 1])
+    else:
+      d.history_ctrl[i] = d.ctrl[i]
 
 
 @_link.lazy
