@@ -438,28 +438,19 @@ def joint_actuator_damping(m, j):
 
 @njit(cache=True, error_model="numpy")
 def dof_armature(m, i):
-  """Armature of dof i: its joint's plus what the joint's actuators add. The common case, a joint no actuator
-  passes armature to, reads one index and makes no call."""
-  j = m.dof_jntid[i]
-  if m.jnt_actuatorid[j] == -1:
-    return m.dof_armature[i] + 0.0
-  return m.dof_armature[i] + joint_actuator_armature(m, j)
+  """Armature of dof i: its joint's plus what the joint's actuators add."""
+  return m.dof_armature[i] + joint_actuator_armature(m, m.dof_jntid[i])
 
 
 @njit(cache=True, error_model="numpy")
 def dof_damping(m, i):
-  """Damping of dof i: its joint's plus what the joint's actuators add (see dof_armature)."""
-  j = m.dof_jntid[i]
-  if m.jnt_actuatorid[j] == -1:
-    return m.dof_damping[i] + 0.0
-  return m.dof_damping[i] + joint_actuator_damping(m, j)
+  """Damping of dof i: its joint's plus what the joint's actuators add."""
+  return m.dof_damping[i] + joint_actuator_damping(m, m.dof_jntid[i])
 
 
 @njit(cache=True, error_model="numpy")
 def tendon_damping(m, t):
-  """Damping of tendon t: its own plus what its actuators add (see dof_armature)."""
-  if m.tendon_actuatorid[t] == -1:
-    return m.tendon_damping[t] + 0.0
+  """Damping of tendon t: its own plus what its actuators add."""
   return m.tendon_damping[t] + tendon_actuator_damping(m, t)
 
 
