@@ -185,6 +185,16 @@ _CONTACT_IDS = ("geom", "flex", "elem", "vert", "dim", "exclude", "efc_address")
 _CONTACT_VALUES = ("dist", "pos", "frame", "includemargin", "friction", "solref", "solreffriction", "solimp", "mu")
 
 
+def _assert_contacts_match(d, mjd, step):
+  """The same contacts in the same order: ids exact, values to 1e-12."""
+  assert d.ncon == mjd.ncon, step
+  for field in _CONTACT_IDS:
+    np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field), err_msg=f"{step} {field}")
+  for field in _CONTACT_VALUES:
+    np.testing.assert_allclose(getattr(d.contact, field), getattr(mjd.contact, field), rtol=0, atol=1e-12,
+                               err_msg=f"{step} {field}")
+
+
 @pytest.mark.parametrize("name", ("flex_rope_plane.xml", "flex_cloth_plane.xml", "flex_box3d.xml", "flex_rope.xml",
                                   "flex_cloth.xml", "flex_rope_capsule.xml", "flex_hammock.xml", "flex_cloth_box.xml"))
 def test_flex_contacts_match_mujoco(name):
@@ -205,12 +215,7 @@ def test_flex_contacts_match_mujoco(name):
     physics.mj_step(m, d)
     mujoco.mj_rnePostConstraint(mjm, mjd)
     physics.mj_rnePostConstraint(m, d)
-    assert d.ncon == mjd.ncon, step
-    for field in _CONTACT_IDS:
-      np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field), err_msg=f"{step} {field}")
-    for field in _CONTACT_VALUES:
-      np.testing.assert_allclose(getattr(d.contact, field), getattr(mjd.contact, field), rtol=0, atol=1e-12,
-                                 err_msg=f"{step} {field}")
+    _assert_contacts_match(d, mjd, step)
     assert d.nefc == mjd.nefc, step
     np.testing.assert_allclose(d.efc_force[:d.nefc], mjd.efc_force[:mjd.nefc], rtol=0, atol=1e-10, err_msg=str(step))
     np.testing.assert_allclose(d.cfrc_ext, mjd.cfrc_ext, rtol=0, atol=1e-10, err_msg=str(step))
@@ -292,12 +297,7 @@ def test_flex_contacts_under_override_match_mujoco():
   for step in range(300):
     mujoco.mj_step(mjm, mjd)
     physics.mj_step(m, d)
-    assert d.ncon == mjd.ncon, step
-    for field in _CONTACT_IDS:
-      np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field), err_msg=f"{step} {field}")
-    for field in _CONTACT_VALUES:
-      np.testing.assert_allclose(getattr(d.contact, field), getattr(mjd.contact, field), rtol=0, atol=1e-12,
-                                 err_msg=f"{step} {field}")
+    _assert_contacts_match(d, mjd, step)
   assert mjd.ncon > 0 and np.all(mjd.contact.includemargin == 0.003)
   np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=1e-10)
 
