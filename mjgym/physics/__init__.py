@@ -15,6 +15,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # pylint: disable=wrong-import-position
 from mjgym.physics import _cache
+from mjgym.physics import _index  # pylint: disable=unused-import  (patches numba's indexing: before any kernel)
 from mjgym.physics import _progress
 
 _cache.configure()

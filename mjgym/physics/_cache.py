@@ -48,7 +48,9 @@ PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent  # .../mjgym
 _FORMAT = 2  # version of how mjgym's entries are serialized (part of every key: never read by older code)
 # Modules that change how numba generates code for every kernel (they patch its code generator when imported):
 # part of every module's key, whether or not the module imports them.
-CODEGEN = ("physics/_borrow.py", "physics/_link.py")
+CODEGEN = ("physics/_borrow.py", "physics/_index.py", "physics/_link.py")
+# MJGYM_CHECK_INDEX=1: kernels trap negative run-time indices (physics/_index.py); a build of its own
+CHECK_INDEX = os.environ.get("MJGYM_CHECK_INDEX", "") not in ("", "0")
 ENGINE_DIR = PACKAGE_DIR / "physics"
 
 
@@ -143,9 +145,9 @@ def _file_hash(path):
 
 @functools.lru_cache(maxsize=None)
 def closure_hash(path, package_dir=PACKAGE_DIR):
-  """Hash of a module's import closure and the CODEGEN modules (relative paths and contents) and the numba
-  version: its cache key."""
-  h = hashlib.sha256(f"{numba.__version__}:{_FORMAT}".encode())
+  """Hash of a module's import closure and the CODEGEN modules (relative paths and contents), the numba version
+  and the index-check switch: its cache key."""
+  h = hashlib.sha256(f"{numba.__version__}:{_FORMAT}{':check-index' if CHECK_INDEX else ''}".encode())
   codegen = {(package_dir / name).resolve() for name in CODEGEN if (package_dir / name).is_file()}
   for p in sorted(set(import_closure(path, package_dir)) | codegen):
     h.update(str(p.relative_to(package_dir.parent)).encode())
