@@ -25,6 +25,10 @@ owns, bound to a stable symbol), which ``Lazy.prepare`` fills once the kernel is
 model needs before it runs the model (``forward.prepare``). A call through an empty cell raises RuntimeError naming
 the kernel, it never jumps to nowhere. Lazy kernels return nothing.
 
+Every mjgym function also leaves out the reference counting of its own arguments where the argument is only
+borrowed for the call (``_drop_argument_counts``): numba's entry and exit counts on ``m`` and ``d`` cost a stage
+kernel more than many stages' own work.
+
 A kernel marked ``@cold`` runs once per model or Data (the generated struct constructors): its LLVM IR is not
 optimized (opt level 0), which halves its compile time; machine code generation is the same as for every kernel.
 """
@@ -298,7 +302,85 @@ def _optimize_final_module_mjgym(self):
   mpm.run(self._final_module, mpb)  # pylint: disable=protected-access
 
 
+# Reference counts of a kernel's own arguments. numba counts a reference for every variable that holds an
+# array or struct, arguments included: a kernel increments the count of each argument it is given on entry and
+# decrements it on the way out (m and d: four atomic read-modify-writes and two fences a call, ~15-20 ns, which
+# MuJoCo's stages do not pay; a stage kernel with nothing to do cost 4-5 times MuJoCo's call). Those counts are
+# balanced by construction: the caller holds its reference for the whole call, and numba's rule is that a
+# function that keeps a reference beyond the call (returns it, stores it in memory, builds a value with it) takes
+# one of its own. So in each mjgym function, once its own IR is optimized and before it is linked anywhere, the
+# count operations on an argument pointer are dropped, unless the argument has a use that could keep it: only
+# counts, calls it is passed to (which count for themselves), loads and field addresses through it and
+# comparisons are allowed. (On an exception numba leaves the entry count unbalanced, a leak that goes with it.)
+_DEFINE = re.compile(r"^define [^\n]*?@(\"?[\w.$]+\"?)\((.*?)\)[^\n]*\{\n(.*?)^\}\n", re.M | re.S)
+_ARG_COUNT = re.compile(r"^\s*(?:tail |notail )?call void @NRT_(?:incref|decref)\(ptr (?:[a-z]+ )*(%[\w.\"]+)\)\n",
+                        re.M)
+
+
+def _argument_uses_are_borrows(body, arg):
+  """Whether every use of ``arg`` in the function ``body`` (IR text) leaves the reference with the caller."""
+  token = re.compile(re.escape(arg) + r"(?![\w.])")
+  for line in body.splitlines():
+    if not token.search(line):
+      continue
+    line = line.strip()
+    if re.match(r"(?:tail |notail )?call void @NRT_(?:incref|decref)\(", line):
+      continue
+    op = line.split("=", 1)[1].split(None, 1)[0] if "=" in line.split("(", 1)[0] else line.split(None, 1)[0]
+    if op in ("tail", "notail", "musttail"):
+      op = "call"
+    if op == "getelementptr" and re.search(r"ptr " + re.escape(arg) + r",", line):
+      continue
+    if op == "load" and re.search(r"ptr " + re.escape(arg) + r"(?:,|$)", line):
+      continue
+    if op == "icmp":
+      continue
+    if op == "call" and not re.search(r"@[^(]*" + re.escape(arg), line.split("(", 1)[0]):
+      continue
+    return False
+  return True
+
+
+def _drop_argument_counts(ll_module):
+  """``ll_module`` without the count operations on mjgym functions' own arguments (see above); the same module
+  when it has none."""
+  text = str(ll_module)
+  if "@NRT_incref(ptr %arg." not in text and "@NRT_decref(ptr %arg." not in text:
+    return ll_module
+  pieces = []
+  done = 0
+  for match in _DEFINE.finditer(text):
+    name, body = match.group(1).strip('"'), match.group(3)
+    if not name.startswith("_ZN5mjgym"):
+      continue
+    args = {a for a in _ARG_COUNT.findall(body) if a.startswith("%arg.") or a.startswith('%"arg.')}
+    keep = {a for a in args if not _argument_uses_are_borrows(body, a)}
+    drop = args - keep
+    if not drop:
+      continue
+    new_body = _ARG_COUNT.sub(lambda m: "" if m.group(1) in drop else m.group(0), body)
+    pieces.append(text[done:match.start(3)])
+    pieces.append(new_body)
+    done = match.end(3)
+  if not pieces:
+    return ll_module
+  pieces.append(text[done:])
+  module = llvm.parse_assembly("".join(pieces))
+  module.name = ll_module.name
+  return module
+
+
+def _add_llvm_module_mjgym(self, ll_module):
+  """CPUCodeLibrary.add_llvm_module, with _drop_argument_counts after the function's own optimization."""
+  self._optimize_functions(ll_module)  # pylint: disable=protected-access
+  ll_module = _drop_argument_counts(ll_module)
+  if not config.LLVM_REFPRUNE_PASS:
+    ll_module = codegen.remove_redundant_nrt_refct(ll_module)
+  self._final_module.link_in(ll_module)  # pylint: disable=protected-access
+
+
 codegen.CPUCodeLibrary._optimize_functions = _optimize_functions_cold  # pylint: disable=protected-access
+codegen.CPUCodeLibrary.add_llvm_module = _add_llvm_module_mjgym
 codegen.CPUCodeLibrary._optimize_final_module = _optimize_final_module_mjgym  # pylint: disable=protected-access
 codegen.CPUCodeLibrary._get_module_for_linking = _get_module_for_linking_mjgym  # pylint: disable=protected-access
 
