@@ -313,8 +313,8 @@ def _optimize_final_module_mjgym(self):
 # counts, calls it is passed to (which count for themselves), loads and field addresses through it and
 # comparisons are allowed. (On an exception numba leaves the entry count unbalanced, a leak that goes with it.)
 _DEFINE = re.compile(r"^define [^\n]*?@(\"?[\w.$]+\"?)\((.*?)\)[^\n]*\{\n(.*?)^\}\n", re.M | re.S)
-_ARG_COUNT = re.compile(r"^\s*(?:tail |notail )?call void @NRT_(?:incref|decref)\(ptr (?:[a-z]+ )*(%[\w.\"]+)\)\n",
-                        re.M)
+_COUNT_CALL = r"(?:tail |notail )?call void @NRT_(?:incref|decref)\("  # a count operation, up to its operand
+_ARG_COUNT = re.compile(r"^\s*" + _COUNT_CALL + r"ptr (?:[a-z]+ )*(%[\w.\"]+)\)\n", re.M)
 
 
 def _argument_uses_are_borrows(body, arg):
@@ -324,7 +324,7 @@ def _argument_uses_are_borrows(body, arg):
     if not token.search(line):
       continue
     line = line.strip()
-    if re.match(r"(?:tail |notail )?call void @NRT_(?:incref|decref)\(", line):
+    if re.match(_COUNT_CALL, line):
       continue
     op = line.split("=", 1)[1].split(None, 1)[0] if "=" in line.split("(", 1)[0] else line.split(None, 1)[0]
     if op in ("tail", "notail", "musttail"):
