@@ -27,7 +27,7 @@ class MjVecEnv(VecEnv):
     env_class: the single env's class or entry point (``"mjgym.envs.hopper:MjHopperEnv"``).
     n_envs: number of worlds.
     max_episode_steps: truncation after this many steps (None: never).
-    num_threads: threads of the batched physics; None: up to one per usable CPU (at least 8 worlds per thread),
+    num_threads: threads of the batched physics; None: up to one per usable CPU (at least 4 worlds per thread),
       each step on one thread or all of them, whichever ran faster lately (``vector.ThreadChooser``).
     render_mode: None or "rgb_array" (needed by VecVideoRecorder).
     env_kwargs: the single env's arguments.

@@ -273,6 +273,22 @@ def test_num_threads_default_is_chosen_per_step_and_explicit_counts_are_fixed():
     envs.unwrapped.num_threads = physics_batch.numba.config.NUMBA_NUM_THREADS + 1
 
 
+def test_a_step_with_a_few_worlds_resetting_keeps_its_threads():
+  """With NEXT_STEP autoreset a step skips the worlds that reset: 15 of 16 worlds still step on 2 threads; an
+  autoreset of a few worlds (one forward pass each) runs on one."""
+  if physics_batch.numba.config.NUMBA_NUM_THREADS < 2:
+    pytest.skip("needs 2 numba threads")
+  envs = gym.make_vec("MjHopper-v0", num_envs=16, num_threads=2)
+  core = envs.unwrapped._core  # pylint: disable=protected-access
+  with core._threads(15) as threads:  # pylint: disable=protected-access
+    assert threads == 2
+  with core._threads(2 * vector.MIN_WORLDS_PER_THREAD - 1) as threads:  # pylint: disable=protected-access
+    assert threads == 1
+  with core._threads(15, per_thread=vector.MIN_RESET_WORLDS_PER_THREAD) as threads:  # pylint: disable=protected-access
+    assert threads == 1
+  assert vector.default_num_threads(8) == min(2, vector.default_num_threads(1024))
+
+
 def test_num_threads_do_not_change_results():
   outs = []
   for threads in (1, 2, None):

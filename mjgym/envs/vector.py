@@ -31,9 +31,12 @@ from mjgym.envs import base
 from mjgym.envs import vector_entry_point
 from mjgym.physics import batch as physics_batch
 
-# Below this many worlds per thread a second thread costs more in wake-up and barrier time than it saves
-# (measured on hopper: see docs/vector.md).
-MIN_WORLDS_PER_THREAD = 8
+# Worlds a thread needs in an env step (frame_skip physics steps and a forward pass each) to pay for its wake-up
+# and the barrier: 2 threads step 4 hopper worlds 1.3x as fast as one, 8 worlds 1.4x (measured: docs/vector.md).
+MIN_WORLDS_PER_THREAD = 4
+# The same for calls with one forward pass a world (autoresets): below this a second thread costs more than it
+# saves, and on a loaded machine the caller may wait a whole time slice for it.
+MIN_RESET_WORLDS_PER_THREAD = 8
 
 
 def available_cpus():
@@ -164,13 +167,13 @@ class VectorCore:
     self.thread_chooser = ThreadChooser(n) if num_threads is None else None
 
   @contextlib.contextmanager
-  def _threads(self, nworld, limit=None):
+  def _threads(self, nworld, limit=None, per_thread=MIN_WORLDS_PER_THREAD):
     """Runs the batched physics calls of the block, over ``nworld`` worlds, on ``limit`` (default
-    ``num_threads``) threads at most, and on one thread when there are fewer than ``2 * MIN_WORLDS_PER_THREAD``
-    worlds (resets of a few worlds): waking a second thread for them costs more than they take, and far more
-    when another process holds its core. Yields the thread count. numba's count is per calling thread: it is
-    set for the block and restored."""
-    threads = max(1, min(self.num_threads if limit is None else limit, nworld // MIN_WORLDS_PER_THREAD))
+    ``num_threads``) threads at most, each with ``per_thread`` worlds at least (one thread below
+    ``2 * per_thread``): waking a second thread for fewer costs more than they take, and far more when another
+    process holds its core. Yields the thread count. numba's count is per calling thread: it is set for the
+    block and restored."""
+    threads = max(1, min(self.num_threads if limit is None else limit, nworld // per_thread))
     previous = numba.get_num_threads()
     if previous == threads:
       yield threads
@@ -218,7 +221,7 @@ class VectorCore:
     else:
       self._start_episodes(mask, seeds)
     b = self.batch
-    with self._threads(len(worlds)):
+    with self._threads(len(worlds), per_thread=MIN_RESET_WORLDS_PER_THREAD):
       b.reset(mask)
       self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])))
       base.settle(b, self.task, self.observation, worlds, self.carry, mask)
@@ -378,7 +381,7 @@ class MjVectorEnv(VectorEnv):
     max_episode_steps: truncation after this many steps (``make_vec`` passes the registered value).
     autoreset_mode: ``AutoresetMode`` (or its value): NEXT_STEP (default), SAME_STEP or DISABLED, with
       Gymnasium's semantics (SAME_STEP puts ``final_obs``/``final_info`` in the info).
-    num_threads: threads of the batched physics; None: up to one per usable CPU (at least 8 worlds per thread),
+    num_threads: threads of the batched physics; None: up to one per usable CPU (at least 4 worlds per thread),
       each step on one thread or all of them, whichever ran faster lately (``ThreadChooser``).
     render_mode: None, "rgb_array" or "depth_array"; ``render()`` returns a tuple of frames, one per world.
     env_class: the single env's class or entry point (subclasses set the class attribute).
