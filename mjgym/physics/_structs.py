@@ -1394,7 +1394,9 @@ def new_data(solver_niter, solver_improvement, solver_gradient, solver_lineslope
 
 @njit(cache=True, error_model="numpy")
 def zero_data(d):
-  """Sets every Data field except the warning statistics to zero (the first step of mj_resetData)."""
+  """Sets every Data field to zero (the first step of mj_resetData) except the warning statistics and the
+  rows MuJoCo keeps in its arena (contacts, constraint rows and their solver work), whose counts (ncon, nefc,
+  ...) it zeroes: a step writes the rows it uses before reading them, as it does after any other step."""
   d.solver_niter[...] = 0
   d.solver_improvement[...] = 0
   d.solver_gradient[...] = 0
@@ -1484,54 +1486,16 @@ def zero_data(d):
   d.cacc[...] = 0
   d.cfrc_int[...] = 0
   d.cfrc_ext[...] = 0
-  d.contact_dist[...] = 0
-  d.contact_pos[...] = 0
-  d.contact_frame[...] = 0
-  d.contact_includemargin[...] = 0
-  d.contact_friction[...] = 0
-  d.contact_solref[...] = 0
-  d.contact_solreffriction[...] = 0
-  d.contact_solimp[...] = 0
-  d.contact_mu[...] = 0
-  d.contact_dim[...] = 0
-  d.contact_geom1[...] = 0
-  d.contact_geom2[...] = 0
-  d.contact_flex[...] = 0
-  d.contact_elem[...] = 0
-  d.contact_vert[...] = 0
-  d.contact_exclude[...] = 0
-  d.contact_efc_address[...] = 0
-  d.efc_type[...] = 0
-  d.efc_id[...] = 0
-  d.efc_J[...] = 0
-  d.efc_pos[...] = 0
-  d.efc_margin[...] = 0
-  d.efc_frictionloss[...] = 0
-  d.efc_diagA[...] = 0
-  d.efc_KBIP[...] = 0
-  d.efc_D[...] = 0
-  d.efc_R[...] = 0
   d.tree_island[...] = 0
   d.dof_island[...] = 0
   d.island_nv[...] = 0
   d.island_idofadr[...] = 0
   d.map_dof2idof[...] = 0
   d.map_idof2dof[...] = 0
-  d.efc_island[...] = 0
   d.island_ne[...] = 0
   d.island_nf[...] = 0
   d.island_nefc[...] = 0
   d.island_iefcadr[...] = 0
-  d.map_efc2iefc[...] = 0
-  d.map_iefc2efc[...] = 0
-  d.efc_Y[...] = 0
-  d.efc_AR[...] = 0
-  d.efc_vel[...] = 0
-  d.efc_aref[...] = 0
-  d.efc_b[...] = 0
-  d.efc_jar[...] = 0
-  d.efc_state[...] = 0
-  d.efc_force[...] = 0
   d.rne_cacc[...] = 0
   d.rne_cfrc[...] = 0
   d.col_aabb[...] = 0
@@ -1556,7 +1520,6 @@ def zero_data(d):
   d.passive_jacr[...] = 0
   d.passive_row[...] = 0
   d.passive_fluid_b[...] = 0
-  d.efc_jv[...] = 0
   d.solver_H[...] = 0
   d.solver_Ma[...] = 0
   d.solver_grad[...] = 0
@@ -1569,17 +1532,7 @@ def zero_data(d):
   d.solver_dgrad[...] = 0
   d.solver_dMgrad[...] = 0
   d.solver_hrow[...] = 0
-  d.solver_state_h[...] = 0
-  d.solver_rows[...] = 0
-  d.solver_arinv[...] = 0
-  d.solver_ardiag[...] = 0
   d.solver_dinvsqrt[...] = 0
-  d.solver_prev[...] = 0
-  d.solver_mom[...] = 0
-  d.solver_arf[...] = 0
-  d.solver_ARrow[...] = 0
-  d.solver_state_old[...] = 0
-  d.solver_blocks[...] = 0
   d.solver_res[...] = 0
   d.solver_old[...] = 0
   d.solver_ray[...] = 0
