@@ -82,3 +82,19 @@ def test_claimed_worlds_each_step_once_on_any_thread_count():
     assert np.array_equal(b.qvel[~mask], qvel0[~mask])
     results.append(b.qpos.copy())
   assert all(np.array_equal(results[0], r) for r in results)
+
+
+def test_the_calling_thread_waits_for_the_others_a_bounded_time():
+  """batch._finish: task 0 stops reading the finished count as soon as every task is counted, and gives up after
+  _SPIN_LIMIT reads when another task never finishes (a worker that lost its core): no hang."""
+  stride = batch._CURSOR_STRIDE  # pylint: disable=protected-access
+  cursor = np.zeros(3 * stride, np.int64)
+  cursor[2 * stride] = 1  # task 1 of 2 has finished
+  batch._finish(cursor, 0, 2)  # pylint: disable=protected-access
+  assert cursor[2 * stride] == 3  # its own count and one read
+  cursor[2 * stride] = 0  # task 1 never finishes
+  batch._finish(cursor, 0, 2)  # pylint: disable=protected-access
+  assert cursor[2 * stride] == 1 + batch._SPIN_LIMIT  # pylint: disable=protected-access
+  cursor[2 * stride] = 0
+  batch._finish(cursor, 1, 2)  # pylint: disable=protected-access  (other tasks only count themselves)
+  assert cursor[2 * stride] == 1
