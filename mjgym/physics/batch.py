@@ -63,6 +63,19 @@ def _start_ranges(cursor, nworld, nthread):
   return ntask
 
 
+@njit(cache=True, error_model="numpy")
+def _next_world(cursor, t, k, ntask, nworld):
+  """(world, k): the next world task ``t`` claims from range (t + k) % ntask, or from the ranges after it once
+  that one is used up, and the k of the range it came from; world -1 when every range is used up."""
+  while k < ntask:
+    v = (t + k) % ntask
+    w = _claim(cursor, v * _CURSOR_STRIDE)
+    if w < (v + 1) * nworld // ntask:
+      return w, k
+    k += 1
+  return -1, k
+
+
 # Reads of the finished count task 0 makes at most while the other tasks finish their last worlds (a few hundred
 # microseconds): a bound for when a worker has lost its core to another process.
 _SPIN_LIMIT = 20000
@@ -107,14 +120,11 @@ def run_batch(models, model_of, worlds, mask, op, nstep, cursor, nthread):
   nworld = len(worlds)
   ntask = _start_ranges(cursor, nworld, nthread)
   for t in prange(ntask):
-    for k in range(ntask):
-      v = (t + k) % ntask
-      end = (v + 1) * nworld // ntask
-      w = _claim(cursor, v * _CURSOR_STRIDE)
-      while w < end:
-        if mask[w]:
-          forward.run(models[model_of[w]], worlds[w], op, nstep)
-        w = _claim(cursor, v * _CURSOR_STRIDE)
+    w, k = _next_world(cursor, t, 0, ntask, nworld)
+    while w >= 0:
+      if mask[w]:
+        forward.run(models[model_of[w]], worlds[w], op, nstep)
+      w, k = _next_world(cursor, t, k, ntask, nworld)
     _finish(cursor, t, ntask)
 
 
@@ -124,14 +134,11 @@ def run_batch_ccd(models, model_of, worlds, mask, op, nstep, cursor, nthread):
   nworld = len(worlds)
   ntask = _start_ranges(cursor, nworld, nthread)
   for t in prange(ntask):
-    for k in range(ntask):
-      v = (t + k) % ntask
-      end = (v + 1) * nworld // ntask
-      w = _claim(cursor, v * _CURSOR_STRIDE)
-      while w < end:
-        if mask[w]:
-          forward.run_ccd(models[model_of[w]], worlds[w], op, nstep)
-        w = _claim(cursor, v * _CURSOR_STRIDE)
+    w, k = _next_world(cursor, t, 0, ntask, nworld)
+    while w >= 0:
+      if mask[w]:
+        forward.run_ccd(models[model_of[w]], worlds[w], op, nstep)
+      w, k = _next_world(cursor, t, k, ntask, nworld)
     _finish(cursor, t, ntask)
 
 
