@@ -86,8 +86,8 @@ def _finish(cursor, t, ntask):
   """Counts task ``t`` finished. Task 0 (the calling thread: OpenMP deals a prange of one iteration per thread
   out in order) then waits, reading the count, until every task has finished or ``_SPIN_LIMIT`` reads have gone
   by. Asleep in the region's closing barrier instead, the caller would be woken only after a wake-up latency
-  (tens of microseconds on a virtual machine): the spin made 2-thread calls 2-4% faster (hopper and half_cheetah,
-  16 and 64 worlds)."""
+  (tens of microseconds on a virtual machine): the spin made 2-thread calls 1-6% faster (hopper and half_cheetah,
+  16 and 64 worlds; the most at 16 worlds of half_cheetah)."""
   done = ntask * _CURSOR_STRIDE
   _claim(cursor, done)
   if t == 0:
