@@ -10,6 +10,8 @@ from mjgym.physics import math
 from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
 from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
 from mjgym.physics.constants import GEOM_SPHERE
+from mjgym.physics.constants import JNT_BALL
+from mjgym.physics.constants import JNT_FREE
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import TrnType
 
@@ -398,6 +400,21 @@ def add_contact_cfrc_ext(m, d):
       d.cfrc_ext[body, 3] += sign * f0
       d.cfrc_ext[body, 4] += sign * f1
       d.cfrc_ext[body, 5] += sign * f2
+
+
+@njit(cache=True, error_model="numpy")
+def moment_span(m, i):
+  """(first, end): the columns of actuator i's moment row (``actuator_moment[i]``, (nv,)) that its transmission
+  can make nonzero: its joint's dofs (1, 3 for a ball, 6 for a free joint) for a joint transmission, all nv
+  for the others. MuJoCo stores the moment sparse; a loop over the span sees the same nonzeros in the same order
+  as one over the whole row, without the structural zeros (17 x 23 entries for Gymnasium's humanoid, 17 used)."""
+  trntype = m.actuator_trntype[i]
+  if trntype == TrnType.JOINT or trntype == TrnType.JOINTINPARENT:
+    j = m.actuator_trnid[i, 0]
+    first = m.jnt_dofadr[j]
+    jtype = m.jnt_type[j]
+    return first, first + (6 if jtype == JNT_FREE else 3 if jtype == JNT_BALL else 1)
+  return 0, m.nv
 
 
 @njit(cache=True, error_model="numpy")
