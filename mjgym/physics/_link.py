@@ -312,40 +312,74 @@ def _optimize_final_module_mjgym(self):
 # count operations on an argument pointer are dropped, unless the argument has a use that could keep it: only
 # counts, calls it is passed to (which count for themselves), loads and field addresses through it and
 # comparisons are allowed. (On an exception numba leaves the entry count unbalanced, a leak that goes with it.)
+#
+# The optimizer often routes an argument through a phi or select whose other inputs are null (numba's variable,
+# dead on some path) or the same argument: counts on such an alias are counts on the argument (or nothing, on
+# null), and are dropped with it when the alias's own uses are borrows too. Left in place, they cost a loop that
+# passes m to an inlined helper an atomic increment and decrement per iteration (fwd_actuation's control clamp:
+# 10 ns an actuator); 47 functions of the hopper and humanoid pipelines had such counts.
 _DEFINE = re.compile(r"^define [^\n]*?@(\"?[\w.$]+\"?)\((.*?)\)[^\n]*\{\n(.*?)^\}\n", re.M | re.S)
 _COUNT_CALL = r"(?:tail |notail )?call void @NRT_(?:incref|decref)\("  # a count operation, up to its operand
-_ARG_COUNT = re.compile(r"^\s*" + _COUNT_CALL + r"ptr (?:[a-z]+ )*(%[\w.\"]+)\)\n", re.M)
+_COUNT = re.compile(r"^\s*" + _COUNT_CALL + r"ptr (?:[a-z]+ )*(%[\w.\"]+)\)\n", re.M)
+_PHI = re.compile(r"^\s*(%[\w.\"]+) = phi ptr (.*)$", re.M)
+_PHI_INPUT = re.compile(r"\[\s*([^,\]]+?)\s*,")
+_SELECT = re.compile(r"^\s*(%[\w.\"]+) = select i1 [^,]+, ptr ([^,\s]+), ptr ([^,\s]+)\s*$", re.M)
 
 
-def _argument_uses_are_borrows(body, arg):
-  """Whether every use of ``arg`` in the function ``body`` (IR text) leaves the reference with the caller."""
-  token = re.compile(re.escape(arg) + r"(?![\w.])")
-  for line in body.splitlines():
-    if not token.search(line):
-      continue
-    line = line.strip()
-    if re.match(_COUNT_CALL, line):
-      continue
-    op = line.split("=", 1)[1].split(None, 1)[0] if "=" in line.split("(", 1)[0] else line.split(None, 1)[0]
-    if op in ("tail", "notail", "musttail"):
-      op = "call"
-    if op == "getelementptr" and re.search(r"ptr " + re.escape(arg) + r",", line):
-      continue
-    if op == "load" and re.search(r"ptr " + re.escape(arg) + r"(?:,|$)", line):
-      continue
-    if op == "icmp":
-      continue
-    if op == "call" and not re.search(r"@[^(]*" + re.escape(arg), line.split("(", 1)[0]):
-      continue
-    return False
+def _aliases(body, arg):
+  """``arg`` and the pointer phis and selects of ``body`` whose every input is ``arg``, null or another of them."""
+  inputs = {name: [v.strip() for v in _PHI_INPUT.findall(rest)] for name, rest in _PHI.findall(body)}
+  inputs.update({name: [a, b] for name, a, b in _SELECT.findall(body)})
+  aliases = {arg} | set(inputs)
+  changed = True
+  while changed:  # the largest such set: drop candidates with an input outside it until none is left to drop
+    changed = False
+    for name in list(aliases - {arg}):
+      if any(v != "null" and v not in aliases for v in inputs[name]):
+        aliases.discard(name)
+        changed = True
+  return aliases
+
+
+def _argument_uses_are_borrows(body, arg, aliases=None):
+  """Whether every use of ``arg`` in the function ``body`` (IR text) leaves the reference with the caller; a use
+  that defines one of ``aliases`` (the argument's phis and selects) is checked through that alias's own uses."""
+  aliases = aliases or {arg}
+  for value in aliases:
+    token = re.compile(re.escape(value) + r"(?![\w.])")
+    for line in body.splitlines():
+      if not token.search(line):
+        continue
+      line = line.strip()
+      if re.match(_COUNT_CALL, line):
+        continue
+      head = line.split("(", 1)[0]
+      if "=" in head:
+        target, rhs = (part.strip() for part in line.split("=", 1))
+        if target in aliases:
+          continue  # the definition of an alias (or of the value itself): its uses are checked in turn
+        op = rhs.split(None, 1)[0]
+      else:
+        op = line.split(None, 1)[0]
+      if op in ("tail", "notail", "musttail"):
+        op = "call"
+      if op == "getelementptr" and re.search(r"ptr " + re.escape(value) + r",", line):
+        continue
+      if op == "load" and re.search(r"ptr " + re.escape(value) + r"(?:,|$)", line):
+        continue
+      if op == "icmp":
+        continue
+      if op == "call" and not re.search(r"@[^(]*" + re.escape(value), head):
+        continue
+      return False
   return True
 
 
 def _drop_argument_counts(ll_module):
-  """``ll_module`` without the count operations on mjgym functions' own arguments (see above); the same module
-  when it has none."""
+  """``ll_module`` without the count operations on mjgym functions' own arguments and their aliases (see above);
+  the same module when it has none."""
   text = str(ll_module)
-  if "@NRT_incref(ptr %arg." not in text and "@NRT_decref(ptr %arg." not in text:
+  if "@NRT_incref(ptr %" not in text and "@NRT_decref(ptr %" not in text:
     return ll_module
   pieces = []
   done = 0
@@ -353,12 +387,21 @@ def _drop_argument_counts(ll_module):
     name, body = match.group(1).strip('"'), match.group(3)
     if not name.startswith("_ZN5mjgym"):
       continue
-    args = {a for a in _ARG_COUNT.findall(body) if a.startswith("%arg.") or a.startswith('%"arg.')}
-    keep = {a for a in args if not _argument_uses_are_borrows(body, a)}
-    drop = args - keep
+    counted = set(_COUNT.findall(body))
+    if not counted:
+      continue
+    # numba names an argument's value %arg.<name>..., and keeps the prefix on the copies the optimizer makes of it
+    # (an inlined callee's argument, a value sunk into a branch)
+    args = {a for a in counted if a.startswith("%arg.") or a.startswith('%"arg.')}
+    args |= {a for a in re.findall(r"(%\"?arg\.[\w.]*\"?)(?=[,\s)])", match.group(2))}
+    drop = set()
+    for arg in args:
+      aliases = _aliases(body, arg)
+      if counted & aliases and _argument_uses_are_borrows(body, arg, aliases):
+        drop |= counted & aliases
     if not drop:
       continue
-    new_body = _ARG_COUNT.sub(lambda m: "" if m.group(1) in drop else m.group(0), body)
+    new_body = _COUNT.sub(lambda m: "" if m.group(1) in drop else m.group(0), body)
     pieces.append(text[done:match.start(3)])
     pieces.append(new_body)
     done = match.end(3)
