@@ -106,14 +106,9 @@ def fwd_actuation(m, d):
   # actuator_force until the force loop overwrites each with its force, so that each is clamped once.
   nu = m.nu
   actuator_force = d.actuator_force
-  clamp = (m.opt_disableflags[0] & DSBL_CLAMPCTRL) == 0
-  ctrllimited = m.actuator_ctrllimited
-  ctrlrange = m.actuator_ctrlrange
   bad = -1
   for i in range(nu):
-    c = ctrls[i]
-    if clamp and ctrllimited[i]:
-      c = min(max(c, ctrlrange[i, 0]), ctrlrange[i, 1])
+    c = _clamp_ctrl(m, i, ctrls[i])
     if not -MAXVAL <= c <= MAXVAL:
       bad = i
       break
@@ -167,7 +162,7 @@ def fwd_actuation(m, d):
     elif biastype == BiasType.MUSCLE:
       bias = support.muscle_bias(length, m.actuator_lengthrange[i], m.actuator_acc0[i], biasprm[i])
     ctrl = actuator_force[i]
-    force = gain * (ctrl if dyntypes[i] == DynType.NONE else _input(m, d, i, ctrl)) + bias
+    force = gain * _input(m, d, i, ctrl) + bias
     if disabled and group_disabled(m, i, disabled):
       # as MuJoCo: no force, but still through the tendon limits and the force range below
       force = 0.0

@@ -458,17 +458,8 @@ def passive(m, d):
   if spring:
     _joint_springs(m, d)
   if damper:
-    # support.dof_damping, with the fields bound once and its actuator share asked only of joints with actuators
-    # that pass damping on (a helper call per dof taking the Model struct costs more than the product)
-    dof_damping = m.dof_damping
-    dof_jntid = m.dof_jntid
-    jnt_actuatorid = m.jnt_actuatorid
-    qvel = d.qvel
-    qfrc_damper = d.qfrc_damper
     for i in range(m.nv):
-      j = dof_jntid[i]
-      share = 0.0 if jnt_actuatorid[j] == -1 else support.joint_actuator_damping(m, j)
-      qfrc_damper[i] = -(dof_damping[i] + share) * qvel[i]
+      d.qfrc_damper[i] = -support.dof_damping(m, i) * d.qvel[i]
   if m.nflex > 0:
     flex.elastic(m, d, spring, damper)
     flex.edge_spring_damper(m, d, spring, damper)

@@ -587,11 +587,6 @@ def crb(m, d):
   dof_bodyid = m.dof_bodyid
   dof_parentid = m.dof_parentid
   dof_madr = m.dof_Madr
-  # support.dof_armature, its actuator share asked only of joints with actuators that pass armature on (a helper
-  # call per dof taking the Model struct costs more than the term)
-  dof_armature = m.dof_armature
-  dof_jntid = m.dof_jntid
-  jnt_actuatorid = m.jnt_actuatorid
   for i in range(m.nbody):
     for k in range(10):
       crbs[i, k] = cinert[i, k]
@@ -608,9 +603,7 @@ def crb(m, d):
     f = math.mul_inert_vec((crbs[b, 0], crbs[b, 1], crbs[b, 2], crbs[b, 3], crbs[b, 4], crbs[b, 5], crbs[b, 6],
                             crbs[b, 7], crbs[b, 8], crbs[b, 9]), v)
     adr = dof_madr[i]
-    jnt = dof_jntid[i]
-    share = 0.0 if jnt_actuatorid[jnt] == -1 else support.joint_actuator_armature(m, jnt)
-    qm[adr] = math.dot6(v, f) + (dof_armature[i] + share)
+    qm[adr] = math.dot6(v, f) + support.dof_armature(m, i)
     # MuJoCo takes the block of a simple body (body_simple) as diagonal: exact for its aligned axes, and what
     # keeps two coaxial slides of one such body from making M singular
     simple = body_simple[b] != 0

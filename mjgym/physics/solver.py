@@ -678,23 +678,13 @@ def _make_ar(m, d):
   dinv = d.solver_dinvsqrt
   for k in range(nv):
     dinv[k] = 1.0 / pymath.sqrt(ld[madr[k]])
-  parentid = m.dof_parentid
   for i in range(nefc):
+    row = y[i]
     for k in range(nv):
-      y[i, k] = efc_j[i, k]
-    # smooth.solve_lt(m, ld, y[i]), written out: a call per row taking the Model struct and a row view cost more
-    # than the solve on a small tree
-    for k in range(nv - 1, -1, -1):
-      yk = y[i, k]
-      if yk != 0.0:
-        adr = madr[k] + 1
-        p = parentid[k]
-        while p >= 0:
-          y[i, p] -= ld[adr] * yk
-          adr += 1
-          p = parentid[p]
+      row[k] = efc_j[i, k]
+    smooth.solve_lt(m, ld, row)
     for k in range(nv):
-      y[i, k] *= dinv[k]
+      row[k] *= dinv[k]
   if nefc > d.efc_AR.shape[0]:
     return
   ar = d.efc_AR
@@ -851,11 +841,9 @@ def _dual_start(m, d, ne, nf, nefc, rows, sub_r, island):
   """Start of a dual sweep over the listed rows: solver_arinv[c] = 1 / AR diagonal (without R, floored at
   MINVAL, when sub_r), efc_state of the current forces; returns the cost scale."""
   arinv = d.solver_arinv
-  ar = d.efc_AR
-  stored = d.nefc[0] <= ar.shape[0]
   for c in range(nefc):
     i = rows[c]
-    diag = ar[i, i] if stored else _ar_row(m, d, i)[i]
+    diag = _ar_row(m, d, i)[i]
     arinv[c] = 1.0 / (max(MINVAL, diag - d.efc_R[i]) if sub_r else diag)
   _dual_state(d, ne, nf, nefc, rows)
   return _scale(m, d, island if d.nisland[0] > 0 else -1)
