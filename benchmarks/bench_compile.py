@@ -10,6 +10,10 @@ tables say where the seconds go: per entry point (a compile started from Python,
 (exclusive of the kernels it compiled, with the part spent in LLVM). No asserts: timings are for reading.
 
   python benchmarks/bench_compile.py [--envs MjHopper-v0 MjHumanoid-v0] [--top 25] [--cache DIR] [--json FILE]
+                                    [--modes patched plain]
+
+``--modes plain`` measures mjgym on plain numba (``MJGYM_PLAIN_NUMBA=1``: no toolchain patch, kernels linked into
+their callers and cached by numba's own rules, here under the same empty directory through NUMBA_CACHE_DIR).
 """
 
 import argparse
@@ -139,6 +143,8 @@ def main():
   parser.add_argument("--top", type=int, default=25)
   parser.add_argument("--cache", help="cache directory to use (default: a new temporary one)")
   parser.add_argument("--json", help="also write the raw results here")
+  parser.add_argument("--modes", nargs="+", choices=["patched", "plain"], default=["patched"],
+                      help="mjgym's numba toolchain patched (the default) and/or plain numba")
   parser.add_argument("--worker", choices=["mjgym", "mujoco"], help=argparse.SUPPRESS)
   args = parser.parse_args()
   if args.worker == "mjgym":
@@ -147,17 +153,21 @@ def main():
   if args.worker == "mujoco":
     print(json.dumps(_mujoco_worker()))
     return
-  with tempfile.TemporaryDirectory(prefix="mjgym-bench-compile-") as tmp:
-    cache = args.cache or tmp
-    env = dict(os.environ, MJGYM_CACHE_DIR=cache, MJGYM_COMPILE_PROGRESS="0")
-    worker = ["--worker", "mjgym", "--envs"] + args.envs
-    runs = []
-    print(f"cold run (empty cache at {cache}) ...", flush=True)
-    runs.append(_run(worker, env, "mjgym cold"))
-    print("warm run ...", flush=True)
-    runs.append(_run(worker, env, "mjgym warm"))
-    print("MuJoCo + Gymnasium ...", flush=True)
-    runs.append(_run(["--worker", "mujoco"], env, "mujoco"))
+  runs = []
+  worker = ["--worker", "mjgym", "--envs"] + args.envs
+  for mode in args.modes:
+    with tempfile.TemporaryDirectory(prefix="mjgym-bench-compile-") as tmp:
+      cache = os.path.join(args.cache, mode) if args.cache else tmp
+      env = dict(os.environ, MJGYM_CACHE_DIR=cache, MJGYM_COMPILE_PROGRESS="0")
+      if mode == "plain":
+        env.update(MJGYM_PLAIN_NUMBA="1", NUMBA_CACHE_DIR=cache)
+      name = "mjgym" if args.modes == ["patched"] else f"mjgym {mode}"
+      print(f"{name}: cold run (empty cache at {cache}) ...", flush=True)
+      runs.append(_run(worker, env, f"{name} cold"))
+      print(f"{name}: warm run ...", flush=True)
+      runs.append(_run(worker, env, f"{name} warm"))
+  print("MuJoCo + Gymnasium ...", flush=True)
+  runs.append(_run(["--worker", "mujoco"], dict(os.environ), "mujoco"))
   report(runs, args.top)
   if args.json:
     with open(args.json, "w", encoding="utf-8") as f:

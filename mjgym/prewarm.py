@@ -24,6 +24,7 @@ import tempfile
 import threading
 import time
 
+from mjgym.physics import _jit
 from mjgym.physics import _parallel
 
 TARGETS = ("single", "single-ccd", "batch", "batch-ccd", "envs", "render")
@@ -45,9 +46,9 @@ def _entries(target):
   if target.startswith("stages"):
     return []
   if target == "single":
-    return [forward.run] + [kernel.dispatcher for kernel, _ in forward.lazy_kernels()]
+    return [forward.run] + [_jit.dispatcher_of(kernel) for kernel, _ in forward.lazy_kernels()]
   if target == "single-ccd":
-    return [forward.run_ccd, forward.rungekutta4.dispatcher]
+    return [forward.run_ccd, _jit.dispatcher_of(forward.rungekutta4)]
   if target == "batch":
     return [batch.run_batch]
   if target == "batch-ccd":
@@ -84,7 +85,7 @@ def compile_target(target):
       # the kernels compiled only for models that need them (implicit integrators, PGS, tendons, ...): all of them
       from mjgym.physics import forward  # pylint: disable=import-outside-toplevel
       for kernel, argtypes in forward.lazy_kernels(m.needs_ccd):
-        kernel.prepare(argtypes)
+        _jit.prepare(kernel, argtypes)
     else:
       batch.MjDataBatch(m, 2).step()
   elif target == "envs":
@@ -143,7 +144,7 @@ def plan(targets, jobs):
   they share). A job waits only for jobs in the plan."""
   pipelines = [t for t in ("single", "single-ccd") if t in targets or f"batch{t[6:]}" in targets]
   stages = []
-  if pipelines:
+  if pipelines and not _jit.is_plain():  # on plain numba the stages are linked into the entry points, not called
     ccd = int("single-ccd" in pipelines)
     stages = [f"stages:{ccd}:{i}:{jobs}" for i in range(jobs)]
   waits = {"single": stages, "single-ccd": stages, "batch": ["single"], "batch-ccd": ["single-ccd"],
@@ -157,7 +158,6 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
 
   Raises RuntimeError naming the target whose worker failed.
   """
-  from mjgym.physics import _cache  # pylint: disable=import-outside-toplevel
   targets = list(dict.fromkeys(targets))
   unknown = [t for t in targets if t not in TARGETS]
   if unknown:
@@ -167,9 +167,9 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
   todo = set()
   for target in targets:
     for entry in _entries(target):
-      todo.update(_cache.uncached(_cache.reachable(entry)))
+      todo.update(_jit.uncached(_jit.reachable(entry)))
   names = {f"{d.py_func.__module__}.{d.py_func.__qualname__}" for d in todo}
-  stream.write(f"mjgym compile: {', '.join(targets)} on {jobs} processes into {_cache.cache_dir()}\n")
+  stream.write(f"mjgym compile: {', '.join(targets)} on {jobs} processes into {_jit.cache_description()}\n")
   bar = _Bar(len(names), len(jobs_plan), stream)
   # Workers are the parallelism here: none of them starts a compile helper of its own.
   env = dict(os.environ, MJGYM_COMPILE_PROGRESS="0", MJGYM_COMPILE_HELPER="1", PYTHONUNBUFFERED="1")
@@ -222,7 +222,7 @@ def run(targets=DEFAULT_TARGETS, jobs=None, stream=sys.stderr):
       if proc.poll() is None:
         proc.terminate()
     raise RuntimeError("; ".join(f"target {t} failed: {msg}" for t, msg in failed))
-  stream.write(f"mjgym compile: done in {seconds:.0f} s; cache at {_cache.cache_dir()}\n")
+  stream.write(f"mjgym compile: done in {seconds:.0f} s; cache at {_jit.cache_description()}\n")
   return seconds
 
 

@@ -7,7 +7,7 @@ import sys
 
 from llvmlite import binding as llvm
 
-from mjgym.physics import _link
+from mjgym.physics._jit import link as _link
 
 _IR = """
 declare void @NRT_incref(ptr)

@@ -12,7 +12,7 @@ import sys
 import numba
 
 import mjgym
-from mjgym.physics import _cache
+from mjgym.physics._jit import cache as _cache
 
 PACKAGE = pathlib.Path(mjgym.__file__).resolve().parent
 

@@ -289,7 +289,7 @@ def _engine_dispatchers():
       continue
     module = importlib.import_module(info.name)
     for value in vars(module).values():
-      value = getattr(value, "dispatcher", value)  # a lazy kernel's (physics/_link.py)
+      value = getattr(value, "dispatcher", value)  # a lazy kernel's (physics/_jit/link.py)
       if isinstance(value, numba.core.registry.CPUDispatcher) and value.__module__ == info.name:
         found.append(value)
   return found

@@ -1,4 +1,4 @@
-"""Indexing in mjgym kernels (physics/_index.py): run-time indices are used as they are inside mjgym's modules,
+"""Indexing in mjgym kernels (physics/_jit/index.py): run-time indices are used as they are inside mjgym's modules,
 constant ones and every other module's keep numba's (Python's) meaning, and MJGYM_CHECK_INDEX=1 traps a negative
 run-time index."""
 

@@ -1,4 +1,4 @@
-"""Separately compiled kernels (physics/_link.py): callers call them by address instead of linking their code in,
+"""Separately compiled kernels (physics/_jit/link.py): callers call them by address instead of linking their code in,
 cached callers load them first, and their results and exceptions are those of an ordinary call."""
 
 import os
@@ -12,15 +12,16 @@ import numpy as np
 import pytest
 
 import mjgym
-from mjgym.physics import _link
+from mjgym.physics import _jit
+from mjgym.physics._jit import link as _link
 from mjgym.physics import forward
 from mjgym.physics import smooth
 
 _TOY = textwrap.dedent('''
     from numba import njit
-    from mjgym.physics import _link
+    from mjgym.physics import _jit
 
-    @_link.separate
+    @_jit.separate
     @njit(cache=True)
     def weigh(x, k):
       if k < 0:
@@ -89,9 +90,9 @@ def test_callers_declare_separate_kernels_instead_of_linking_them(tmp_path):
 
 _CHAIN = textwrap.dedent('''
     from numba import njit
-    from mjgym.physics import _link
+    from mjgym.physics import _jit
 
-    @_link.separate
+    @_jit.separate
     @njit(cache=True)
     def leaf(x):
       return x + 1.0
@@ -137,7 +138,7 @@ def test_the_pipeline_entry_links_no_stage():
   assert "mjgym.separate.mjgym.physics.smooth.kinematics." in ir
   defined = [line for line in ir.splitlines() if line.startswith("define")]
   assert defined and not any("kinematics" in line or "factor_m" in line for line in defined)
-  assert _link.is_separate(smooth.kinematics) and not _link.is_separate(smooth.factor_sparse)
+  assert _jit.is_separate(smooth.kinematics) and not _jit.is_separate(smooth.factor_sparse)
 
 
 def test_a_stale_cached_caller_is_refused_not_crashed():

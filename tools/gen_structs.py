@@ -58,13 +58,13 @@ def _struct(kind, rows):
   lines += ["])", "", ""]
   args = ", ".join(name for name, _, _ in rows)
   lines += [
-      "@_link.cold  # runs once per model / Data: its IR is not worth optimizing",
+      "@_jit.cold  # runs once per model / Data: its IR is not worth optimizing",
       "@njit(cache=True, error_model=\"numpy\")",
       f"def new_{kind.lower()}({args}):",
       f'  """Builds a {kind} struct from its fields, in table order."""',
       f"  s = structref.new({kind.lower()}_type)",
   ]
-  lines += [f"  s.{name} = {name}" if shape is None else f"  s.{name} = _borrow.borrow({name})"
+  lines += [f"  s.{name} = {name}" if shape is None else f"  s.{name} = _jit.borrow({name})"
             for name, _, shape in rows]
   lines += ["  return s", "", ""]
   return lines
@@ -79,8 +79,7 @@ def structs_text():
       "from numba.core import types as nt",
       "from numba.experimental import structref",
       "",
-      "from mjgym.physics import _borrow",
-      "from mjgym.physics import _link",
+      "from mjgym.physics import _jit",
       "",
       "",
   ]

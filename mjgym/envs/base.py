@@ -22,7 +22,7 @@ computed for all resetting worlds at once; the single env derives its world seed
 
 Per-step work runs in small numba kernels (one per Task, plus ``end_step``) so that an env step costs a few
 Python calls whatever the number of worlds. Their cache is keyed on their module's import closure
-(``mjgym.physics._cache``), so they may call kernels of any module they import.
+(``mjgym.physics._jit.cache``), so they may call kernels of any module they import.
 """
 
 import inspect

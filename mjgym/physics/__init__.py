@@ -14,11 +14,12 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # pylint: disable=wrong-import-position
-from mjgym.physics import _cache
-from mjgym.physics import _index  # pylint: disable=unused-import  (patches numba's indexing: before any kernel)
+from mjgym.physics import _jit
 from mjgym.physics import _progress
 
-_cache.configure()
+# numba's toolchain patched for mjgym's kernels where the installed numba is the one they are written for, plain
+# numba otherwise; before any kernel module is imported (numba picks a kernel's cache when it is decorated)
+_jit.install()
 _progress.install()
 
 # pylint: disable=g-importing-member,wrong-import-position

@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+from mjgym.physics import _jit
+
 # The stage kernels that take (Model, Data), in the order a process first calls them (a new MjData resets itself),
 # with the seconds each took to compile from an empty cache on this project's 2-core machines
 # (benchmarks/bench_compile.py): most of the pipeline's compile. Compiled one by one with explicit signatures they
@@ -62,7 +64,7 @@ def stage_kernels(ccd=False):
   kernels = []
   for i, (module, name, _) in enumerate(_stages(ccd)):
     disp = getattr(importlib.import_module(f"mjgym.physics.{module}"), name)
-    disp = getattr(disp, "dispatcher", disp)  # a lazy kernel's own dispatcher
+    disp = _jit.dispatcher_of(disp)  # a lazy kernel's own dispatcher
     if name == "collision":
       narrow = driver.narrow_all if i == len(_STAGES) else driver.narrow_closed_form
       kernels.append((disp, md + (numba.typeof(narrow),)))
@@ -100,14 +102,13 @@ def compile_stages(ccd=False, part=0, nparts=1, reverse=False, first=0.0):
 
 def uncached_stages():
   """How many stage kernels will compile (no cache on disk, not compiled in this process)."""
-  from mjgym.physics import _cache  # pylint: disable=import-outside-toplevel
-  return len(_cache.uncached([disp for disp, _ in stage_kernels()]))
+  return len(_jit.uncached([disp for disp, _ in stage_kernels()]))
 
 
 def _may_spawn():
   """Whether a helper could take work: a second usable core, compiles not limited to one process
   (MJGYM_COMPILE_JOBS=1), and this process not a helper itself."""
-  return (not os.environ.get("MJGYM_COMPILE_HELPER") and os.environ.get("MJGYM_COMPILE_JOBS", "") != "1"
+  return (not _jit.is_plain() and not os.environ.get("MJGYM_COMPILE_HELPER") and os.environ.get("MJGYM_COMPILE_JOBS", "") != "1"
           and cpu_count() >= 2)
 
 

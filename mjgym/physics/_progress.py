@@ -1,6 +1,6 @@
 """Says so when the engine compiles: one line with the kernels done of those to do, and where the cache lives.
 
-numba compiles a kernel the first time it is called and keeps the machine code in mjgym's cache (``_cache``), so
+numba compiles a kernel the first time it is called and keeps the machine code in mjgym's cache (``_jit``), so
 a fresh machine pays a compile once and later processes load it in well under a second. That first wait must
 never be silent: a listener on numba's compile events notices the first compile of an mjgym entry point, prints
 what is happening and where the result goes, and counts the kernels compiled against those the entry point can
@@ -17,7 +17,7 @@ import time
 
 from numba.core import event
 
-from mjgym.physics import _cache
+from mjgym.physics import _jit
 
 
 def _short(path):
@@ -74,12 +74,12 @@ class CompileReporter(event.Listener):
     now = time.perf_counter()
     if now - self._checked > 1.0:
       self._checked = now
-      cached = self._todo - set(_cache.uncached(self._todo))
+      cached = self._todo - set(_jit.uncached(self._todo))
       self._done |= cached
       self._todo -= cached
     total = max(len(self._todo | self._done), 1)
     helper = " with a helper process" if self._helper else ""
-    return (f"mjgym: compiling the engine for this machine{helper}, once (cache: {_short(_cache.cache_dir())}): "
+    return (f"mjgym: compiling the engine for this machine{helper}, once (cache: {_short(_jit.cache_description())}): "
             f"{len(self._done)}/{total} kernels, {self._seconds():.0f} s")
 
   def on_start(self, ev):
@@ -97,7 +97,7 @@ class CompileReporter(event.Listener):
       if self._start is None and forward is not None and disp.py_func.__module__.startswith("mjgym.physics"):
         roots.append(forward.run)
       for root in roots:
-        self._todo.update(_cache.uncached(_cache.reachable(root)))
+        self._todo.update(_jit.uncached(_jit.reachable(root)))
       self._todo.add(disp)
       if self._start is None and len(self._todo) >= _ANNOUNCE:
         self._start = time.perf_counter()
@@ -121,7 +121,7 @@ class CompileReporter(event.Listener):
         return
       if self._depth == 0 and (not self._todo or disp.py_func.__name__ in _PIPELINES):
         self._write(f"mjgym: compiled {len(self._done)} kernels in {self._seconds():.0f} s "
-                    f"(cache: {_short(_cache.cache_dir())}); later runs load them in a moment", final=True)
+                    f"(cache: {_short(_jit.cache_description())}); later runs load them in a moment", final=True)
         self._reset()
         return
       tenth = 10 * len(self._done) // max(len(self._todo | self._done), 1)

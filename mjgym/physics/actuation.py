@@ -4,7 +4,7 @@ import math as pymath
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import history
 from mjgym.physics import support
 from mjgym.physics.constants import DSBL_ACTUATION
@@ -19,7 +19,7 @@ from mjgym.physics.types import MINVAL
 from mjgym.physics.types import TrnType
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def fwd_velocity_quantities(m, d):
   """ten_velocity = ten_J qvel and actuator_velocity = actuator_moment qvel (zero if actuation is off)."""
@@ -85,7 +85,7 @@ def _input(m, d, i, ctrl):
   return d.act[k]
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def fwd_actuation(m, d):
   """act_dot, actuator_force and qfrc_actuator from ctrl, act and the transmission."""

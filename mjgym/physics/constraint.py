@@ -21,7 +21,7 @@ import math as pymath
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import flex
 from mjgym.physics import island
 from mjgym.physics import math
@@ -209,7 +209,7 @@ def _polynomial(coef, x):
   return p, dp
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _equality(m, d):
   """Rows of the active equality constraints: connect (3), weld (6), joint (1), tendon (1), flex (1 an edge)."""
@@ -498,7 +498,7 @@ def _contacts(m, d):
         d.efc_diagA[i] = r * imp / (1.0 - imp)
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def make_constraint(m, d):
   """Builds all efc rows of the current positions (after collision) and their D, R, vel, aref and b, then
@@ -589,7 +589,7 @@ def _equality_bias(m, d, e, first):
     d.efc_aref[first + 3 + k] -= scale * (t1[1 + k] + t2[1 + k] + t3[1 + k])
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _equality_velocity(m, d):
   """The velocity-dependent bias of the connect and weld rows ((d/dt J) qvel), in efc_aref."""
@@ -604,7 +604,7 @@ def _equality_velocity(m, d):
       i += 1
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def constraint_velocity(m, d):
   """efc_vel = J qvel; efc_aref = -B vel - K imp (pos - margin) (minus (d/dt J) qvel for connect and weld);

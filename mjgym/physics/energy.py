@@ -2,7 +2,7 @@
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import math
 from mjgym.physics.constants import DSBL_GRAVITY
 from mjgym.physics.constants import DSBL_SPRING
@@ -10,7 +10,7 @@ from mjgym.physics.constants import JNT_BALL
 from mjgym.physics.constants import JNT_FREE
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def energy_pos(m, d):
   """energy[0]: gravity (-sum of m g·x over the bodies' coms) plus the energy 0.5 k x² of joint and tendon springs.
@@ -56,7 +56,7 @@ def energy_pos(m, d):
   d.energy[0] = e
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def energy_vel(m, d):
   """energy[1] = 0.5 qvel·M qvel, from the sparse qM of the position stage (no scratch needed)."""

@@ -5,7 +5,7 @@ Reads like MuJoCo's engine_forward.c: ``fwd_position`` -> ``fwd_velocity`` -> ``
 stages) then ``step2``'s work (acceleration stage, qacc check) and advances the state with the selected integrator
 (semi-implicit Euler, RK4, implicit, implicitfast).
 
-How this file is compiled matters as much as what it computes (physics/_link.py). numba finishes every jitted
+How this file is compiled matters as much as what it computes (physics/_jit/link.py). numba finishes every jitted
 function as a program of its own, with the code of everything it calls linked in and optimized again; a pipeline
 built that way generated the whole engine once per layer and per entry point. So the stages (kinematics, crb,
 collision, constraint, solver, sensors, ...) are *separate* kernels: each compiles once, and its callers call it by
@@ -28,8 +28,7 @@ import math as pymath
 import numpy as np
 from numba import njit
 
-from mjgym.physics import _cache
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import _parallel
 from mjgym.physics import _structs
 from mjgym.physics import actuation
@@ -77,7 +76,7 @@ def _disabled(m, flag):
 # ---------------------------------------------------------------- reset ----
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def reset_data(m, d):
   """Resets Data like mj_resetData: everything zero (warning statistics too), qpos = qpos0, mocap bodies at their
@@ -309,7 +308,7 @@ def _advance(m, d, act_dot, qacc, qvel):
   math.store(d.qacc_warmstart, d.qacc)
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def euler(m, d):
   """Semi-implicit Euler; joint damping is integrated implicitly, as in MuJoCo, unless eulerdamp is off."""
@@ -335,7 +334,7 @@ def euler(m, d):
   _advance(m, d, d.act_dot, qacc, d.qvel)
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def rungekutta4(m, d, narrow):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act), as MuJoCo's mj_RungeKutta(N=4)."""
@@ -496,7 +495,7 @@ def _bias_vel_derivative(m, d, qDeriv, lo, hi, block_only):
       qDeriv[i, k] -= (plus[i] - minus[i]) / (2.0 * scale)
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def implicit(m, d):
   """Implicit-in-velocity integrators: (M - h qDeriv) qacc = qfrc_smooth + qfrc_constraint.
@@ -670,14 +669,14 @@ def apply(m, d, op, nstep, narrow):
       smooth.rne_postconstraint(m, d)
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def run(m, d, op, nstep):
   """Operation ``op`` on one world, with the closed-form colliders (spheres, capsules, boxes, planes, ...)."""
   apply(m, d, op, nstep, driver.narrow_closed_form)
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def run_ccd(m, d, op, nstep):
   """Operation ``op`` on one world, with every collider (GJK/EPA, multiccd, meshes, height fields too)."""
@@ -741,7 +740,7 @@ def entry(model):
 
 # ---------------------------------------------------------- lazy kernels ----
 
-# The lazy kernels of the pipeline (physics/_link.py) and when a model needs one: exactly the conditions under
+# The lazy kernels of the pipeline (physics/_jit/link.py) and when a model needs one: exactly the conditions under
 # which the pipeline calls it (a call through an unprepared kernel raises instead). Options are read each time,
 # since a user may change them between steps; the rest of a model's structure is fixed once compiled.
 _GEOM_DISTANCE_SENSORS = (SensorType.GEOMDIST, SensorType.GEOMNORMAL, SensorType.GEOMFROMTO)
@@ -783,20 +782,20 @@ def prepare(model):
   if getattr(model, "_lazy_ready", None) == key:
     return
   pending = [(kernel, argtypes) for (kernel, _, needed), (_, argtypes) in zip(_LAZY, lazy_kernels(model.needs_ccd))
-             if needed(fields, key[0]) and not kernel.prepared(argtypes)]
+             if needed(fields, key[0]) and not _jit.prepared(kernel, argtypes)]
   # Several to compile: the first (the costliest, by _LAZY's order) here, the others in a helper process at once
-  todo = set(_cache.uncached([kernel.dispatcher for kernel, _ in pending]))
-  later = [kernel for kernel, _ in pending if kernel.dispatcher in todo][1:]
+  todo = set(_jit.uncached([_jit.dispatcher_of(kernel) for kernel, _ in pending]))
+  later = [kernel for kernel, _ in pending if _jit.dispatcher_of(kernel) in todo][1:]
   names = [f"{k.__module__}.{k.__qualname__}" for k in later]
   helper = later and _parallel.run_in_helper(
       f"from mjgym.physics import forward; forward.compile_lazy({model.needs_ccd!r}, {names!r})")
   for kernel, argtypes in pending:
     if not (helper and kernel in later):
-      kernel.prepare(argtypes)
+      _jit.prepare(kernel, argtypes)
   if helper:
     helper.wait()
     for kernel, argtypes in pending:
-      kernel.prepare(argtypes)  # from the cache the helper filled (compiled here if it could not)
+      _jit.prepare(kernel, argtypes)  # from the cache the helper filled (compiled here if it could not)
   object.__setattr__(model, "_lazy_ready", key)
 
 
@@ -804,7 +803,7 @@ def compile_lazy(ccd, names):
   """Compiles (into the cache) the lazy kernels named ``module.qualname`` in ``names``: a helper process's job."""
   for kernel, argtypes in lazy_kernels(ccd):
     if f"{kernel.__module__}.{kernel.__qualname__}" in names:
-      kernel.dispatcher.compile(argtypes)
+      _jit.dispatcher_of(kernel).compile(argtypes)
 
 
 def lazy_kernels(ccd=False):

@@ -14,7 +14,7 @@ import math as pymath
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics.types import MINVAL
 
 # Interpolation orders (the ``interp`` keywords).
@@ -147,7 +147,7 @@ def _sensor_buffer(m, d, i):
   return d.history[adr:adr + 2 + n * (1 + m.sensor_dim[i])], n
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def delayed_ctrls(m, d):
   """history_ctrl: the control each actuator's force sees, ctrl at ``time - actuator_delay`` for a delayed one and
@@ -160,7 +160,7 @@ def delayed_ctrls(m, d):
       d.history_ctrl[i] = d.ctrl[i]
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def sensors(m, d, stage):
   """The values the history gives the stage's sensors: a delayed sensor's value at ``time - sensor_delay`` (its
@@ -183,7 +183,7 @@ def sensors(m, d, stage):
       read(buf, n, dim, t, m.sensor_history[i, 1], out)
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def advance(m, d):
   """Inserts the controls and sensor values at the current time (before the step advances it)."""

@@ -5,7 +5,7 @@ import math as pymath
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import flex
 from mjgym.physics import math
 from mjgym.physics import support
@@ -440,7 +440,7 @@ def fluid_vel_derivative(m, d, qDeriv):
               qDeriv[a, b] += dk * row[a] * row[b]
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def passive(m, d):
   """qfrc_spring, qfrc_damper, qfrc_fluid, qfrc_gravcomp and their sum qfrc_passive."""

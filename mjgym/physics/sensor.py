@@ -17,7 +17,7 @@ import math as pymath
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import energy
 from mjgym.physics import flex
 from mjgym.physics import history
@@ -238,14 +238,14 @@ def _enabled(m):
   return m.nsensor > 0 and (m.opt_disableflags[0] & DSBL_SENSOR) == 0
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _rangefinder_sensor(m, d, i):
   """Rangefinder sensor i: ray casting, compiled only for models that have one."""
   d.sensordata[m.sensor_adr[i]] = _rangefinder(m, d, m.sensor_objid[i])
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _geom_distance_sensor(m, d, i):
   """Distance, normal or fromto sensor i: the nearest pair of geoms of its two sides (a geom, or a body's geoms)
@@ -279,7 +279,7 @@ def _geom_distance_sensor(m, d, i):
       out[k] = fromto[k]
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def sensor_pos(m, d):
   """Position-dependent sensors."""
@@ -360,7 +360,7 @@ def sensor_pos(m, d):
     d.energy[1] = 0.0
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def sensor_vel(m, d):
   """Velocity-dependent sensors."""
@@ -437,7 +437,7 @@ def _needs_rne_post(m):
   return False
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def sensor_acc(m, d):
   """Acceleration- and force-dependent sensors (after the constraint solve)."""
@@ -449,7 +449,7 @@ def sensor_acc(m, d):
       return
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _sensor_acc(m, d):
   """sensor_acc for a model with acceleration-stage sensors (compiled only for those)."""
@@ -647,7 +647,7 @@ def _contact_netforce(m, d, i, out, nmatch):
     k += _CON_SIZE[f]
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _contact_sensor(m, d, i):
   """Contact sensor i (compiled only for models that have one): up to ``num`` slots of its matching contacts' data,

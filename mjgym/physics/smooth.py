@@ -10,7 +10,7 @@ import math as pymath
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import math
 from mjgym.physics import support
 from mjgym.physics.constants import CNSTR_FRICTION_TENDON
@@ -67,7 +67,7 @@ def _local_to_global(xpos, xquat, xmat, xipos, ximat, b, pos, quat, sameframe, o
       out_mat[o, k] = ximat[b, k]
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def kinematics(m, d):
   """Global frames of bodies, joints, geoms and sites from qpos (and mocap poses)."""
@@ -198,7 +198,7 @@ def _inert_com(cinert, i, inertia, ximat, o0, o1, o2, mass):
   cinert[i, 9] = mass
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def com_pos(m, d):
   """subtree_com, cinert and cdof: the com-based frames of bodies and dofs."""
@@ -276,7 +276,7 @@ def _dof_com(cdof, r, a0, a1, a2, o0, o1, o2):
   cdof[r, 5] = a0 * o1 - a1 * o0
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def camlight(m, d):
   """Global poses of cameras and lights in their tracking modes."""
@@ -330,7 +330,7 @@ def _track(m, d, mode, b, target, pos, quat, pos0, poscom0, mat0, out_pos, out_m
       out_mat[3 * k + 2] = z[k]
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def tendon(m, d):
   """Lengths, dense Jacobians (ntendon, nv) and wrap points of fixed and spatial tendons."""
@@ -423,7 +423,7 @@ def _spatial_tendon(m, d, t, wrapadr):
   return length
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def transmission(m, d):
   """actuator_length and dense actuator_moment (nu, nv) of every transmission, times gear."""
@@ -572,7 +572,7 @@ def _gear_axis(trntype, gear, quat):
 # -------------------------------------------------------------------------------------------- inertia ----
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def crb(m, d):
   """Composite rigid-body inertias (crb) and the joint-space inertia qM (legacy sparse layout)."""
@@ -621,7 +621,7 @@ def _tendon_armature_of(m, t):
   return m.tendon_armature[t] + support.tendon_actuator_armature(m, t)
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def tendon_armature(m, d):
   """qM += armature ten_Jᵀ ten_J of each tendon with armature (MuJoCo's mj_tendonArmature, after crb).
@@ -746,7 +746,7 @@ def solve_sparse(m, ld, diaginv, x, y):
     x[i] -= s
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def factor_m(m, d):
   """qLD, qLDiagInv = sparse Lᵀ D L factor of qM; pivots raised to MINVAL count as INERTIA warnings."""
@@ -762,7 +762,7 @@ def warn_inertia(d, nsmall, last):
     d.warning_lastinfo[WARN_INERTIA] = last
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def solve_m(m, d, x, y):
   """x = M⁻¹ y using the factor from factor_m (x and y may be the same array)."""
@@ -824,7 +824,7 @@ def _add_dof_vel(vel, i, cdof, qvel, dofadr, n):
       vel[i, c] += cdof[k, c] * qvel[k]
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def com_vel(m, d):
   """Com-based body velocities cvel and the time derivatives of the dof axes cdof_dot."""
@@ -883,7 +883,7 @@ def _bias(m, d, qvel, cvel, cdof_dot, cacc, cfrc, out):
               + cdof[j, 4] * cfrc[b, 4] + cdof[j, 5] * cfrc[b, 5])
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def rne(m, d):
   """qfrc_bias: gravity plus Coriolis and centrifugal forces, by recursive Newton-Euler at qacc = 0."""
@@ -970,7 +970,7 @@ def _tendon_dot(m, d, t):
   return res
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def tendon_bias(m, d):
   """qfrc_bias += ten_J armature (d/dt ten_J) qvel for each tendon with armature (MuJoCo's mj_tendonBias)."""
@@ -1092,7 +1092,7 @@ def _point(wrap_xpos, k):
   return (row[c], row[c + 1], row[c + 2])
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def rne_postconstraint(m, d):
   """cacc, cfrc_int and cfrc_ext of the current qacc, as mj_rnePostConstraint (external: xfrc_applied)."""

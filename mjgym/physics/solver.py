@@ -24,7 +24,7 @@ import math as pymath
 import numpy as np
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import linalg
 from mjgym.physics import smooth
 from mjgym.physics.constants import CNSTRSTATE_CONE
@@ -1388,7 +1388,7 @@ def _island_rows(d, isl):
 # Each solver is compiled only for models that use it (lazy kernels; forward.prepare).
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _solve_pgs(m, d):
   _pgs_warmstart(m, d)
@@ -1397,13 +1397,13 @@ def _solve_pgs(m, d):
     _pgs(m, d, ne, nf, nefc, rows, isl)
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _solve_primal(m, d):
   _primal(m, d, m.opt_solver[0] == SolverType.NEWTON)
 
 
-@_link.lazy
+@_jit.lazy
 @njit(cache=True, error_model="numpy")
 def _solve_noslip(m, d):
   for isl in range(max(d.nisland[0], 1)):
@@ -1411,7 +1411,7 @@ def _solve_noslip(m, d):
     _noslip(m, d, ne, nf, nefc, rows, isl)
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def solve(m, d):
   """Solves the constraint problem with m.opt.solver (per island), then noslip if asked; qacc,

@@ -5,7 +5,7 @@ import math as pymath
 
 from numba import njit
 
-from mjgym.physics import _link
+from mjgym.physics import _jit
 from mjgym.physics import math
 from mjgym.physics.constants import CNSTR_CONTACT_ELLIPTIC
 from mjgym.physics.constants import CNSTR_CONTACT_PYRAMIDAL
@@ -57,7 +57,7 @@ def apply_ft(m, d, force, torque, point, body, qfrc):
     j = m.dof_parentid[j]
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def xfrc_accumulate(m, d, qfrc):
   """qfrc += joint-space forces of all xfrc_applied (force, torque at each body's com)."""

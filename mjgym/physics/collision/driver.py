@@ -41,8 +41,7 @@ import math
 
 from numba import njit
 
-from mjgym.physics import _link
-from mjgym.physics import _cache
+from mjgym.physics import _jit
 from mjgym.physics.collision import box
 from mjgym.physics.collision import convex
 from mjgym.physics.collision import flex as flexcol
@@ -73,7 +72,7 @@ from mjgym.physics.types import MAXVAL
 _MINMU = 1e-5  # MuJoCo's mjMINMU
 
 
-@_link.separate
+@_jit.separate
 @njit(cache=True, error_model="numpy")
 def collision(m, d, narrow):
   """Fills ``d.ncon`` and the contact arrays from the geom poses of the position stage, in MuJoCo's order.
@@ -305,7 +304,7 @@ def needs_ccd(geom_type, geom_contype, geom_conaffinity, pair_geom1, pair_geom2)
   return any(p not in CLOSED_FORM and p not in _NONE for p in pairs)
 
 
-@_cache.stable_identity  # it is an argument of cached kernels
+@_jit.stable_identity  # it is an argument of cached kernels
 @njit(cache=True, error_model="numpy")
 def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
   """The closed-form collider of a type pair (t1 <= t2): the number of contacts found, -1 if it has none."""
@@ -342,7 +341,7 @@ def narrow_closed_form(m, d, t1, t2, g1, g2, margin, i0):
   return -1
 
 
-@_cache.stable_identity
+@_jit.stable_identity
 @njit(cache=True, error_model="numpy")
 def narrow_all(m, d, t1, t2, g1, g2, margin, i0):
   """Every collider of a type pair (t1 <= t2): closed forms, height fields, else GJK/EPA; the number of contacts."""

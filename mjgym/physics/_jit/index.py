@@ -24,7 +24,8 @@ from numba.core import cgutils
 from numba.core import lowering
 from numba.core import types
 
-from mjgym.physics import _cache
+from mjgym.physics._jit import cache as _cache
+from mjgym.physics._jit import supported
 
 _lowering = []  # stack: whether each function being lowered (innermost last) is an mjgym function
 
@@ -34,7 +35,8 @@ def _is_mjgym(fndesc):
 
 
 _lower = lowering.BaseLower.lower
-_fix_integer_index = None  # numba's, once _patch_indexing has replaced it
+_fix_integer_index = None  # numba's, once _patch_indexing has replaced it (False: left as it is)
+_REQUIRED = (("numba.np.arrayobj", "fix_integer_index", ("context", "builder", "idxty", "idx", "size")),)
 
 
 def _lower_scoped(self):
@@ -64,9 +66,19 @@ def _patch_indexing():
   global _fix_integer_index  # pylint: disable=global-statement
   if _fix_integer_index is not None:
     return
+  problems = supported.missing_internals(_REQUIRED)
+  if problems:
+    # numba's indexing is not where this patch expects it: kernels keep numba's wraparound (same results, slower)
+    _fix_integer_index = False
+    from mjgym.physics._jit import link  # pylint: disable=import-outside-toplevel
+    link._report(f"{problems[0]}; mjgym's kernels keep numba's indexing")  # pylint: disable=protected-access
+    return
   from numba.np import arrayobj  # pylint: disable=import-outside-toplevel
   _fix_integer_index = arrayobj.fix_integer_index
   arrayobj.fix_integer_index = _fix_integer_index_mjgym
 
 
-lowering.BaseLower.lower = _lower_scoped
+def apply():
+  """Puts the scoped indexing in numba's lowering (once; ``_jit.install`` checks the attributes first)."""
+  if lowering.BaseLower.lower is not _lower_scoped:
+    lowering.BaseLower.lower = _lower_scoped

@@ -37,6 +37,7 @@ import ctypes
 import hashlib
 import importlib
 import re
+import warnings
 
 from llvmlite import binding as llvm
 from llvmlite import ir
@@ -50,23 +51,14 @@ from numba.core import imputils
 from numba.core import types
 from numba.core.typing import templates
 
-from mjgym.physics import _cache
+from numba.core import event
 
-_SEPARATE = set()  # (module, qualname) of every separate kernel
-_COLD = set()  # qualname of every cold kernel (numba names a kernel's code library by its qualname alone)
+from mjgym.physics._jit import cache as _cache
+from mjgym.physics._jit import marks
+from mjgym.physics._jit import supported
 
-
-def separate(dispatcher):
-  """Marks ``dispatcher`` (a ``numba.njit`` function) as separately compiled; returns it."""
-  func = dispatcher.py_func
-  _SEPARATE.add((func.__module__, func.__qualname__))
-  return dispatcher
-
-
-def is_separate(dispatcher):
-  """Whether ``dispatcher`` was marked ``@separate``."""
-  func = dispatcher.py_func
-  return (func.__module__, func.__qualname__) in _SEPARATE
+_SEPARATE = marks.SEPARATE
+_COLD = marks.COLD
 
 
 def _stable_repr(t):
@@ -75,12 +67,6 @@ def _stable_repr(t):
     func = t.dispatcher.py_func
     return f"dispatcher({func.__module__}.{func.__qualname__})"
   return repr(t)
-
-
-def cold(dispatcher):
-  """Marks ``dispatcher`` as run rarely: compiled without LLVM's IR optimizations; returns it."""
-  _COLD.add(dispatcher.py_func.__qualname__)
-  return dispatcher
 
 
 def _digest(argtypes, restype):
@@ -156,12 +142,11 @@ def _rebuild_keeping_hooks(cls, target_context, libdata, fndesc, *rest):
   before the load but leaves the rebuilt library without them, so a new kernel that links the cached one in would
   not inherit them, and a cached copy of that kernel would load without its separate callees bound."""
   result = _rebuild(cls, target_context, libdata, fndesc, *rest)
-  reload_init = rest[5]
-  result.library._reload_init.update(reload_init or ())  # pylint: disable=protected-access
+  hooks = [hook for hook in rest[5] or () if isinstance(hook, _Hook)]  # mjgym's only: other entries as numba has them
+  result.library._reload_init.update(hooks)  # pylint: disable=protected-access
   return result
 
 
-compiler.CompileResult._rebuild = classmethod(_rebuild_keeping_hooks)  # pylint: disable=protected-access
 
 
 _insert_user_function = base.BaseContext.insert_user_function
@@ -179,14 +164,13 @@ def _insert(self, func, fndesc, libs=()):
   self._defns[func].append(impl, impl.signature)  # pylint: disable=protected-access
 
 
-base.BaseContext.insert_user_function = _insert
 
 
 _optimize_functions = codegen.CPUCodeLibrary._optimize_functions  # pylint: disable=protected-access
 
 
 def _optimize_functions_cold(self, ll_module):
-  if self.name not in _COLD:
+  if self.name not in _COLD or not getattr(self, "_mjgym", False):
     _optimize_functions(self, ll_module)
     return
   ll_module.data_layout = self._codegen._data_layout  # pylint: disable=protected-access
@@ -259,17 +243,22 @@ _get_module_for_linking = codegen.CPUCodeLibrary._get_module_for_linking  # pyli
 
 
 def _get_module_for_linking_mjgym(self):
-  """numba's, except for its runtime library: NRT_incref and NRT_decref come as declarations (calls the pruning
-  pass sees and the early inlining cannot take in; _refcount_bodies gives them bodies after pruning)."""
-  if self.name != "nrt" or getattr(self, "_mjgym_declared", False):
+  """numba's, except for its runtime library linked into an mjgym kernel: NRT_incref and NRT_decref come as
+  declarations (calls the pruning pass sees and the early inlining cannot take in; _refcount_bodies gives them
+  bodies after pruning). Every other library links numba's runtime as it is."""
+  if self.name != "nrt" or not _FINALIZING[-1]:
     return _get_module_for_linking(self)
-  text = str(_get_module_for_linking(self))
-  for name in _REFCOUNTS:
-    text = re.sub(rf"^define [^\n]*@{name}\(.*?^}}\n", f"declare void @{name}(ptr)\n", text, count=1,
-                  flags=re.M | re.S)
-  declared = llvm.parse_assembly(text)
-  self._shared_module = declared  # pylint: disable=protected-access,attribute-defined-outside-init
-  self._mjgym_declared = True  # pylint: disable=attribute-defined-outside-init
+  declared = self.__dict__.get("_mjgym_declared")
+  if declared is None:
+    text = str(_get_module_for_linking(self))
+    for name in _REFCOUNTS:
+      text, found = re.subn(rf"^define [^\n]*@{name}\(.*?^}}\n", f"declare void @{name}(ptr)\n", text, count=1,
+                            flags=re.M | re.S)
+      if not found:
+        # numba's runtime no longer defines the count as expected: link it as it is (slower counts, same results)
+        _report(f"numba's runtime library has no definition of {name} to replace")
+        return _get_module_for_linking(self)
+    declared = self._mjgym_declared = llvm.parse_assembly(text)  # pylint: disable=attribute-defined-outside-init
   return declared
 
 
@@ -284,6 +273,9 @@ def _refcount_bodies(module):
 
 
 def _optimize_final_module_mjgym(self):
+  if not getattr(self, "_mjgym", False):
+    _optimize_final_module(self)
+    return
   if self.name not in _COLD:
     # numba's _optimize_final_module (a cheap pass with reference-count pruning, then the full optimization),
     # with the surviving counts made inlinable in between
@@ -375,9 +367,13 @@ def _argument_uses_are_borrows(body, arg, aliases=None):
   return True
 
 
+DROPPED = [0]  # count operations the last _drop_argument_counts removed
+
+
 def _drop_argument_counts(ll_module):
   """``ll_module`` without the count operations on mjgym functions' own arguments and their aliases (see above);
   the same module when it has none."""
+  DROPPED[0] = 0
   text = str(ll_module)
   if "@NRT_incref(ptr %" not in text and "@NRT_decref(ptr %" not in text:
     return ll_module
@@ -401,6 +397,7 @@ def _drop_argument_counts(ll_module):
         drop |= counted & aliases
     if not drop:
       continue
+    DROPPED[0] += sum(1 for c in _COUNT.findall(body) if c in drop)
     new_body = _COUNT.sub(lambda m: "" if m.group(1) in drop else m.group(0), body)
     pieces.append(text[done:match.start(3)])
     pieces.append(new_body)
@@ -414,18 +411,60 @@ def _drop_argument_counts(ll_module):
 
 
 def _add_llvm_module_mjgym(self, ll_module):
-  """CPUCodeLibrary.add_llvm_module, with _drop_argument_counts after the function's own optimization."""
+  """CPUCodeLibrary.add_llvm_module: a library that receives code while an mjgym kernel compiles is mjgym's (its
+  own code, and the numba helpers compiled for it); its modules lose the counts on their functions' arguments
+  (_drop_argument_counts) after their own optimization. Every other library is numba's as it is."""
+  if not _compiling_mjgym():
+    _add_llvm_module(self, ll_module)
+    return
+  first = not getattr(self, "_mjgym", False)
+  self._mjgym = True  # pylint: disable=attribute-defined-outside-init
   self._optimize_functions(ll_module)  # pylint: disable=protected-access
   ll_module = _drop_argument_counts(ll_module)
+  if first and self.name in WATCHED and not DROPPED[0]:
+    _report(f"the IR rewrite dropped no argument counts in {self.name}, where it always found some: numba's IR may "
+            "have changed shape, and mjgym's kernels lose that speed-up (results are unchanged)")
   if not config.LLVM_REFPRUNE_PASS:
     ll_module = codegen.remove_redundant_nrt_refct(ll_module)
   self._final_module.link_in(ll_module)  # pylint: disable=protected-access
 
 
-codegen.CPUCodeLibrary._optimize_functions = _optimize_functions_cold  # pylint: disable=protected-access
-codegen.CPUCodeLibrary.add_llvm_module = _add_llvm_module_mjgym
-codegen.CPUCodeLibrary._optimize_final_module = _optimize_final_module_mjgym  # pylint: disable=protected-access
-codegen.CPUCodeLibrary._get_module_for_linking = _get_module_for_linking_mjgym  # pylint: disable=protected-access
+def _finalize_mjgym(self):
+  """CPUCodeLibrary.finalize, with whether the library is mjgym's known to the libraries it links in."""
+  _FINALIZING.append(getattr(self, "_mjgym", False))
+  try:
+    _finalize(self)
+  finally:
+    _FINALIZING.pop()
+
+
+# Which compiles are mjgym's: numba's compile events, innermost last, as (is an mjgym function, is numba's own). A
+# numba function compiled inside (an overload's implementation) belongs to the compile around it.
+_COMPILING = []
+_FINALIZING = [False]
+
+
+def _is_mjgym_name(modname):
+  return (modname or "").split(".", 1)[0] == "mjgym"
+
+
+class _CompileScope(event.Listener):
+  """Keeps _COMPILING from numba's compile events."""
+
+  def on_start(self, ev):
+    module = ev.data["dispatcher"].py_func.__module__ or ""
+    _COMPILING.append((_is_mjgym_name(module), module.split(".", 1)[0] == "numba"))
+
+  def on_end(self, ev):
+    _COMPILING.pop()
+
+
+def _compiling_mjgym():
+  """Whether the innermost compile that is not numba's own is an mjgym kernel's."""
+  for mine, numbas in reversed(_COMPILING):
+    if not numbas:
+      return mine
+  return False
 
 
 _get_call_template = dispatcher._DispatcherBase.get_call_template  # pylint: disable=protected-access
@@ -440,7 +479,6 @@ def _get_call_template_unliteral(self, args, kws):
   return _get_call_template(self, args, kws)
 
 
-dispatcher._DispatcherBase.get_call_template = _get_call_template_unliteral  # pylint: disable=protected-access
 
 
 class Lazy:
@@ -529,3 +567,43 @@ class _Cell(_Hook):
 def lazy(dispatcher):
   """Makes ``dispatcher`` (a ``numba.njit`` function returning nothing) a lazy kernel: returns its ``Lazy``."""
   return Lazy(dispatcher)
+
+
+# Stage kernels whose own IR always had counts on their Model and Data arguments for the rewrite to drop: if one
+# compiles without any dropped, numba's IR no longer looks as the rewrite expects (reported, not fatal).
+WATCHED = frozenset(["kinematics", "com_pos", "crb", "com_vel", "rne", "passive", "fwd_actuation"])
+REPORTED = []
+
+
+def _report(message):
+  """Says once per message that a patch found numba other than it expects (the results stay right)."""
+  if message not in REPORTED:
+    REPORTED.append(message)
+    found = supported.versions()
+    warnings.warn(f"mjgym: {message} (numba {found['numba']}, llvmlite {found['llvmlite']}; supported: "
+                  f"{supported.supported_text()})", supported.ToolchainWarning, stacklevel=2)
+
+
+_add_llvm_module = codegen.CPUCodeLibrary.add_llvm_module
+_optimize_final_module = codegen.CPUCodeLibrary._optimize_final_module  # pylint: disable=protected-access
+_finalize = codegen.CPUCodeLibrary.finalize
+_APPLIED = []
+
+
+def apply():
+  """Puts the linker's patches in numba (once; ``_jit.install`` checks the attributes first)."""
+  global _get_module_for_linking  # pylint: disable=global-statement
+  if _APPLIED:
+    return
+  # cache.apply() has replaced it already (lazily parsed bitcode): chain to that one
+  _get_module_for_linking = codegen.CPUCodeLibrary._get_module_for_linking  # pylint: disable=protected-access
+  compiler.CompileResult._rebuild = classmethod(_rebuild_keeping_hooks)  # pylint: disable=protected-access
+  base.BaseContext.insert_user_function = _insert
+  codegen.CPUCodeLibrary._optimize_functions = _optimize_functions_cold  # pylint: disable=protected-access
+  codegen.CPUCodeLibrary.add_llvm_module = _add_llvm_module_mjgym
+  codegen.CPUCodeLibrary._optimize_final_module = _optimize_final_module_mjgym  # pylint: disable=protected-access
+  codegen.CPUCodeLibrary._get_module_for_linking = _get_module_for_linking_mjgym  # pylint: disable=protected-access
+  codegen.CPUCodeLibrary.finalize = _finalize_mjgym
+  dispatcher._DispatcherBase.get_call_template = _get_call_template_unliteral  # pylint: disable=protected-access
+  event.register("numba:compile", _CompileScope())
+  _APPLIED.append(True)

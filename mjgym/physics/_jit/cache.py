@@ -26,6 +26,7 @@ load needs only the runtime (NRT) and the external symbols the machine code call
 names, and the compiler is readied only if one of them is not yet defined (a compile readies it in any case).
 """
 
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -33,25 +34,27 @@ import os
 import pathlib
 import re
 import sys
-import types as pytypes
 import uuid
 
+import warnings
+
+import llvmlite
 from llvmlite import binding as llvm
 import numba
 from numba.core import caching
 from numba.core import codegen
 from numba.core import compiler
-from numba.core.registry import CPUDispatcher
 from numba.core.runtime import nrt
 
-PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent  # .../mjgym
+PACKAGE_DIR = pathlib.Path(__file__).resolve().parents[2]  # .../mjgym
 _FORMAT = 2  # version of how mjgym's entries are serialized (part of every key: never read by older code)
 # Modules that change how numba generates code for every kernel (they patch its code generator when imported):
 # part of every module's key, whether or not the module imports them.
-CODEGEN = ("physics/_borrow.py", "physics/_index.py", "physics/_link.py")
+CODEGEN = ("physics/_jit/__init__.py", "physics/_jit/borrow.py", "physics/_jit/cache.py", "physics/_jit/index.py",
+           "physics/_jit/link.py", "physics/_jit/marks.py", "physics/_jit/plain.py",
+           "physics/_jit/supported.py")
 # MJGYM_CHECK_INDEX=1: kernels trap negative run-time indices (physics/_index.py); a build of its own
 CHECK_INDEX = os.environ.get("MJGYM_CHECK_INDEX", "") not in ("", "0")
-ENGINE_DIR = PACKAGE_DIR / "physics"
 
 
 def cache_root():
@@ -64,8 +67,10 @@ def cache_root():
 
 
 def cache_dir():
-  """This numba and Python's cache directory: ``<cache_root>/numba-<version>-py<major><minor>``."""
-  return cache_root() / f"numba-{numba.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+  """This numba, llvmlite and Python's cache directory: ``<cache_root>/numba-<v>-llvmlite-<v>-py<major><minor>``
+  (entries of other versions are never read; numba's index keys each entry on the CPU too)."""
+  return cache_root() / (f"numba-{numba.__version__}-llvmlite-{llvmlite.__version__}"
+                         f"-py{sys.version_info[0]}{sys.version_info[1]}")
 
 
 def _module_name(path, package_dir):
@@ -158,50 +163,6 @@ def closure_hash(path, package_dir=PACKAGE_DIR):
 _ENSURED = set()
 
 
-def stable_identity(dispatcher):
-  """Gives ``dispatcher`` a process-independent uuid (its module and name), so that kernels taking it as an
-  argument load from the cache in every process; returns it (usable as a decorator above ``@njit``)."""
-  dispatcher._set_uuid(f"mjgym:{dispatcher.py_func.__module__}.{dispatcher.py_func.__qualname__}")  # pylint: disable=protected-access
-  return dispatcher
-
-
-# ------------------------------------------------------ what will compile ----
-
-
-def _dispatchers_of(func, seen):
-  """Every mjgym kernel that ``func`` (a Python function) can reach through its module's globals.
-
-  An over-approximation from the bytecode: a global that is a kernel, and ``module.name`` for every module global
-  and every attribute name the code loads.
-  """
-  codes = [func.__code__]
-  names, found = set(), []
-  while codes:
-    code = codes.pop()
-    names.update(code.co_names)
-    codes.extend(c for c in code.co_consts if isinstance(c, pytypes.CodeType))
-  glb = func.__globals__
-  for name in names:
-    obj = glb.get(name)
-    if isinstance(obj, pytypes.ModuleType) and obj.__name__.startswith("mjgym."):
-      for attr in names:
-        sub = getattr(obj, attr, None)
-        if isinstance(sub, CPUDispatcher):
-          found.append(sub)
-    elif isinstance(obj, CPUDispatcher):
-      found.append(obj)
-  for disp in found:
-    if disp not in seen and disp.py_func.__module__.startswith("mjgym."):
-      seen.add(disp)
-      _dispatchers_of(disp.py_func, seen)
-  return seen
-
-
-def reachable(dispatcher):
-  """The mjgym kernels ``dispatcher`` can reach, itself included."""
-  return _dispatchers_of(dispatcher.py_func, {dispatcher})
-
-
 def uncached(dispatchers):
   """Those of ``dispatchers`` that will compile: neither inlined into their callers, nor compiled in this process,
   nor with a cache index on disk."""
@@ -265,15 +226,6 @@ class ClosureCacheLocator(caching._CacheLocator):  # pylint: disable=protected-a
     return self
 
 
-def configure():
-  """Puts mjgym's locator first among numba's, so mjgym's kernels cache by import closure (idempotent).
-
-  Must run before any kernel module is imported: numba picks a function's locator when it is decorated.
-  """
-  impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")  # renamed in numba 0.61
-  classes = impl._locator_classes  # pylint: disable=protected-access
-  if ClosureCacheLocator not in classes:
-    classes.insert(0, ClosureCacheLocator)
 
 
 # --- How a cached mjgym kernel is stored and loaded -------------------------------------------------------------
@@ -335,12 +287,52 @@ def _module_for_linking(self):
 
 
 def _load_overload_light(self, sig, target_context):
-  """Cache.load_overload: for mjgym's caches, readies only numba's runtime before the load (see the docstring)."""
+  """Cache.load_overload: for mjgym's caches, readies only numba's runtime before the load (see the docstring), and
+  takes an entry that cannot be read (truncated or corrupted, as a full disk or a killed copy leaves it) as a miss:
+  it is removed with a one-line notice and the kernel compiles anew."""
   if not isinstance(self._impl.locator, ClosureCacheLocator):  # pylint: disable=protected-access
     return _load_overload(self, sig, target_context)
   nrt.rtsys.initialize(target_context)
-  with self._guard_against_spurious_io_errors():  # pylint: disable=protected-access
-    return self._load_overload(sig, target_context)  # pylint: disable=protected-access
+  try:
+    with self._guard_against_spurious_io_errors():  # pylint: disable=protected-access
+      return self._load_overload(sig, target_context)  # pylint: disable=protected-access
+  except Exception as exc:  # pylint: disable=broad-except  (any unreadable entry: pickle, zlib, EOF, bad types)
+    _discard_unreadable(self, exc)
+    return None
+
+
+def _discard_unreadable(cache, exc):
+  """Drops the entry of ``cache`` (a numba Cache) that failed to load, with a one-line notice: its key leaves the
+  index (the whole index, if the index itself is unreadable) and its data file is removed; the compile that
+  follows saves a new entry."""
+  cache_file = cache._cache_file  # pylint: disable=protected-access
+  warnings.warn(f"mjgym: a cached kernel of {cache._name} could not be read ({type(exc).__name__}: "  # pylint: disable=protected-access
+                f"{str(exc)[:80]}); it is compiled again (cache: {cache_file._cache_path})",  # pylint: disable=protected-access
+                CacheWarning, stacklevel=3)
+  with _index_lock(cache_file):
+    try:
+      overloads = cache_file._load_index()  # pylint: disable=protected-access
+    except Exception:  # pylint: disable=broad-except
+      _unlink(cache_file._index_path)  # pylint: disable=protected-access
+      return
+    for key, name in list(overloads.items()):
+      try:
+        cache_file._load_data(name)  # pylint: disable=protected-access
+      except Exception:  # pylint: disable=broad-except
+        del overloads[key]
+        _unlink(cache_file._data_path(name))  # pylint: disable=protected-access
+    cache_file._save_index(overloads)  # pylint: disable=protected-access
+
+
+def _unlink(path):
+  try:
+    os.unlink(path)
+  except OSError:
+    pass
+
+
+class CacheWarning(UserWarning):
+  """A cache entry of mjgym's could not be read and is compiled again."""
 
 
 _save = caching.IndexDataCacheFile.save
@@ -361,22 +353,37 @@ def _save_entry(self, key, data):
     return
   name = self._data_name_pattern.replace("{number:d}", uuid.uuid4().hex[:16])  # pylint: disable=protected-access
   self._save_data(name, data)  # pylint: disable=protected-access
-  with open(self._index_path + ".lock", "a", encoding="utf-8") as lock:  # pylint: disable=protected-access
-    if fcntl is not None:
-      fcntl.flock(lock, fcntl.LOCK_EX)
-    overloads = self._load_index()  # pylint: disable=protected-access
+  with _index_lock(self):
+    try:
+      overloads = self._load_index()  # pylint: disable=protected-access
+    except Exception:  # pylint: disable=broad-except  (an unreadable index is replaced)
+      overloads = {}
     old = overloads.get(key)
     overloads[key] = name
     self._save_index(overloads)  # pylint: disable=protected-access
   if old is not None and old != name:
-    try:
-      os.unlink(self._data_path(old))  # pylint: disable=protected-access
-    except OSError:
-      pass
+    _unlink(self._data_path(old))  # pylint: disable=protected-access
 
 
-compiler.CompileResult._reduce = _reduce_with_names  # pylint: disable=protected-access
-caching.IndexDataCacheFile.save = _save_entry
-codegen.CPUCodeLibrary._unserialize = classmethod(_unserialize_lazily)  # pylint: disable=protected-access
-codegen.CPUCodeLibrary._get_module_for_linking = _module_for_linking  # pylint: disable=protected-access
-caching.Cache.load_overload = _load_overload_light
+@contextlib.contextmanager
+def _index_lock(cache_file):
+  """Holds the lock on a cache index's read-modify-write (none where the OS has no flock)."""
+  with open(cache_file._index_path + ".lock", "a", encoding="utf-8") as lock:  # pylint: disable=protected-access
+    if fcntl is not None:
+      fcntl.flock(lock, fcntl.LOCK_EX)
+    yield
+
+
+def apply():
+  """Puts mjgym's cache kind in numba: its locator first among numba's (so mjgym's kernels cache by import
+  closure; numba picks a function's locator when it is decorated, so this runs before any kernel module is
+  imported), and the entry format, load and save above. Once; ``_jit.install`` checks the attributes first."""
+  classes = caching.CacheImpl._locator_classes  # pylint: disable=protected-access
+  if ClosureCacheLocator in classes:
+    return
+  classes.insert(0, ClosureCacheLocator)
+  compiler.CompileResult._reduce = _reduce_with_names  # pylint: disable=protected-access
+  caching.IndexDataCacheFile.save = _save_entry
+  codegen.CPUCodeLibrary._unserialize = classmethod(_unserialize_lazily)  # pylint: disable=protected-access
+  codegen.CPUCodeLibrary._get_module_for_linking = _module_for_linking  # pylint: disable=protected-access
+  caching.Cache.load_overload = _load_overload_light
