@@ -5,6 +5,8 @@
 
 import os
 
+import numpy as np
+
 # OpenMP's default wait policy keeps idle threads spinning for a while after each parallel region. When
 # another process or torch's own OpenMP threads share the cores, those spins eat the time slices the working
 # threads need: a 2-thread hopper batch step ran 10-20x slower than 1 thread on a busy 2-core machine
@@ -24,8 +26,15 @@ _progress.install()
 # pylint: disable=g-importing-member,wrong-import-position
 from mjgym.physics.containers import MjData
 from mjgym.physics.model import MjModel
-from mjgym.physics.containers import MjOption
+from mjgym.physics.records import MjContact
+from mjgym.physics.records import MjLROpt
+from mjgym.physics.records import MjOption
+from mjgym.physics.records import MjSolverStat
+from mjgym.physics.records import MjStatistic
+from mjgym.physics.records import MjTimerStat
+from mjgym.physics.records import MjWarningStat
 from mjgym.physics.mjcf import MJCFError
+from mjgym.physics.types import FatalError
 from mjgym.physics.api import mj_contactForce
 from mjgym.physics.api import mj_copyData
 from mjgym.physics.api import mj_energyPos
@@ -52,6 +61,7 @@ from mjgym.physics.api import mj_stateSize
 from mjgym.physics.api import mj_step
 from mjgym.physics.api import mj_step1
 from mjgym.physics.api import mj_step2
+from mjgym.physics.api import mju_threadpool
 from mjgym.physics.api import get_mjcb_control
 from mjgym.physics.api import get_mjcb_passive
 from mjgym.physics.api import set_mjcb_control
@@ -86,6 +96,7 @@ mjtDataType = _types.bindings_enum("mjtDataType", "mjDATATYPE_", _types.DataType
 mjtTrn = _types.bindings_enum("mjtTrn", "mjTRN_", _types.TrnType)
 mjtWarning = _types.bindings_enum("mjtWarning", "mjWARN_", _types.Warning)
 mjtWrap = _types.bindings_enum("mjtWrap", "mjWRAP_", _types.WrapType)
+MJTNUM_DTYPE = np.float64  # mjtNum: every real-valued field of Model and Data
 mjMAXVAL = _types.MAXVAL  # largest value a state or control may take
 mjMINVAL = _types.MINVAL  # smallest value a divisor may take
 

@@ -161,6 +161,13 @@ def mj_forward(m, d):
   _user_sensors(m, d, _user_stages(m))
 
 
+def mju_threadpool(d, nthread):
+  """Gives ``d`` a thread pool of ``nthread`` workers (see ``MjData.threadpool``: the step does not use it)."""
+  if isinstance(nthread, bool) or not isinstance(nthread, (int, np.integer)) or nthread < 1:
+    raise ValueError(f"mju_threadpool: nthread must be a positive integer, got {nthread!r}")
+  object.__setattr__(d, "_threadpool", int(nthread))
+
+
 def mj_resetData(m, d):
   """Resets ``d`` to the model's initial state (qpos0, zero velocity, time 0)."""
   forward.reset_data(m._struct, d._struct)

@@ -1,4 +1,4 @@
-"""Model, MjData, MjOption and MjStatistic: the Python face of the engine's data, shaped like the `mujoco` bindings.
+"""Model and MjData: the Python face of the engine's data, shaped like the `mujoco` bindings.
 
 ``Model`` is a compiled model; the bindings' ``MjModel`` (``model.py``) is a Model with the constructors from
 files, which need the compilers (one layer up: they build Models, so this module cannot import them). Each
@@ -11,6 +11,7 @@ import numpy as np
 
 from mjgym.physics import _structs
 from mjgym.physics import forward
+from mjgym.physics import records
 from mjgym.physics import types
 from mjgym.physics.collision import driver
 from mjgym.physics.types import ObjType
@@ -76,65 +77,10 @@ def field_shape(shape, sizes, lead=()):
   return tuple(lead) + tuple(sizes[s] if isinstance(s, str) else s for s in shape)
 
 
-class MjOption:
-  """Simulation options (``mjOption``); each attribute reads and writes the model array compiled code sees.
-
-  Attributes: timestep (s), impratio, tolerance, ls_tolerance, noslip_tolerance, gravity (3,) m/s²,
-  wind (3,) m/s, magnetic (3,), density kg/m³, viscosity Pa·s, o_margin, o_solref (2,), o_solimp (5,),
-  o_friction (5,), integrator (mjtIntegrator), cone, jacobian, solver, iterations, ls_iterations,
-  noslip_iterations, ccd_tolerance (m), ccd_iterations, disableflags (mjtDisableBit), enableflags (mjtEnableBit),
-  disableactuator (bits of the disabled actuator groups).
-  """
-
-  __slots__ = ("_m",)
-
-  def __init__(self, m):
-    object.__setattr__(self, "_m", m)
-
-  def _array(self, name):
-    try:
-      return self._m._fields["opt_" + name]
-    except KeyError:
-      raise AttributeError(f"MjOption has no attribute '{name}'") from None
-
-  def __getattr__(self, name):
-    arr = self._array(name)
-    if arr.shape == (1,):
-      return arr.dtype.type(arr[0]).item()
-    return arr
-
-  def __setattr__(self, name, value):
-    self._array(name)[:] = value
-
-  def __repr__(self):
-    names = sorted(n[4:] for n in self._m._fields if n.startswith("opt_"))
-    return "<MjOption\n" + "\n".join(f"  {n}: {getattr(self, n)!r}" for n in names) + "\n>"
-
-
-class MjStatistic:
-  """``m.stat`` as in the bindings: meaninertia, meanmass, meansize, extent (floats) and center (3,), read and
-  written through the model's stat_* arrays."""
-
-  __slots__ = ("_m",)
-  _NAMES = ("meaninertia", "meanmass", "meansize", "extent", "center")
-
-  def __init__(self, m):
-    object.__setattr__(self, "_m", m)
-
-  def _array(self, name):
-    if name not in self._NAMES:
-      raise AttributeError(f"MjStatistic has no attribute '{name}'")
-    return getattr(self._m, "stat_" + name)
-
-  def __getattr__(self, name):
-    arr = self._array(name)
-    return float(arr[0]) if name != "center" else arr
-
-  def __setattr__(self, name, value):
-    self._array(name)[:] = value
-
-  def __repr__(self):
-    return "<MjStatistic " + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ">"
+def _struct_over(struct_type, fields, prefix):
+  """A ``records`` struct over the model arrays ``prefix + field`` (one-element arrays as scalars)."""
+  return struct_type.over({name: fields[prefix + name].reshape(()) if fields[prefix + name].shape == (1,)
+                           else fields[prefix + name] for name, _, _, _ in struct_type.FIELDS})
 
 
 class _VisualSection:
@@ -237,8 +183,8 @@ class Model:
     object.__setattr__(self, "_names", names)
     object.__setattr__(self, "_name2id", {t: {n: i for i, n in enumerate(ns) if n} for t, ns in names.items()})
     object.__setattr__(self, "source", source)
-    object.__setattr__(self, "opt", MjOption(self))
-    object.__setattr__(self, "stat", MjStatistic(self))
+    object.__setattr__(self, "opt", _struct_over(records.MjOption, self._fields, "opt_"))
+    object.__setattr__(self, "stat", _struct_over(records.MjStatistic, self._fields, "stat_"))
     object.__setattr__(self, "vis", MjVisual(self))
     object.__setattr__(self, "_struct", self.new_struct())
     self._update_tier()
@@ -377,6 +323,14 @@ class MjData:
     object.__setattr__(self, "model", m)
     object.__setattr__(self, "_fields", arrays)
     object.__setattr__(self, "_struct", _structs.new_data(*[arrays[n] for n, _, _ in types.DATA_ROWS]))
+    object.__setattr__(self, "_threadpool", 0)
+
+  @property
+  def threadpool(self):
+    """Worker threads of the pool ``mju_threadpool`` gave this Data (0: none), as the bindings' (nonzero) pointer.
+    This engine's single-Data step runs on the calling thread: the pool only marks the Data, and rollout refuses
+    it as MuJoCo's does."""
+    return self._threadpool
 
   @property
   def _model(self):
@@ -384,13 +338,41 @@ class MjData:
 
   @property
   def contact(self):
-    """The ``ncon`` contacts as the bindings show them: ``d.contact.dist``, ``.pos``, ``.frame``, ``.geom`` (ncon, 2)..."""
-    return _ContactView(self._fields)
+    """The ``ncon`` contacts (``records.MjContact``): ``d.contact[i]``, ``for c in d.contact``, or a field of all,
+    ``d.contact.dist`` (ncon,), ``.geom`` (ncon, 2)... ``geom`` is made from geom1 and geom2, so writing it does
+    not reach the Data; ``H``, ``adhesion`` and ``surfacevel`` are zeros (this engine does not keep them)."""
+    f = self._fields
+    fields = {name: f["contact_" + name] for name, _, _, _ in records.MjContact.FIELDS if "contact_" + name in f}
+    fields["geom"] = lambda n: np.stack([f["contact_geom1"][:n], f["contact_geom2"][:n]], axis=1)
+    for name, dtype, shape, _ in records.MjContact.FIELDS:
+      fields.setdefault(name, lambda n, dtype=dtype, shape=shape: np.zeros((n,) + shape, dtype))
+    return records.StructList(records.MjContact, fields, lambda: int(f["ncon"][0]))
 
   @property
   def warning(self):
-    """Per mjtWarning: ``number`` (how often it was raised) and ``lastinfo`` (last index involved)."""
-    return _WarningStats(self._fields["warning_number"], self._fields["warning_lastinfo"])
+    """Per mjtWarning (``records.MjWarningStat``): ``d.warning[i].number`` (how often it was raised) and
+    ``.lastinfo`` (last index involved); ``d.warning.number`` (mjNWARNING,) all at once."""
+    f = self._fields
+    return records.StructList(records.MjWarningStat, {"number": f["warning_number"],
+                                                      "lastinfo": f["warning_lastinfo"]},
+                              lambda: len(f["warning_number"]))
+
+  @property
+  def solver(self):
+    """The main solver's statistics per iteration of island 0 (``records.MjSolverStat``, mjNSOLVER of them;
+    ``d.solver_niter`` says how many are used). ``nupdate`` is zero: this engine does not count updates."""
+    f = self._fields
+    fields = {name: f["solver_" + name] for name, _, _, _ in records.MjSolverStat.FIELDS if "solver_" + name in f}
+    fields["nupdate"] = lambda n: np.zeros(n, np.int32)
+    return records.StructList(records.MjSolverStat, fields, lambda: len(f["solver_neval"]))
+
+  @property
+  def timer(self):
+    """The bindings' timers (``records.MjTimerStat``, mjNTIMER of them): zeros, this engine times no stage; a
+    user may write them."""
+    f = self._fields
+    return records.StructList(records.MjTimerStat, {"duration": f["timer_duration"], "number": f["timer_number"]},
+                              lambda: len(f["timer_number"]))
 
   def __getattr__(self, name):
     if name.startswith("_"):
@@ -434,73 +416,6 @@ class MjData:
     return _ObjectView(self, objtype, index, fields)
 
 
-class _ContactView:
-  """Views of the contact arrays cut to ``ncon``, under the bindings' names (``dist`` for ``contact_dist``)."""
-
-  def __init__(self, fields):
-    object.__setattr__(self, "_fields", fields)
-
-  def __getattr__(self, name):
-    n = int(self._fields["ncon"][0])
-    if name == "geom":
-      return np.stack([self._fields["contact_geom1"][:n], self._fields["contact_geom2"][:n]], axis=1)
-    try:
-      return self._fields["contact_" + name][:n]
-    except KeyError:
-      raise AttributeError(f"contact has no attribute '{name}'") from None
-
-  def __len__(self):
-    return int(self._fields["ncon"][0])
-
-
-class _WarningStats:
-  """``d.warning.number[i]`` or, as in the bindings, ``d.warning[i].number`` (i an mjtWarning)."""
-
-  def __init__(self, number, lastinfo):
-    self.number = number
-    self.lastinfo = lastinfo
-
-  def __getitem__(self, i):
-    return _WarningStat(self.number, self.lastinfo, int(i))
-
-  def __len__(self):
-    return len(self.number)
-
-  def __repr__(self):
-    return f"<warnings number={self.number.tolist()} lastinfo={self.lastinfo.tolist()}>"
-
-
-class _WarningStat:
-  """One warning's statistics, ``d.warning[i]``: ``number`` and ``lastinfo`` are Python ints as in the bindings,
-  and assigning them writes through to the Data."""
-
-  __slots__ = ("_number", "_lastinfo", "_i")
-
-  def __init__(self, number, lastinfo, i):
-    if not -len(number) <= i < len(number):
-      raise IndexError(f"warning index {i} out of range (mjNWARNING = {len(number)})")
-    self._number, self._lastinfo, self._i = number, lastinfo, i
-
-  @property
-  def number(self):
-    return int(self._number[self._i])
-
-  @number.setter
-  def number(self, value):
-    self._number[self._i] = value
-
-  @property
-  def lastinfo(self):
-    return int(self._lastinfo[self._i])
-
-  @lastinfo.setter
-  def lastinfo(self, value):
-    self._lastinfo[self._i] = value
-
-  def __repr__(self):
-    return f"<MjWarningStat number={self.number} lastinfo={self.lastinfo}>"
-
-
 def _copy_arrays(fields):
   """Contiguous copies of every Data array (the struct requires C order)."""
   return {name: np.ascontiguousarray(arr).copy() for name, arr in fields.items()}
@@ -519,7 +434,8 @@ def allocate_data_arrays(m, nworld=None):
 
 # Data fields outside the compiled Data struct: written only by functions that take them as explicit arguments
 # (inverse dynamics), so that adding them recompiles nothing. Same (name, dtype, shape) rows as types.DATA_ROWS.
-PYTHON_ONLY_DATA_ROWS = (("qfrc_inverse", "float", ("nv",)),)
+PYTHON_ONLY_DATA_ROWS = (("qfrc_inverse", "float", ("nv",)), ("timer_duration", "float", (types.NTIMER,)),
+                         ("timer_number", "int", (types.NTIMER,)))
 
 
 def _object_count(fields, objtype):

@@ -338,6 +338,11 @@ class ConstraintState(enum.IntEnum):
 
 
 # Iterations whose statistics the solver keeps (MuJoCo's mjNSOLVER).
+class FatalError(Exception):
+  """What MuJoCo's mju_error raises in the bindings (``mujoco.FatalError``): the engine cannot go on with this
+  model or data (an unknown solver type, say)."""
+
+
 NSOLVER = 200
 
 # Islands whose solver iteration counts Data keeps (MuJoCo's mjNISLAND).
@@ -348,6 +353,8 @@ NARMAX = 256
 
 
 NWARNING = 7
+# timers of the bindings' mjData (mjNTIMER): the engine times nothing, they are there for scripts that read them
+NTIMER = 15
 # Most contacts one geom pair may produce (MuJoCo's mjMAXCONPAIR); height fields make one per prism.
 MAXCONPAIR = 50
 # Values whose magnitude exceeds this are treated as divergence (MuJoCo's mjMAXVAL).
