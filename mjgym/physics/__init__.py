@@ -33,6 +33,7 @@ from mjgym.physics.records import MjSolverStat
 from mjgym.physics.records import MjStatistic
 from mjgym.physics.records import MjTimerStat
 from mjgym.physics.records import MjWarningStat
+from mjgym.physics.records import MjvPerturb
 from mjgym.physics.mjcf import MJCFError
 from mjgym.physics.types import FatalError
 from mjgym.physics.api import mj_contactForce
@@ -73,32 +74,9 @@ from mjgym.physics.api_dynamics import mj_inverse
 from mjgym.physics.api_dynamics import mjd_inverseFD
 from mjgym.physics.api_dynamics import mjd_transitionFD
 from mjgym.physics.batch import MjDataBatch
-from mjgym.physics import state as _state
-from mjgym.physics import types as _types
+from mjgym.physics.enums import *  # noqa: F401,F403  (the mjt* enums and mj* constants, see enums.__all__)
 
-mjtBias = _types.bindings_enum("mjtBias", "mjBIAS_", _types.BiasType)
-mjtCamLight = _types.bindings_enum("mjtCamLight", "mjCAMLIGHT_", _types.CamLightType)
-mjtCone = _types.bindings_enum("mjtCone", "mjCONE_", _types.ConeType)
-mjtDisableBit = _types.bindings_enum("mjtDisableBit", "mjDSBL_", _types.DisableBit)
-mjtDyn = _types.bindings_enum("mjtDyn", "mjDYN_", _types.DynType)
-mjtEnableBit = _types.bindings_enum("mjtEnableBit", "mjENBL_", _types.EnableBit)
-mjtEq = _types.bindings_enum("mjtEq", "mjEQ_", _types.EqType)
-mjtGain = _types.bindings_enum("mjtGain", "mjGAIN_", _types.GainType)
-mjtGeom = _types.bindings_enum("mjtGeom", "mjGEOM_", _types.GeomType)
-mjtIntegrator = _types.bindings_enum("mjtIntegrator", "mjINT_", _types.IntegratorType)
-mjtJoint = _types.bindings_enum("mjtJoint", "mjJNT_", _types.JointType)
-mjtObj = _types.bindings_enum("mjtObj", "mjOBJ_", _types.ObjType)
-mjtSensor = _types.bindings_enum("mjtSensor", "mjSENS_", _types.SensorType)
-mjtSolver = _types.bindings_enum("mjtSolver", "mjSOL_", _types.SolverType)
-mjtState = _state.bindings_enum()
-mjtStage = _types.bindings_enum("mjtStage", "mjSTAGE_", _types.Stage)
-mjtDataType = _types.bindings_enum("mjtDataType", "mjDATATYPE_", _types.DataType)
-mjtTrn = _types.bindings_enum("mjtTrn", "mjTRN_", _types.TrnType)
-mjtWarning = _types.bindings_enum("mjtWarning", "mjWARN_", _types.Warning)
-mjtWrap = _types.bindings_enum("mjtWrap", "mjWRAP_", _types.WrapType)
 MJTNUM_DTYPE = np.float64  # mjtNum: every real-valued field of Model and Data
-mjMAXVAL = _types.MAXVAL  # largest value a state or control may take
-mjMINVAL = _types.MINVAL  # smallest value a divisor may take
 
 
 def mjv_defaultFreeCamera(m, cam):  # pylint: disable=invalid-name

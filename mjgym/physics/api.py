@@ -208,6 +208,8 @@ def mj_name2id(m, type, name):  # pylint: disable=redefined-builtin
 
 def mj_id2name(m, type, id):  # pylint: disable=redefined-builtin
   """Name of object ``id`` of type ``type`` (mjtObj), or None if it has none."""
+  if type == ObjType.MODEL:
+    return None  # the model's name is not an object's (m.names has it)
   names = m.names_of(ObjType(type))
   if not 0 <= id < len(names):
     return None

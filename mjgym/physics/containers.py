@@ -40,6 +40,18 @@ _OBJECTS = {
     ObjType.SENSOR: ("sensor_", ("sensor",)),
 }
 
+# The bindings' names buffer lists the model's name, then the names of these object types, in this order;
+# name_<prefix>adr gives where each object's name starts.
+_NAME_ADR = {"name_bodyadr": ObjType.BODY, "name_jntadr": ObjType.JOINT, "name_geomadr": ObjType.GEOM,
+             "name_siteadr": ObjType.SITE, "name_camadr": ObjType.CAMERA, "name_lightadr": ObjType.LIGHT,
+             "name_flexadr": ObjType.FLEX, "name_meshadr": ObjType.MESH,
+             "name_hfieldadr": ObjType.HFIELD, "name_texadr": ObjType.TEXTURE, "name_matadr": ObjType.MATERIAL,
+             "name_pairadr": ObjType.PAIR, "name_excludeadr": ObjType.EXCLUDE, "name_eqadr": ObjType.EQUALITY,
+             "name_tendonadr": ObjType.TENDON, "name_actuatoradr": ObjType.ACTUATOR,
+             "name_sensoradr": ObjType.SENSOR, "name_numericadr": ObjType.NUMERIC, "name_textadr": ObjType.TEXT,
+             "name_tupleadr": ObjType.TUPLE, "name_keyadr": ObjType.KEY}
+_NAME_ORDER = (ObjType.MODEL,) + tuple(_NAME_ADR.values())
+
 # Object type -> {accessor attribute: data field}, for the per-object views of MjData.
 _DATA_VIEWS = {
     ObjType.BODY: {f: f for f in ("xpos", "xquat", "xmat", "xipos", "ximat", "subtree_com", "cinert", "crb",
@@ -130,31 +142,50 @@ class _ObjectView:
     object.__setattr__(self, "id", index)
     object.__setattr__(self, "name", owner._model.names_of(objtype)[index])
     object.__setattr__(self, "_fields", fields)
+    # the bindings' class names, which scripts see in reprs: _MjModelGeomViews, _MjDataJointViews
+    kind = "Model" if isinstance(owner, Model) else "Data"
+    object.__setattr__(self, "_kind", f"_Mj{kind}{objtype.name.capitalize()}Views")
 
   def __getattr__(self, name):
     try:
       return self._fields[name]
     except KeyError:
-      raise AttributeError(f"no field '{name}' here; fields: {sorted(self._fields)}") from None
+      raise AttributeError(f"'{self._kind}' object has no attribute '{name}'") from None
 
   def __setattr__(self, name, value):
     self.__getattr__(name)[...] = value
 
+  def __dir__(self):
+    return sorted(set(super().__dir__()) | set(self._fields))
+
   def __repr__(self):
-    return f"<view of {self.name!r} (id {self.id}): {', '.join(sorted(self._fields))}>"
+    lines = [f"  id: {self.id}", f"  name: {self.name!r}"]
+    lines += [f"  {name}: {self._fields[name]!r}" for name in sorted(self._fields)]
+    return f"<{self._kind}\n" + "\n".join(lines) + "\n>"
+
+
+def _view(owner, objtype, key, make):
+  """The view of one object of ``owner`` (a Model or MjData), made by ``make(index)`` once and then kept: the
+  bindings give the same view, and the same field arrays, each time an object is named."""
+  index = _lookup(owner, objtype, key)
+  views = owner.__dict__.setdefault("_views", {})
+  view = views.get((objtype, index))
+  if view is None:
+    view = views[(objtype, index)] = make(index)
+  return view
 
 
 def _lookup(owner, objtype, key):
-  m = owner._model
-  count = len(m.names_of(objtype))
+  """The id of the object ``key`` (a name or an id), with the bindings' errors."""
+  names = owner._model.names_of(objtype)
   if isinstance(key, str):
-    index = m.name2id(objtype, key)
+    index = owner._model.name2id(objtype, key)
     if index < 0:
-      raise KeyError(f"no {objtype.name.lower()} named {key!r}")
+      raise KeyError(f"Invalid name {key!r}. Valid names: {sorted(n for n in names if n)}")
     return index
   index = int(key)
-  if not 0 <= index < count:
-    raise IndexError(f"{objtype.name.lower()} id {index} out of range [0, {count})")
+  if not 0 <= index < len(names):
+    raise IndexError(f"Invalid index {index}. Valid indices from 0 to {len(names) - 1}")
   return index
 
 
@@ -247,6 +278,8 @@ class Model:
   def __getattr__(self, name):
     if name.startswith("_"):
       raise AttributeError(name)
+    if name in _NAME_ADR:
+      return self._name_table()[1][_NAME_ADR[name]]
     try:
       return self._fields[name]
     except KeyError:
@@ -264,6 +297,25 @@ class Model:
   def __dir__(self):
     return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")})
 
+  @property
+  def names(self):
+    """The bindings' names buffer: the model's name, then every object's, each ended by a null byte, in MuJoCo's
+    order of object types; ``name_bodyadr`` (nbody,) ... give where each name starts."""
+    return self._name_table()[0]
+
+  def _name_table(self):
+    table = self.__dict__.get("_name_table_cache")
+    if table is None:
+      buffer, adr = bytearray(), {}
+      for objtype in _NAME_ORDER:
+        starts = []
+        for name in self.names_of(objtype):
+          starts.append(len(buffer))
+          buffer += name.encode() + b"\0"
+        adr[objtype] = np.array(starts, np.int32)
+      table = self.__dict__["_name_table_cache"] = (bytes(buffer), adr)
+    return table
+
   def names_of(self, objtype):
     return self._names.get(ObjType(objtype), [])
 
@@ -271,7 +323,9 @@ class Model:
     return self._name2id.get(ObjType(objtype), {}).get(name, -1)
 
   def _view(self, objtype, key):
-    index = _lookup(self, objtype, key)
+    return _view(self, objtype, key, lambda index: self._make_view(objtype, index))
+
+  def _make_view(self, objtype, index):
     prefix = _OBJECTS[objtype][0]
     count = len(self._model.names_of(objtype))
     # one row an object: arrays over other counts (flex_texcoord, mesh_vert, ...) are not the object's, as in the
@@ -395,8 +449,10 @@ class MjData:
     return sorted(set(super().__dir__()) | set(self._fields))
 
   def _view(self, objtype, key):
+    return _view(self, objtype, key, lambda index: self._make_view(objtype, index))
+
+  def _make_view(self, objtype, index):
     m = self.model
-    index = _lookup(self, objtype, key)
     fields = {attr: _row_view(self._fields[f], index) for attr, f in _DATA_VIEWS.get(objtype, {}).items()}
     if objtype == ObjType.JOINT:
       jtype = int(m.jnt_type[index])
@@ -449,7 +505,7 @@ def _object_count(fields, objtype):
 
 def _add_accessors():
   for objtype, (_, accessors) in _OBJECTS.items():
-    def accessor(self, key, _t=objtype):
+    def accessor(self, key="", _t=objtype):
       return self._view(_t, key)
     accessor.__doc__ = f"Named access to one {objtype.name.lower()}: by name or id."
     for attr in accessors:

@@ -208,6 +208,25 @@ class MjStatistic(Struct):
   """)
 
 
+class MjvPerturb(Struct):
+  """A mouse perturbation (``mjvPerturb``): select (body id, 0: none), flexselect, skinselect (-1: none), active
+  and active2 (mjtPertBit), refpos (3,), refquat (4,), refselpos (3,), localpos (3,), localmass, scale."""
+
+  FIELDS = _fields("""
+    select int32 - 0
+    flexselect int32 - -1
+    skinselect int32 - -1
+    active int32 - 0
+    active2 int32 - 0
+    refpos float64 3 0
+    refquat float64 4 1,0,0,0
+    refselpos float64 3 0
+    localpos float64 3 0
+    localmass float64 - 0
+    scale float64 - 1
+  """)
+
+
 class StructList:
   """Several structs of one type over the rows of Data arrays (``d.contact``, ``d.warning``, ...).
 

@@ -303,6 +303,7 @@ class ObjType(enum.IntEnum):
   TEXT = 22
   TUPLE = 23
   KEY = 24
+  MODEL = 102  # the model itself: its name, first in the bindings' names buffer
 
 
 class Warning(enum.IntEnum):  # noqa: A001 - mirrors mjtWarning
@@ -1164,17 +1165,6 @@ deriv_cdof_dot          float  nv 6           | cdof_dot of the perturbed veloci
 deriv_cacc              float  nbody 6        | body accelerations of the perturbed bias force
 deriv_cfrc              float  nbody 6        | body forces of the perturbed bias force
 """
-
-
-def bindings_enum(name, prefix, enum_cls):
-  """``enum_cls`` under the `mujoco` bindings' name, whose members answer to both spellings: ``HINGE``
-  and ``mjJNT_HINGE``, so that code written for the bindings runs unchanged."""
-  members = {}
-  for member in enum_cls:
-    members[member.name] = member.value
-    members[prefix + member.name] = member.value
-  base = enum.IntFlag if issubclass(enum_cls, enum.IntFlag) else enum.IntEnum
-  return base(name, members)
 
 
 class Field(typing.NamedTuple):
