@@ -63,6 +63,8 @@ from mjgym.physics.api import mj_step
 from mjgym.physics.api import mj_step1
 from mjgym.physics.api import mj_step2
 from mjgym.physics.api import mju_threadpool
+from mjgym.physics.api import get_mjcb_time
+from mjgym.physics.api import set_mjcb_time
 from mjgym.physics.api import get_mjcb_control
 from mjgym.physics.api import get_mjcb_passive
 from mjgym.physics.api import set_mjcb_control
@@ -74,6 +76,18 @@ from mjgym.physics.api_dynamics import mj_inverse
 from mjgym.physics.api_dynamics import mjd_inverseFD
 from mjgym.physics.api_dynamics import mjd_transitionFD
 from mjgym.physics.batch import MjDataBatch
+from mjgym.physics.mju import mj_defaultSolRefImp
+from mjgym.physics.mju import mju_clip
+from mjgym.physics.mju import mju_dense2sparse
+from mjgym.physics.mju import mju_euler2Quat
+from mjgym.physics.mju import mju_eye
+from mjgym.physics.mju import mju_fill
+from mjgym.physics.mju import mju_mulVecMatVec
+from mjgym.physics.mju import mju_quat2Mat
+from mjgym.physics.mju import mju_rotVecQuat
+from mjgym.physics.mju import mju_sparse2dense
+from mjgym.physics.mju import mju_symmetrize
+from mjgym.physics.mju import mju_zero
 from mjgym.physics.enums import *  # noqa: F401,F403  (the mjt* enums and mj* constants, see enums.__all__)
 
 MJTNUM_DTYPE = np.float64  # mjtNum: every real-valued field of Model and Data

@@ -1,5 +1,8 @@
 """The engine's functions with the `mujoco` bindings' names and signatures (``mj_step(m, d, nstep=1)``, ...)."""
 
+import functools
+import time
+
 import numpy as np
 
 from mjgym.physics import binary
@@ -9,6 +12,7 @@ from mjgym.physics import query
 from mjgym.physics import smooth
 from mjgym.physics import state
 from mjgym.physics import support
+from mjgym.physics.enums import mjtTimer
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import MINVAL
@@ -107,8 +111,48 @@ def _user_sensors(m, d, stages):
     _sensor_callback[0](m, d, stage)
 
 
+_time_callback = [None]
+
+
+def set_mjcb_time(callback):
+  """Registers ``callback()`` -> seconds as the clock of the timers in ``d.timer`` (None: the default clock,
+  ``time.perf_counter``). mj_step and mj_forward time themselves (mjTIMER_STEP, mjTIMER_FORWARD)."""
+  if callback is not None and not callable(callback):
+    raise TypeError("callback is not an Optional[Callable]")
+  _time_callback[0] = callback
+
+
+def get_mjcb_time():  # pylint: disable=invalid-name
+  return _time_callback[0]
+
+
+def _now():
+  callback = _time_callback[0]
+  if callback is None:
+    return time.perf_counter()
+  now = callback()
+  if isinstance(now, bool) or not isinstance(now, (int, float, np.integer, np.floating)):
+    raise TypeError("mjcb_time callback did not return a number")
+  return float(now)
+
+
+def _timed(timer, count):
+  """Decorates ``f(m, d, ...)`` to add its duration and ``count(*args)`` runs to ``d.timer[timer]``."""
+  def decorate(f):
+    @functools.wraps(f)
+    def timed(m, d, *args, **kwargs):
+      start = _now()
+      f(m, d, *args, **kwargs)
+      fields = d._fields  # pylint: disable=protected-access
+      fields["timer_duration"][timer] += _now() - start
+      fields["timer_number"][timer] += count(*args, **kwargs)
+    return timed
+  return decorate
+
+
+@_timed(mjtTimer.mjTIMER_STEP, lambda nstep=1: int(nstep))
 def mj_step(m, d, nstep=1):
-  """Advances the simulation ``nstep`` times (forward dynamics, then the model's integrator)."""
+  """Advances the simulation: forward dynamics, then the model's integrator. Optionally, repeat nstep times."""
   stages = _user_stages(m)
   if _has_callbacks():
     _step_with_callbacks(m, d, nstep, stages)
@@ -152,6 +196,7 @@ def mj_step2(m, d):
   part(m._struct, d._struct, forward.PART_INTEGRATE)
 
 
+@_timed(mjtTimer.mjTIMER_FORWARD, lambda: 1)
 def mj_forward(m, d):
   """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
   if _has_callbacks():

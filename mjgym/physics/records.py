@@ -40,7 +40,10 @@ class Struct:
     return arr.item() if arr.ndim == 0 else arr
 
   def __setattr__(self, name, value):
-    self._array(name)[...] = value
+    arr = self._array(name)
+    if arr.dtype.kind == "i" and np.asarray(value).dtype.kind not in "iub":
+      raise TypeError(f"{type(self).__name__}.{name} takes integers, got {value!r}")
+    arr[...] = value
 
   def __dir__(self):
     return sorted(set(super().__dir__()) | set(self.__dict__["_arrays"]))
@@ -62,7 +65,7 @@ class Struct:
     return f"<{type(self).__name__}\n{lines}>"
 
 
-def _fields(spec):
+def fields(spec):
   """FIELDS from "name dtype shape default" lines (shape: dimensions joined by 'x', or '-' for a scalar; default:
   one value for every element, or all of them joined by ',')."""
   rows = []
@@ -83,7 +86,7 @@ class MjContact(Struct):
   friction (5,), solref (2,), solreffriction (2,), solimp (5,), mu, H (36,) cone Hessian, dim, geom (2,) with
   geom1 and geom2, flex (2,), elem (2,), vert (2,), exclude, efc_address, adhesion, surfacevel (3,)."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     dist float64 - 0
     pos float64 3 0
     frame float64 9 0
@@ -111,7 +114,7 @@ class MjContact(Struct):
 class MjWarningStat(Struct):
   """One warning's statistics (``mjWarningStat``): lastinfo (the last index involved) and number (how often)."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     lastinfo int32 - 0
     number int32 - 0
   """)
@@ -120,7 +123,7 @@ class MjWarningStat(Struct):
 class MjSolverStat(Struct):
   """One solver iteration's statistics (``mjSolverStat``)."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     improvement float64 - 0
     gradient float64 - 0
     lineslope float64 - 0
@@ -134,7 +137,7 @@ class MjSolverStat(Struct):
 class MjTimerStat(Struct):
   """One timer's statistics (``mjTimerStat``): duration (cumulative) and number (how many times it ran)."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     duration float64 - 0
     number int32 - 0
   """)
@@ -144,7 +147,7 @@ class MjLROpt(Struct):
   """Options of the actuator length-range computation (``mjLROpt``); zeros when constructed, as in the bindings
   (MuJoCo's defaults are mj_defaultLROpt's)."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     mode int32 - 0
     useexisting int32 - 0
     uselimit int32 - 0
@@ -166,7 +169,7 @@ class MjOption(Struct):
   noslip_iterations, ccd_iterations, disableflags (mjtDisableBit), disableactuator (bits of the disabled actuator
   groups), enableflags (mjtEnableBit)."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     timestep float64 - 0.002
     impratio float64 - 1
     tolerance float64 - 1e-8
@@ -199,7 +202,7 @@ class MjOption(Struct):
 class MjStatistic(Struct):
   """Model statistics (``mjStatistic``): meaninertia (kg·m²), meanmass (kg), meansize (m), extent (m), center (3,)."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     meaninertia float64 - 0
     meanmass float64 - 0
     meansize float64 - 0
@@ -212,7 +215,7 @@ class MjvPerturb(Struct):
   """A mouse perturbation (``mjvPerturb``): select (body id, 0: none), flexselect, skinselect (-1: none), active
   and active2 (mjtPertBit), refpos (3,), refquat (4,), refselpos (3,), localpos (3,), localmass, scale."""
 
-  FIELDS = _fields("""
+  FIELDS = fields("""
     select int32 - 0
     flexselect int32 - -1
     skinselect int32 - -1
