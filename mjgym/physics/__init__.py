@@ -57,6 +57,8 @@ from mjgym.physics.api import mj_rnePostConstraint
 from mjgym.physics.api import mj_saveModel
 from mjgym.physics.api import mj_setConst
 from mjgym.physics.api import mj_setState
+from mjgym.physics.api import mj_copyState
+from mjgym.physics.api import mj_setKeyframe
 from mjgym.physics.api import mj_sizeModel
 from mjgym.physics.api import mj_stateSize
 from mjgym.physics.api import mj_step

@@ -14,6 +14,7 @@ from mjgym.physics import state
 from mjgym.physics import support
 from mjgym.physics.enums import mjtTimer
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import FatalError
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
@@ -394,6 +395,23 @@ def mj_getState(m, d, state_vector, sig):  # pylint: disable=invalid-name
 def mj_setState(m, d, state_vector, sig):  # pylint: disable=invalid-name
   """Sets the state elements of ``sig`` of ``d`` from ``state_vector``."""
   state.set_state(m, d, state_vector, sig)
+
+
+def mj_copyState(m, src, dst, sig):  # pylint: disable=invalid-name
+  """Copies the state elements of ``sig`` from ``src`` to ``dst``."""
+  vector = np.empty(state.state_size(m, sig))
+  state.get_state(m, src, vector, sig)
+  state.set_state(m, dst, vector, sig)
+
+
+def mj_setKeyframe(m, d, k):  # pylint: disable=invalid-name
+  """Stores the state of ``d`` (time, qpos, qvel, act, ctrl, mocap poses) as keyframe ``k`` of ``m``."""
+  if not 0 <= k < m.nkey:
+    raise FatalError(f"mj_setKeyframe: index must be smaller than {m.nkey} (keyframes allocated in model)")
+  m.key_time[k] = d.time
+  for key, field in (("key_qpos", "qpos"), ("key_qvel", "qvel"), ("key_act", "act"), ("key_ctrl", "ctrl"),
+                     ("key_mpos", "mocap_pos"), ("key_mquat", "mocap_quat")):
+    getattr(m, key)[k] = getattr(d, field)
 
 
 # ------------------------------------------------------------------------------------ model files ----

@@ -29,6 +29,16 @@ class Struct:
     object.__setattr__(struct, "_arrays", arrays)
     return struct
 
+  def __copy__(self):
+    """A struct that owns copies of the fields (the bindings' copy of a struct taken from Data is no view)."""
+    return type(self).over({name: arr.copy() for name, arr in self.__dict__["_arrays"].items()})
+
+  def __deepcopy__(self, memo):
+    return self.__copy__()
+
+  def __reduce__(self):
+    return type(self).over, ({name: arr.copy() for name, arr in self.__dict__["_arrays"].items()},)
+
   def _array(self, name):
     try:
       return self.__dict__["_arrays"][name]
