@@ -49,8 +49,12 @@ from mjgym.physics.api import mj_jacBody
 from mjgym.physics.api import mj_jacBodyCom
 from mjgym.physics.api import mj_jacGeom
 from mjgym.physics.api import mj_jacSite
+from mjgym.physics.api import mj_insideSite
 from mjgym.physics.api import mj_name2id
 from mjgym.physics.api import mj_ray
+from mjgym.physics.api import mj_checkAcc
+from mjgym.physics.api import mj_checkPos
+from mjgym.physics.api import mj_checkVel
 from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint

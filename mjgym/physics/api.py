@@ -9,6 +9,7 @@ from mjgym.physics import binary
 from mjgym.physics import energy
 from mjgym.physics import forward
 from mjgym.physics import query
+from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import state
 from mjgym.physics import support
@@ -20,6 +21,7 @@ from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType
 from mjgym.physics.types import Stage
+from mjgym.physics.types import Warning  # pylint: disable=redefined-builtin
 
 
 _sensor_callback = [None]
@@ -214,6 +216,25 @@ def mju_threadpool(d, nthread):
   object.__setattr__(d, "_threadpool", int(nthread))
 
 
+def _check_state(m, d, field, warning):
+  forward._check(m._struct, d._struct, d._fields[field], warning)  # pylint: disable=protected-access
+
+
+def mj_checkPos(m, d):  # pylint: disable=invalid-name
+  """As mj_step's check: a NaN or huge qpos raises the BADQPOS warning and resets the Data (unless disabled)."""
+  _check_state(m, d, "qpos", Warning.BADQPOS)
+
+
+def mj_checkVel(m, d):  # pylint: disable=invalid-name
+  """The same for qvel (BADQVEL)."""
+  _check_state(m, d, "qvel", Warning.BADQVEL)
+
+
+def mj_checkAcc(m, d):  # pylint: disable=invalid-name
+  """The same for qacc (BADQACC)."""
+  _check_state(m, d, "qacc", Warning.BADQACC)
+
+
 def mj_resetData(m, d):
   """Resets ``d`` to the model's initial state (qpos0, zero velocity, time 0)."""
   forward.reset_data(m._struct, d._struct)
@@ -282,7 +303,7 @@ def _jac_array(m, arr, name):
   if not isinstance(arr, np.ndarray) or arr.dtype != np.float64:
     raise TypeError(f"{name} must be a float64 numpy array or None")
   if arr.shape != (3, m.nv) or not arr.flags.c_contiguous or not arr.flags.writeable:
-    raise ValueError(f"{name} must be a writeable C-contiguous array of shape (3, {m.nv}), got {arr.shape}")
+    raise TypeError(f"{name} must be a writeable C-contiguous array of shape (3, {m.nv}), got {arr.shape}")
   return arr
 
 
@@ -316,6 +337,15 @@ def mj_jacSite(m, d, jacp, jacr, site):  # pylint: disable=invalid-name
   """Jacobians of ``site``."""
   site = _index(site, m.nsite, "site")
   mj_jac(m, d, jacp, jacr, d.site_xpos[site], m.site_bodyid[site])
+
+
+def mj_insideSite(m, d, siteid, point):  # pylint: disable=invalid-name
+  """1 if ``point`` (3,) lies strictly inside the volume of site ``siteid`` (at its pose in ``d``), else 0."""
+  siteid = _index(siteid, m.nsite, "site")
+  point = np.asarray(point, dtype=np.float64)
+  if point.shape != (3,):
+    raise TypeError(f"point must have 3 elements, got shape {point.shape}")
+  return int(sensor._inside(m._struct, d._struct, siteid, point))  # pylint: disable=protected-access
 
 
 def mj_jacGeom(m, d, jacp, jacr, geom):  # pylint: disable=invalid-name

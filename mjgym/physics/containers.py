@@ -66,7 +66,7 @@ _DATA_VIEWS = {
                        "force": "actuator_force", "moment": "actuator_moment"},
 }
 _JOINT_QPOS_FIELDS = ("qpos",)
-_JOINT_DOF_FIELDS = ("qvel", "qacc", "qacc_warmstart", "qfrc_applied", "qfrc_bias", "qfrc_passive",
+_JOINT_DOF_FIELDS = ("qvel", "qacc", "qacc_warmstart", "qfrc_applied", "qfrc_bias", "qfrc_passive", "cdof",
                      "qfrc_spring", "qfrc_damper", "qfrc_actuator", "qfrc_smooth", "qacc_smooth",
                      "qfrc_constraint")
 _JOINT_NQ = {types.JointType.FREE: 7, types.JointType.BALL: 4, types.JointType.SLIDE: 1,
