@@ -58,6 +58,7 @@ from mjgym.physics.api import mj_checkVel
 from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
+from mjgym.physics.api import mj_printSchema
 from mjgym.physics.api import mj_saveModel
 from mjgym.physics.api import mj_setConst
 from mjgym.physics.api import mj_setState

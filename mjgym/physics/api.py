@@ -13,6 +13,7 @@ from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import state
 from mjgym.physics import support
+from mjgym.physics.mjcf import schema
 from mjgym.physics.enums import mjtTimer
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import FatalError
@@ -445,6 +446,12 @@ def mj_setKeyframe(m, d, k):  # pylint: disable=invalid-name
 
 
 # ------------------------------------------------------------------------------------ model files ----
+
+
+def mj_printSchema(flg_html, flg_pad):  # pylint: disable=invalid-name
+  """The MJCF schema this compiler reads (elements and their attributes), as text or, with ``flg_html``, an HTML
+  table; ``flg_pad`` aligns the attribute column. mjgym's layout, not MuJoCo's."""
+  return schema.describe(bool(flg_html), bool(flg_pad))
 
 
 def mj_saveModel(m, filename=None, buffer=None):  # pylint: disable=invalid-name
