@@ -63,7 +63,7 @@ mjtTrn = _from_engine("mjtTrn", "mjTRN_", _types.TrnType, "mjTRN_SO3=6 mjTRN_UND
 mjtWarning = _from_engine("mjtWarning", "mjWARN_", _types.Warning, "mjNWARNING=7")
 mjtWrap = _from_engine("mjtWrap", "mjWRAP_", _types.WrapType)
 mjtLightType = _from_engine("mjtLightType", "mjLIGHT_", _types.LightType)
-mjtTexture = _from_engine("mjtTexture", "mjTEXTURE_", _types.TextureType)
+mjtTexture = _bindings_enum("mjtTexture", "mjTEXTURE_", {}, "mjTEXTURE_2D=0 mjTEXTURE_CUBE=1 mjTEXTURE_SKYBOX=2")
 mjtColorSpace = _from_engine("mjtColorSpace", "mjCOLORSPACE_", _types.ColorSpace)
 mjtBuiltin = _from_engine("mjtBuiltin", "mjBUILTIN_", _types.Builtin)
 mjtMark = _from_engine("mjtMark", "mjMARK_", _types.Mark)

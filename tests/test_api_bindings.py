@@ -1,0 +1,173 @@
+"""The bindings' small API against the `mujoco` package: enums, struct types, the names buffer, contact and warning
+lists, timers, mj_insideSite and the mju_* utilities."""
+
+import copy
+import pickle
+
+import mujoco
+import numpy as np
+import pytest
+
+import oracle
+from mjgym import physics
+
+_ENUMS = sorted(name for name in dir(physics) if name.startswith("mjt"))
+
+
+@pytest.mark.parametrize("name", _ENUMS)
+def test_enums_have_mujocos_members_and_values(name):
+  theirs = {k: int(v) for k, v in getattr(mujoco, name).__members__.items()}
+  ours = {k: int(v) for k, v in getattr(physics, name).__members__.items() if k.startswith("mj")}
+  assert ours == theirs
+
+
+def test_string_tables_are_mujocos():
+  for name in ("mjDISABLESTRING", "mjENABLESTRING", "mjTIMERSTRING", "mjLABELSTRING", "mjFRAMESTRING",
+               "mjVISSTRING", "mjRNDSTRING"):
+    assert getattr(physics, name) == getattr(mujoco, name), name
+  assert (physics.mjNREF, physics.mjNIMP, physics.MJTNUM_DTYPE) == (mujoco.mjNREF, mujoco.mjNIMP, mujoco.MJTNUM_DTYPE)
+
+
+@pytest.mark.parametrize("name", ["MjContact", "MjWarningStat", "MjSolverStat", "MjTimerStat", "MjLROpt",
+                                  "MjStatistic", "MjvPerturb", "MjvCamera"])
+def test_constructed_structs_repr_as_mujocos(name):
+  assert repr(getattr(physics, name)()) == repr(getattr(mujoco, name)())
+
+
+def test_constructed_option_is_mujocos_default():
+  ours, theirs = physics.MjOption(), mujoco.MjOption()
+  for field, _, _, _ in physics.MjOption.FIELDS:
+    np.testing.assert_array_equal(getattr(ours, field), getattr(theirs, field), err_msg=field)
+
+
+def test_struct_semantics():
+  a, b = physics.MjOption(), physics.MjOption()
+  a.gravity = 2
+  assert a != b and a != 3
+  b.gravity = (2, 2, 2)
+  assert a == b
+  with pytest.raises(TypeError):
+    hash(a)
+  c = copy.copy(a)
+  a.timestep = 0.5
+  assert c.timestep == 0.002 and pickle.loads(pickle.dumps(c)) == c
+  with pytest.raises(TypeError, match="integers"):
+    a.iterations = 2.5
+  with pytest.raises(AttributeError):
+    a.no_such_option = 1
+
+
+def test_model_structs_are_views():
+  m = physics.MjModel.from_xml_string(oracle.STATE_XML)
+  m.opt.timestep = 0.004
+  assert m.opt_timestep[0] == 0.004
+  gravity = m.opt.gravity
+  m.opt_gravity[2] = -1.0
+  assert gravity[2] == -1.0 and m.stat.extent == m.stat_extent[0]
+
+
+# (Ant's <custom><numeric> is not compiled here, so its name is missing from our buffer)
+@pytest.mark.parametrize("model", ["hopper", "humanoid", "half_cheetah", "pusher", "walker2d"])
+def test_names_buffer_is_mujocos(model):
+  mjm, m = oracle.models(oracle.gym_asset(model))
+  assert m.names == mjm.names and m.names is m.names
+  for name in dir(mjm):
+    if name.startswith("name_") and name.endswith("adr") and name != "name_skinadr" and name != "name_pluginadr":
+      np.testing.assert_array_equal(getattr(m, name), getattr(mjm, name), err_msg=name)
+  assert physics.mj_id2name(m, physics.mjtObj.mjOBJ_MODEL, 0) is mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_MODEL, 0)
+
+
+def test_contact_list_is_mujocos():
+  mjm, mjd, m, d = oracle.load_both("""
+  <mujoco model="contacts">
+    <worldbody>
+      <geom name="floor" type="plane" size="5 5 .1"/>
+      <body pos="0 0 .09"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+    </worldbody>
+  </mujoco>""")
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  assert len(d.contact) == len(mjd.contact) == 4
+  for ours, theirs in zip(d.contact, mjd.contact):
+    for field in ("dist", "pos", "frame", "friction", "solref", "solimp", "mu", "dim", "geom", "geom1", "geom2",
+                  "exclude", "efc_address"):
+      np.testing.assert_allclose(getattr(ours, field), getattr(theirs, field), rtol=0, atol=1e-12, err_msg=field)
+  np.testing.assert_allclose(d.contact.pos, mjd.contact.pos, rtol=0, atol=1e-12)
+  d.contact[-1].dist = 7.0  # a view: writes reach the Data
+  assert d.contact_dist[3] == 7.0 and d.contact[3] == d.contact[-1] and d.contact[0] != d.contact[1]
+  with pytest.raises(IndexError):
+    d.contact[4]  # pylint: disable=pointless-statement
+  assert len(d.warning) == physics.mjtWarning.mjNWARNING and d.warning[3].number == 0
+
+
+def test_timers_count_steps_and_use_the_time_callback():
+  m = physics.MjModel.from_xml_string(oracle.STATE_XML)
+  d = physics.MjData(m)
+  physics.mj_step(m, d, 3)
+  physics.mj_forward(m, d)
+  step, fwd = d.timer[physics.mjtTimer.mjTIMER_STEP], d.timer[physics.mjtTimer.mjTIMER_FORWARD]
+  assert step.number == 3 and step.duration > 0 and fwd.number == 1
+  clock = iter(range(100))
+  physics.set_mjcb_time(lambda: float(next(clock)))
+  try:
+    physics.mj_step(m, d)
+  finally:
+    physics.set_mjcb_time(None)
+  assert d.timer[0].number == 4 and physics.get_mjcb_time() is None
+  with pytest.raises(TypeError, match="Optional"):
+    physics.set_mjcb_time(3)
+
+
+@pytest.mark.parametrize("stype", ["sphere", "capsule", "ellipsoid", "cylinder", "box"])
+def test_inside_site_is_mujocos(stype):
+  xml = f"""<mujoco><worldbody><body pos=".1 .2 .3" euler="10 20 30">
+    <site type="{stype}" size=".3 .2 .25" euler="5 -40 7"/></body></worldbody></mujoco>"""
+  mjm, mjd, m, d = oracle.load_both(xml)
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  points = np.random.default_rng(0).uniform(-0.4, 0.8, (200, 3))
+  theirs = [mujoco.mj_insideSite(mjm, mjd, 0, p) for p in points]
+  assert [physics.mj_insideSite(m, d, 0, p) for p in points] == theirs
+  assert 0 < sum(theirs) < len(points)
+
+
+def test_mju_utilities_are_mujocos():
+  rng = np.random.default_rng(1)
+  quat = rng.normal(size=4)
+  quat /= np.linalg.norm(quat)
+  vec = rng.normal(size=3)
+  for name, outs, args in (("mju_rotVecQuat", [3], (vec, quat)), ("mju_quat2Mat", [9], (quat,))):
+    ours, theirs = np.zeros(outs[0]), np.zeros(outs[0])
+    getattr(physics, name)(ours, *args)
+    getattr(mujoco, name)(theirs, *args)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-15, err_msg=name)
+  for seq in ("xyz", "XYZ", "zYx", "yzx"):
+    ours, theirs = np.zeros(4), np.zeros(4)
+    physics.mju_euler2Quat(ours, vec, seq)
+    mujoco.mju_euler2Quat(theirs, vec, seq)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-15, err_msg=seq)
+  for seq in ("xy", "xYp"):
+    with pytest.raises(mujoco.FatalError) as theirs:
+      mujoco.mju_euler2Quat(np.zeros(4), vec, seq)
+    with pytest.raises(physics.FatalError, match=f"^{str(theirs.value)}$".replace("[", r"\[").replace("]", r"\]")):
+      physics.mju_euler2Quat(np.zeros(4), vec, seq)
+  mat = rng.normal(size=(4, 4))
+  ours, theirs = np.zeros((4, 4)), np.zeros((4, 4))
+  physics.mju_symmetrize(ours, mat)
+  mujoco.mju_symmetrize(theirs, mat)
+  np.testing.assert_array_equal(ours, theirs)
+  v1, v2 = rng.normal(size=4), rng.normal(size=4)
+  assert abs(physics.mju_mulVecMatVec(v1, mat, v2) - mujoco.mju_mulVecMatVec(v1, mat, v2)) < 1e-14
+  sparse = np.where(rng.uniform(size=(3, 5)) < 0.5, rng.normal(size=(3, 5)), 0.0)
+  outs = [(np.zeros(15), np.zeros(3, np.int32), np.zeros(3, np.int32), np.zeros(15, np.int32)) for _ in range(2)]
+  assert physics.mju_dense2sparse(outs[0][0], sparse, *outs[0][1:]) == mujoco.mju_dense2sparse(
+      outs[1][0], sparse, *outs[1][1:])
+  for ours, theirs in zip(*outs):
+    np.testing.assert_array_equal(ours, theirs)
+  dense = np.zeros((3, 5))
+  physics.mju_sparse2dense(dense, *outs[0])
+  np.testing.assert_array_equal(dense, sparse)
+  with pytest.raises(TypeError):
+    physics.mju_rotVecQuat(np.zeros(4), vec, quat)
+  with pytest.raises(TypeError):
+    physics.mju_rotVecQuat(np.zeros(3, np.int32), vec, quat)
