@@ -1,6 +1,5 @@
 """The engine's functions with the `mujoco` bindings' names and signatures (``mj_step(m, d, nstep=1)``, ...)."""
 
-import functools
 import time
 
 import numpy as np
@@ -133,30 +132,33 @@ def get_mjcb_time():  # pylint: disable=invalid-name
 def _now():
   callback = _time_callback[0]
   if callback is None:
-    return time.perf_counter()
+    return _perf_counter()
   now = callback()
   if isinstance(now, bool) or not isinstance(now, (int, float, np.integer, np.floating)):
     raise TypeError("mjcb_time callback did not return a number")
   return float(now)
 
 
-def _timed(timer, count):
-  """Decorates ``f(m, d, ...)`` to add its duration and ``count(*args)`` runs to ``d.timer[timer]``."""
-  def decorate(f):
-    @functools.wraps(f)
-    def timed(m, d, *args, **kwargs):
-      start = _now()
-      f(m, d, *args, **kwargs)
-      fields = d._fields  # pylint: disable=protected-access
-      fields["timer_duration"][timer] += _now() - start
-      fields["timer_number"][timer] += count(*args, **kwargs)
-    return timed
-  return decorate
+def _add_time(d, timer, start, count):
+  """Adds the time since ``start`` and ``count`` runs to ``d.timer[timer]``."""
+  fields = d._fields  # pylint: disable=protected-access
+  fields["timer_duration"][timer] += _now() - start
+  fields["timer_number"][timer] += count
 
 
-@_timed(mjtTimer.mjTIMER_STEP, lambda nstep=1: int(nstep))
+_perf_counter = time.perf_counter
+_TIMER_STEP = int(mjtTimer.mjTIMER_STEP)
+_TIMER_FORWARD = int(mjtTimer.mjTIMER_FORWARD)
+
+
 def mj_step(m, d, nstep=1):
   """Advances the simulation: forward dynamics, then the model's integrator. Optionally, repeat nstep times."""
+  start = _now()
+  _step(m, d, nstep)
+  _add_time(d, _TIMER_STEP, start, nstep)
+
+
+def _step(m, d, nstep):
   stages = _user_stages(m)
   if _has_callbacks():
     _step_with_callbacks(m, d, nstep, stages)
@@ -200,9 +202,14 @@ def mj_step2(m, d):
   part(m._struct, d._struct, forward.PART_INTEGRATE)
 
 
-@_timed(mjtTimer.mjTIMER_FORWARD, lambda: 1)
 def mj_forward(m, d):
   """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
+  start = _now()
+  _forward(m, d)
+  _add_time(d, _TIMER_FORWARD, start, 1)
+
+
+def _forward(m, d):
   if _has_callbacks():
     _forward_with_callbacks(m, d)
   else:
