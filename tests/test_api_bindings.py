@@ -171,3 +171,62 @@ def test_mju_utilities_are_mujocos():
     physics.mju_rotVecQuat(np.zeros(4), vec, quat)
   with pytest.raises(TypeError):
     physics.mju_rotVecQuat(np.zeros(3, np.int32), vec, quat)
+
+
+@pytest.mark.parametrize("ntotal, nband, ndense", [(5, 2, 1), (6, 3, 2), (7, 7, 0), (5, 1, 5)])
+def test_band_matrices_are_mujocos(ntotal, nband, ndense):
+  rng = np.random.default_rng(ntotal + nband)
+  dense = rng.normal(size=(ntotal, ntotal))
+  dense = dense @ dense.T + ntotal * np.eye(ntotal)
+  nsparse = ntotal - ndense
+  for i in range(nsparse):
+    for j in range(nsparse):
+      if abs(i - j) >= nband:
+        dense[i, j] = 0.0
+  size = nband * nsparse + ndense * ntotal
+  theirs, ours = np.zeros(size), np.zeros(size)
+  mujoco.mju_dense2Band(theirs, dense, ntotal, nband, ndense)
+  physics.mju_dense2Band(ours, dense, ntotal, nband, ndense)
+  np.testing.assert_array_equal(ours, theirs)
+  assert [physics.mju_bandDiag(i, ntotal, nband, ndense) for i in range(ntotal)] == [
+      mujoco.mju_bandDiag(i, ntotal, nband, ndense) for i in range(ntotal)]
+  back = np.zeros((ntotal, ntotal))
+  physics.mju_band2Dense(back, theirs, ntotal, nband, ndense, True)
+  np.testing.assert_array_equal(back, dense)
+  vec = rng.normal(size=(ntotal, 1))
+  products = np.zeros((ntotal, 1)), np.zeros((ntotal, 1))
+  mujoco.mju_bandMulMatVec(products[0], theirs.reshape(-1, 1), vec, ntotal, nband, ndense, 1, True)
+  physics.mju_bandMulMatVec(products[1], theirs, vec, ntotal, nband, ndense, 1, True)
+  np.testing.assert_allclose(products[1], products[0], rtol=0, atol=1e-13)
+  assert physics.mju_cholFactorBand(ours, ntotal, nband, ndense, 0.1, 0.2) == pytest.approx(
+      mujoco.mju_cholFactorBand(theirs, ntotal, nband, ndense, 0.1, 0.2), rel=1e-14)
+  np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-13)
+  solutions = np.zeros(ntotal), np.zeros(ntotal)
+  mujoco.mju_cholSolveBand(solutions[0], theirs, vec[:, 0], ntotal, nband, ndense)
+  physics.mju_cholSolveBand(solutions[1], ours, vec[:, 0], ntotal, nband, ndense)
+  np.testing.assert_allclose(solutions[1], solutions[0], rtol=0, atol=1e-13)
+
+
+def test_quaternion_derivatives_are_mujocos():
+  rng = np.random.default_rng(2)
+  for scale in (1.0, 1e-10, 0.0):
+    qa, qb = rng.normal(size=4), rng.normal(size=4)
+    qa, qb = qa / np.linalg.norm(qa), qb / np.linalg.norm(qb)
+    qb = qa + scale * (qb - qa)
+    qb /= np.linalg.norm(qb)
+    ours, theirs = [np.zeros(9), np.zeros(9)], [np.zeros(9), np.zeros(9)]
+    physics.mjd_subQuat(qa, qb, *ours)
+    mujoco.mjd_subQuat(qa, qb, *theirs)
+    np.testing.assert_allclose(np.array(ours), np.array(theirs), rtol=0, atol=1e-13)
+    vel = rng.normal(size=3) * scale
+    ours, theirs = [np.zeros(9), np.zeros(9), np.zeros(3)], [np.zeros(9), np.zeros(9), np.zeros(3)]
+    physics.mjd_quatIntegrate(vel, 0.7, *ours)
+    mujoco.mjd_quatIntegrate(vel, 0.7, *theirs)
+    for a, b in zip(ours, theirs):
+      np.testing.assert_allclose(a, b, rtol=0, atol=1e-13)
+
+
+@pytest.mark.parametrize("model", ["hopper", "humanoid", "ant"])
+def test_nc_is_mujocos(model):
+  mjm, m = oracle.models(oracle.gym_asset(model))
+  assert m.nC == mjm.nC

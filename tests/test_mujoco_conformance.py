@@ -51,10 +51,9 @@ _BINDINGS_FAILURES = {
     _ARENA: "can_raise_error realloc_con_efc realloc_island unallocated_arena_arrays_are_filled",
     _LIFETIME: "addresses_differ_between_structs array_keeps_struct_alive mjcb_control_not_leak_memory "
                "mjdata_holds_ref_to_model",
-    _FIELD: "flg_gravcomp_and_surfacevel_properties inverse_fd named_indexing_data_xquats "
+    _FIELD: "flg_gravcomp_and_surfacevel_properties named_indexing_data_xquats "
             "named_indexing_ragged2d_after_first_joint tendon_j_colind_ragged_view texture_size",
-    _FUNCTION: "banded geom_distance mj_angmomMat mj_loadTexture mjd_quat_integrate mjd_sub_quat mju_box_qp "
-               "xml_dependencies",
+    _FUNCTION: "geom_distance mj_angmomMat mj_loadTexture mju_box_qp xml_dependencies",
     _DOCSTRING: "docstrings",
     _CONTACT: "mj_contact_list",
     _EFC: "mj_step",

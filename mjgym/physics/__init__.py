@@ -84,7 +84,15 @@ from mjgym.physics.api_dynamics import mjd_inverseFD
 from mjgym.physics.api_dynamics import mjd_transitionFD
 from mjgym.physics.batch import MjDataBatch
 from mjgym.physics.mju import mj_defaultSolRefImp
+from mjgym.physics.mju import mju_band2Dense
+from mjgym.physics.mju import mju_bandDiag
+from mjgym.physics.mju import mju_bandMulMatVec
+from mjgym.physics.mju import mju_cholFactorBand
+from mjgym.physics.mju import mju_cholSolveBand
+from mjgym.physics.mju import mju_dense2Band
 from mjgym.physics.mju import mju_clip
+from mjgym.physics.mju import mjd_quatIntegrate
+from mjgym.physics.mju import mjd_subQuat
 from mjgym.physics.mju import mju_dense2sparse
 from mjgym.physics.mju import mju_euler2Quat
 from mjgym.physics.mju import mju_eye

@@ -131,3 +131,137 @@ def mj_defaultSolRefImp(solref, solimp):  # pylint: disable=invalid-name
     _output("mj_defaultSolRefImp", "solref", solref, 2).reshape(-1)[:] = defaults.SOLREF
   if solimp is not None:
     _output("mj_defaultSolRefImp", "solimp", solimp, 5).reshape(-1)[:] = defaults.SOLIMP
+
+
+# Band-dense matrices (MuJoCo's layout): a symmetric ntotal x ntotal matrix whose first nsparse = ntotal - ndense
+# rows hold a band of nband entries left of the diagonal, inclusive (row i at i * nband, its diagonal last), and
+# whose last ndense rows are dense (row i at nsparse * nband + (i - nsparse) * ntotal).
+
+
+def _band_index(ntotal, nband, ndense):
+  """(rows, cols, positions) of every stored lower-triangle entry of the band-dense layout."""
+  nsparse = ntotal - ndense
+  rows, cols, pos = [], [], []
+  for i in range(ntotal):
+    if i < nsparse:
+      for j in range(max(0, i - nband + 1), i + 1):
+        rows.append(i)
+        cols.append(j)
+        pos.append(i * nband + j - i + nband - 1)
+    else:
+      for j in range(i + 1):
+        rows.append(i)
+        cols.append(j)
+        pos.append(nsparse * nband + (i - nsparse) * ntotal + j)
+  return np.array(rows), np.array(cols), np.array(pos)
+
+
+def _band_size(ntotal, nband, ndense):
+  return (ntotal - ndense) * nband + ndense * ntotal
+
+
+def _band_lower(func, mat, ntotal, nband, ndense):
+  """The dense lower triangle of a band-dense matrix."""
+  band = _input(func, "mat", mat, _band_size(ntotal, nband, ndense))
+  rows, cols, pos = _band_index(ntotal, nband, ndense)
+  lower = np.zeros((ntotal, ntotal))
+  lower[rows, cols] = band[pos]
+  return lower
+
+
+def mju_bandDiag(i, ntotal, nband, ndense):  # pylint: disable=invalid-name
+  """Where the diagonal entry of row i is in a band-dense matrix."""
+  nsparse = ntotal - ndense
+  return i * nband + nband - 1 if i < nsparse else nsparse * nband + (i - nsparse) * ntotal + i
+
+
+def mju_dense2Band(res, mat, ntotal, nband, ndense):  # pylint: disable=invalid-name
+  """res = the band-dense form of the lower triangle of mat (ntotal, ntotal)."""
+  out = _output("mju_dense2Band", "res", res, _band_size(ntotal, nband, ndense)).reshape(-1)
+  dense = _input("mju_dense2Band", "mat", mat, ntotal * ntotal).reshape(ntotal, ntotal)
+  rows, cols, pos = _band_index(ntotal, nband, ndense)
+  out[:] = 0.0
+  out[pos] = dense[rows, cols]
+
+
+def mju_band2Dense(res, mat, ntotal, nband, ndense, flg_sym):  # pylint: disable=invalid-name
+  """res (ntotal, ntotal) = the band-dense matrix mat, its upper triangle filled too if flg_sym."""
+  lower = _band_lower("mju_band2Dense", mat, ntotal, nband, ndense)
+  if flg_sym:
+    lower += np.tril(lower, -1).T
+  _output("mju_band2Dense", "res", res, ntotal * ntotal).reshape(ntotal, ntotal)[...] = lower
+
+
+def mju_bandMulMatVec(res, mat, vec, ntotal, nband, ndense, nvec, flg_sym):  # pylint: disable=invalid-name
+  """res (nvec, ntotal) = mat @ each of the nvec vectors vec (nvec, ntotal); the upper triangle counts if flg_sym."""
+  lower = _band_lower("mju_bandMulMatVec", mat, ntotal, nband, ndense)
+  full = lower + np.tril(lower, -1).T if flg_sym else lower
+  vectors = _input("mju_bandMulMatVec", "vec", vec, nvec * ntotal).reshape(nvec, ntotal)
+  _output("mju_bandMulMatVec", "res", res, nvec * ntotal).reshape(nvec, ntotal)[...] = vectors @ full.T
+
+
+def mju_cholFactorBand(mat, ntotal, nband, ndense, diagadd, diagmul):  # pylint: disable=invalid-name
+  """Cholesky factor L (lower, band-dense as mat) of mat + diag(diagadd + diagmul * mat_ii), in place; returns
+  the smallest diagonal entry of L, or 0 (mat unchanged) if the matrix is not positive definite."""
+  out = _output("mju_cholFactorBand", "mat", mat, _band_size(ntotal, nband, ndense)).reshape(-1)
+  lower = _band_lower("mju_cholFactorBand", out, ntotal, nband, ndense)
+  diag = np.diag(lower)
+  full = lower + np.tril(lower, -1).T + np.diag(diagadd + diagmul * diag)
+  try:
+    factor = np.linalg.cholesky(full)
+  except np.linalg.LinAlgError:
+    return 0.0
+  rows, cols, pos = _band_index(ntotal, nband, ndense)
+  out[pos] = factor[rows, cols]  # the factor of a band-dense matrix keeps its band-dense pattern
+  return float(np.min(np.diag(factor))) if ntotal else 0.0
+
+
+def mju_cholSolveBand(res, mat, vec, ntotal, nband, ndense):  # pylint: disable=invalid-name
+  """res = the solution of L Lᵀ res = vec, for L the band-dense factor mat (mju_cholFactorBand)."""
+  factor = _band_lower("mju_cholSolveBand", mat, ntotal, nband, ndense)
+  rhs = _input("mju_cholSolveBand", "vec", vec, ntotal)
+  y = np.linalg.solve(factor, rhs)
+  _output("mju_cholSolveBand", "res", res, ntotal).reshape(-1)[:] = np.linalg.solve(factor.T, y)
+
+
+def _skew(v):
+  return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def _right_jacobian(phi, inverse):
+  """SO(3)'s right Jacobian at the rotation vector phi (or its inverse): how a rotation vector's change moves the
+  rotation in the tangent space on its right."""
+  theta = float(np.linalg.norm(phi))
+  k = _skew(phi)
+  if theta < 1e-8:  # the series' first terms; the next are O(theta^2) smaller
+    return np.eye(3) + 0.5 * k if inverse else np.eye(3) - 0.5 * k
+  if inverse:
+    return np.eye(3) + 0.5 * k + (1 / theta**2 - (1 + np.cos(theta)) / (2 * theta * np.sin(theta))) * k @ k
+  return np.eye(3) - (1 - np.cos(theta)) / theta**2 * k + (theta - np.sin(theta)) / theta**3 * k @ k
+
+
+def mjd_subQuat(qa, qb, Da, Db):  # pylint: disable=invalid-name
+  """Derivatives (3x3, each unless None) of mju_subQuat's res = log(qb⁻¹ qa) with respect to qa and qb, each
+  perturbed in its own tangent space (q exp(δ))."""
+  a, b = _input("mjd_subQuat", "qa", qa, 4), _input("mjd_subQuat", "qb", qb, 4)
+  res = np.array(_math.quat_sub(a, b))
+  jinv = _right_jacobian(res, inverse=True)
+  if Da is not None:
+    _output("mjd_subQuat", "Da", Da, 9).reshape(3, 3)[...] = jinv
+  if Db is not None:
+    _output("mjd_subQuat", "Db", Db, 9).reshape(3, 3)[...] = -jinv.T
+
+
+def mjd_quatIntegrate(vel, scale, Dquat, Dvel, Dscale):  # pylint: disable=invalid-name
+  """Derivatives of mju_quatIntegrate's q exp(vel scale), in q's tangent space: with respect to q (3x3), to the
+  rotation vector vel scale (3x3) and to scale (3)."""
+  v = _input("mjd_quatIntegrate", "vel", vel, 3)
+  phi = v * scale
+  rot = np.empty(9)
+  half = np.linalg.norm(phi) / 2
+  axis = phi / (2 * half) if half > 0 else np.zeros(3)
+  _math.quat_to_mat(rot, np.concatenate([[np.cos(half)], np.sin(half) * axis]))
+  jac = _right_jacobian(phi, inverse=False)
+  _output("mjd_quatIntegrate", "Dquat", Dquat, 9).reshape(3, 3)[...] = rot.reshape(3, 3).T
+  _output("mjd_quatIntegrate", "Dvel", Dvel, 9).reshape(3, 3)[...] = jac
+  _output("mjd_quatIntegrate", "Dscale", Dscale, 3).reshape(-1)[:] = jac @ v
