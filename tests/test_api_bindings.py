@@ -230,3 +230,35 @@ def test_quaternion_derivatives_are_mujocos():
 def test_nc_is_mujocos(model):
   mjm, m = oracle.models(oracle.gym_asset(model))
   assert m.nC == mjm.nC
+
+
+def test_history_buffers_are_mujocos():
+  """mj_init*History and mj_read* on delayed actuators and sensors, then steps from the buffers they filled."""
+  xml = """<mujoco><worldbody><body><geom type="sphere" size="0.1"/><joint name="hinge"/><site name="s"/></body>
+    </worldbody>
+    <actuator><position joint="hinge" kp="10" delay="0.01" nsample="4"/></actuator>
+    <sensor><accelerometer site="s" delay="0.01" nsample="3"/><jointpos joint="hinge" nsample="2" interval="0.05"/>
+    </sensor></mujoco>"""
+  results = []
+  for lib, (m, d) in ((mujoco, oracle.load_both(xml)[:2]), (physics, oracle.load_both(xml)[2:])):
+    lib.mj_step(m, d, 3)
+    lib.mj_initCtrlHistory(m, d, 0, np.array([0, 0.01, 0.02, 0.03]), np.array([1.0, 2, 3, 4]))
+    lib.mj_initCtrlHistory(m, d, 0, None, np.array([5.0, 6, 7, 8]))
+    lib.mj_initSensorHistory(m, d, 0, np.array([0, 0.01, 0.02]), np.arange(9.0).reshape(3, 3), phase=0.3)
+    lib.mj_initSensorHistory(m, d, 1, np.array([0, 0.01]), np.arange(2.0).reshape(2, 1), phase=0.3)
+    reads = []
+    for t in np.linspace(-0.01, 0.05, 13):
+      for interp in (0, 1, 2):
+        ctrl, sensor = np.zeros(1), np.zeros(3)
+        lib.mj_readCtrl(m, d, 0, t, ctrl, interp=interp)
+        lib.mj_readSensor(m, d, 0, t, sensor, interp=interp)
+        reads += [*ctrl, *sensor]
+    lib.mj_step(m, d, 5)
+    results.append((np.array(reads), d.history.copy(), d.qpos.copy(), d.sensordata.copy()))
+  for ours, theirs in zip(results[1], results[0]):
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12)
+  _, _, m, d = oracle.load_both(xml)
+  with pytest.raises(IndexError):
+    physics.mj_readCtrl(m, d, 1, 0.0, np.zeros(1), interp=0)
+  with pytest.raises(TypeError):
+    physics.mj_initSensorHistory(m, d, 0, None, np.zeros((3, 2)), 0.0)

@@ -28,7 +28,6 @@ _MJSPEC = "MjSpec (model editing) is not part of mjgym.physics"
 _PLUGIN = "engine plugins (<extension>, mujoco.pid) are not supported"
 _MJV = "MjvScene (the OpenGL visualizer's scene) is not part of the headless renderer"
 _MJCF4 = "an MJCF feature of MuJoCo 4 the compiler refuses (named in the MJCFError)"
-_HISTORY = "mj_readCtrl / mj_readSensor / mj_init*History are not exposed (the compiled step fills d.history)"
 _ARENA = "MuJoCo's arena (narena, _functions._realloc_*, arena views vs owned arrays) has no counterpart here"
 _LIFETIME = "pybind11 object lifetimes (reference counts, struct addresses) differ from Python objects'"
 _FIELD = "a model or data field of MuJoCo 4 the engine does not keep"
@@ -46,8 +45,8 @@ _BINDINGS_FAILURES = {
     _MJV: "can_initialize_mjv_structs mjv_scene mjv_scene_without_model",
     _MJCF4: "mj_embedAssets mj_inside_site_mesh named_indexing_actuator_moment named_indexing_mimo_actuators "
             "named_indexing_plastic poly_stiffness realloc_con_efc_failure_clears_counts "
-            "realloc_island_keeps_dual_and_metric_arrays indexer_bool_views_mutate_in_place",
-    _HISTORY: "init_sensor_history_pedagogical mj_read_ctrl_and_init_ctrl_delay mj_read_sensor_and_init_sensor_delay",
+            "realloc_island_keeps_dual_and_metric_arrays indexer_bool_views_mutate_in_place "
+            "mj_read_ctrl_and_init_ctrl_delay",
     _ARENA: "can_raise_error realloc_con_efc realloc_island unallocated_arena_arrays_are_filled",
     _LIFETIME: "addresses_differ_between_structs array_keeps_struct_alive mjcb_control_not_leak_memory "
                "mjdata_holds_ref_to_model",

@@ -70,6 +70,10 @@ from mjgym.physics.api import mj_step
 from mjgym.physics.api import mj_step1
 from mjgym.physics.api import mj_step2
 from mjgym.physics.api import mju_threadpool
+from mjgym.physics.api import mj_initCtrlHistory
+from mjgym.physics.api import mj_initSensorHistory
+from mjgym.physics.api import mj_readCtrl
+from mjgym.physics.api import mj_readSensor
 from mjgym.physics.api import get_mjcb_time
 from mjgym.physics.api import set_mjcb_time
 from mjgym.physics.api import get_mjcb_control

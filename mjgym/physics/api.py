@@ -7,6 +7,7 @@ import numpy as np
 from mjgym.physics import binary
 from mjgym.physics import energy
 from mjgym.physics import forward
+from mjgym.physics import history
 from mjgym.physics import query
 from mjgym.physics import sensor
 from mjgym.physics import smooth
@@ -215,6 +216,80 @@ def _forward(m, d):
   else:
     forward.entry(m)(m._struct, d._struct, forward.OP_FORWARD, 0)
   _user_sensors(m, d, _user_stages(m))
+
+
+# ------------------------------------------------------------------------------------- history buffers ----
+# (layout in history.py: [last sample time, cursor, times (n), values (n * dim)], the newest sample at the cursor)
+
+
+def _history(m, d, kind, i):
+  """(buffer view, nsample, dim) of actuator or sensor ``i``'s history buffer (nsample 0: it has none)."""
+  count = m.nu if kind == "actuator" else m.nsensor
+  if not 0 <= i < count:
+    raise IndexError(f"{kind} id {i} out of range [0, {count})")
+  n = int(getattr(m, kind + "_history")[i, 0])
+  dim = 1 if kind == "actuator" else int(m.sensor_dim[i])
+  adr = int(getattr(m, kind + "_historyadr")[i])
+  return d.history[adr:adr + 2 + n * (1 + dim)] if n else None, n, dim
+
+
+def _read_history(m, d, kind, i, t, result, interp, current):
+  buf, n, dim = _history(m, d, kind, i)
+  out = _output_vector(result, dim, "result")
+  if buf is None:
+    out[:] = current
+  else:
+    history.read(buf, n, dim, float(t) - float(getattr(m, kind + "_delay")[i]), int(interp), out)
+  return result
+
+
+def _init_history(m, d, kind, i, times, values):
+  buf, n, dim = _history(m, d, kind, i)
+  if buf is None:
+    raise ValueError(f"{kind} {i} has no history buffer (nsample 0)")
+  values = np.asarray(values, dtype=np.float64)
+  if values.size != n * dim or (values.ndim == 2 and values.shape != (n, dim)):
+    raise TypeError(f"values must have {n} rows of {dim}, got shape {values.shape}")
+  if times is not None:
+    times = np.asarray(times, dtype=np.float64)
+    if times.shape != (n,):
+      raise TypeError(f"times must have {n} elements, got shape {times.shape}")
+    buf[2:2 + n] = times
+  buf[1] = n - 1  # samples in time order from slot 0: the newest in the last slot
+  buf[2 + n:] = values.reshape(-1)
+  return buf
+
+
+def _output_vector(result, size, name):
+  if not isinstance(result, np.ndarray) or result.dtype != np.float64 or result.size != size:
+    raise TypeError(f"{name} must be a float64 numpy array of {size} elements")
+  return result.reshape(-1)
+
+
+def mj_readCtrl(m, d, id, time, result, interp):  # pylint: disable=redefined-builtin,invalid-name
+  """Writes into ``result`` (1) actuator ``id``'s control at ``time`` minus its delay, read from its history buffer
+  (interp: 0 hold, 1 linear, 2 cubic), or its ctrl if it has no buffer; returns ``result``."""
+  return _read_history(m, d, "actuator", id, time, result, interp, d.ctrl[id:id + 1] if 0 <= id < m.nu else 0.0)
+
+
+def mj_readSensor(m, d, id, time, result, interp):  # pylint: disable=redefined-builtin,invalid-name
+  """Writes into ``result`` (sensor_dim) sensor ``id``'s value at ``time`` minus its delay, read from its history
+  buffer, or its sensordata if it has no buffer; returns ``result``."""
+  current = 0.0
+  if 0 <= id < m.nsensor:
+    current = d.sensordata[m.sensor_adr[id]:m.sensor_adr[id] + m.sensor_dim[id]]
+  return _read_history(m, d, "sensor", id, time, result, interp, current)
+
+
+def mj_initCtrlHistory(m, d, id, times, values):  # pylint: disable=redefined-builtin,invalid-name
+  """Fills actuator ``id``'s history buffer with ``values`` (nsample) at ``times`` (None: the buffer's own)."""
+  _init_history(m, d, "actuator", id, times, values)
+
+
+def mj_initSensorHistory(m, d, id, times, values, phase):  # pylint: disable=redefined-builtin,invalid-name
+  """Fills sensor ``id``'s history buffer with ``values`` (nsample, sensor_dim) at ``times`` (None: the buffer's
+  own); ``phase`` is the last sample time an interval sensor counts its period from."""
+  _init_history(m, d, "sensor", id, times, values)[0] = phase
 
 
 def mju_threadpool(d, nthread):
