@@ -262,3 +262,23 @@ def test_history_buffers_are_mujocos():
     physics.mj_readCtrl(m, d, 1, 0.0, np.zeros(1), interp=0)
   with pytest.raises(TypeError):
     physics.mj_initSensorHistory(m, d, 0, None, np.zeros((3, 2)), 0.0)
+
+
+def test_box_qp_is_mujocos():
+  """Same solution, free set and factor (its lower triangle) as MuJoCo's, bounded on both sides, one or none."""
+  for seed in range(40):
+    n = 1 + seed % 7
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(n, n))
+    hess, bias = a @ a.T + 0.1 * np.eye(n), 3 * rng.normal(size=n)
+    lower = None if seed % 5 == 0 else -rng.uniform(0.2, 2, n)
+    upper = None if seed % 5 == 1 else rng.uniform(0.2, 2, n)
+    results = []
+    for lib in (mujoco, physics):
+      res, factor, index = np.zeros(n), np.zeros((n, n + 7)), np.zeros(n, np.int32)
+      rank = lib.mju_boxQP(res, factor, index, hess, bias, lower, upper)
+      results.append((rank, res, np.tril(factor.reshape(-1)[:rank * rank].reshape(rank, rank)), index[:rank]))
+    (rank, res, factor, index), theirs = results[1], results[0]
+    assert rank == theirs[0] and np.array_equal(index, theirs[3]), seed
+    np.testing.assert_allclose(res, theirs[1], rtol=0, atol=1e-9, err_msg=str(seed))
+    np.testing.assert_allclose(factor, theirs[2], rtol=0, atol=1e-9, err_msg=str(seed))

@@ -94,6 +94,7 @@ from mjgym.physics.mju import mju_bandMulMatVec
 from mjgym.physics.mju import mju_cholFactorBand
 from mjgym.physics.mju import mju_cholSolveBand
 from mjgym.physics.mju import mju_dense2Band
+from mjgym.physics.mju import mju_boxQP
 from mjgym.physics.mju import mju_clip
 from mjgym.physics.mju import mjd_quatIntegrate
 from mjgym.physics.mju import mjd_subQuat

@@ -265,3 +265,59 @@ def mjd_quatIntegrate(vel, scale, Dquat, Dvel, Dscale):  # pylint: disable=inval
   _output("mjd_quatIntegrate", "Dquat", Dquat, 9).reshape(3, 3)[...] = rot.reshape(3, 3).T
   _output("mjd_quatIntegrate", "Dvel", Dvel, 9).reshape(3, 3)[...] = jac
   _output("mjd_quatIntegrate", "Dscale", Dscale, 3).reshape(-1)[:] = jac @ v
+
+
+def mju_boxQP(res, R, index, H, g, lower, upper):  # pylint: disable=invalid-name
+  """Minimizes 0.5 xᵀHx + gᵀx subject to lower <= x <= upper (each None: unbounded) by projected Newton steps from
+  the warm start ``res``; returns the number of free dimensions at the solution, or -1 if the free block of H is not
+  positive definite. ``R`` (n * (n + 7) entries) gets that block's lower Cholesky factor in its first nfree²,
+  ``index`` (n, or None) the free dimensions in its first nfree."""
+  x = _output("mju_boxQP", "res", res).reshape(-1)
+  n = x.size
+  hess = _input("mju_boxQP", "H", H, n * n).reshape(n, n)
+  hess = np.tril(hess) + np.tril(hess, -1).T  # only the lower triangle is read, as MuJoCo's
+  bias = _input("mju_boxQP", "g", g, n)
+  lo = np.full(n, -np.inf) if lower is None else _input("mju_boxQP", "lower", lower, n)
+  hi = np.full(n, np.inf) if upper is None else _input("mju_boxQP", "upper", upper, n)
+  factor_out = _output("mju_boxQP", "R", R, n * (n + 7)).reshape(-1)
+  cost = lambda v: 0.5 * v @ hess @ v + bias @ v  # noqa: E731
+  x[:] = np.clip(x, lo, hi)
+  free = np.ones(n, bool)
+  factor = np.zeros((0, 0))
+  for _ in range(100):
+    grad = hess @ x + bias
+    free = ~((x <= lo) & (grad > 0) | (x >= hi) & (grad < 0))
+    if not free.any():
+      break
+    try:
+      factor = np.linalg.cholesky(hess[np.ix_(free, free)])
+    except np.linalg.LinAlgError:
+      return -1
+    if np.linalg.norm(grad[free]) < 1e-12:
+      break
+    step = np.zeros(n)
+    step[free] = -np.linalg.solve(factor.T, np.linalg.solve(factor, grad[free]))
+    # Armijo backtracking along the projected path
+    before, alpha = cost(x), 1.0
+    while alpha > 1e-20:
+      trial = np.clip(x + alpha * step, lo, hi)
+      if cost(trial) <= before + 0.1 * grad @ (trial - x):
+        break
+      alpha *= 0.5
+    if before - cost(trial) <= 1e-15 * max(1.0, abs(before)):
+      x[:] = trial
+      break
+    x[:] = trial
+  grad = hess @ x + bias
+  free = ~((x <= lo) & (grad > 0) | (x >= hi) & (grad < 0))
+  nfree = int(free.sum())
+  if nfree:
+    try:
+      factor = np.linalg.cholesky(hess[np.ix_(free, free)])
+    except np.linalg.LinAlgError:
+      return -1
+    lower_half = np.tril_indices(nfree)  # the upper triangle of R is left as it is, as MuJoCo's
+    factor_out[:nfree * nfree].reshape(nfree, nfree)[lower_half] = factor[lower_half]
+  if index is not None:
+    index.reshape(-1)[:nfree] = np.flatnonzero(free)
+  return nfree
