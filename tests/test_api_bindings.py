@@ -282,3 +282,21 @@ def test_box_qp_is_mujocos():
     assert rank == theirs[0] and np.array_equal(index, theirs[3]), seed
     np.testing.assert_allclose(res, theirs[1], rtol=0, atol=1e-9, err_msg=str(seed))
     np.testing.assert_allclose(factor, theirs[2], rtol=0, atol=1e-9, err_msg=str(seed))
+
+
+def test_subtree_velocities_and_angular_momentum_matrix_are_mujocos():
+  mjm, mjd, m, d = oracle.load_both(oracle.gym_asset("humanoid"))
+  rng = np.random.default_rng(3)
+  mjd.qpos[:] = mjm.qpos0 + 0.2 * rng.normal(size=mjm.nq)
+  mjd.qvel[:] = rng.normal(size=mjm.nv)
+  oracle.copy_state(mjd, d)
+  oracle.forward_both(mjm, mjd, m, d)
+  mujoco.mj_subtreeVel(mjm, mjd)
+  physics.mj_subtreeVel(m, d)
+  np.testing.assert_allclose(d.subtree_linvel, mjd.subtree_linvel, rtol=0, atol=1e-12)
+  np.testing.assert_allclose(d.subtree_angmom, mjd.subtree_angmom, rtol=0, atol=1e-12)
+  for body in (0, 1, 3, 7):
+    ours, theirs = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+    mujoco.mj_angmomMat(mjm, mjd, theirs, body)
+    physics.mj_angmomMat(m, d, ours, body)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12, err_msg=str(body))

@@ -431,6 +431,34 @@ def mj_insideSite(m, d, siteid, point):  # pylint: disable=invalid-name
   return int(sensor._inside(m._struct, d._struct, siteid, point))  # pylint: disable=protected-access
 
 
+def mj_subtreeVel(m, d):  # pylint: disable=invalid-name
+  """d.subtree_linvel and d.subtree_angmom at the current state (needs the position and velocity stages)."""
+  sensor.subtree_vel(m._struct, d._struct)
+
+
+def mj_angmomMat(m, d, mat, body):  # pylint: disable=invalid-name
+  """mat (3, nv): the map from qvel to the angular momentum of ``body``'s subtree about its com (needs the
+  position stage): the sum over its bodies of m (xipos - com) × jacp + R I Rᵀ jacr, their com Jacobians."""
+  body = _index(body, m.nbody, "body")
+  if mat is None:
+    raise TypeError("mat must be a float64 numpy array of shape (3, nv)")
+  out = _jac_array(m, mat, "mat")
+  out[...] = 0.0
+  com = d.subtree_com[body]
+  jacp, jacr = np.empty((3, m.nv)), np.empty((3, m.nv))
+  for b in range(body, m.nbody):
+    a = b
+    while a > body:
+      a = m.body_parentid[a]
+    if a != body:
+      continue  # not in the subtree
+    mj_jacBodyCom(m, d, jacp, jacr, b)
+    r = d.xipos[b] - com
+    skew = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    rot = d.ximat[b].reshape(3, 3)
+    out += m.body_mass[b] * skew @ jacp + rot @ np.diag(m.body_inertia[b]) @ rot.T @ jacr
+
+
 def mj_jacGeom(m, d, jacp, jacr, geom):  # pylint: disable=invalid-name
   """Jacobians of the centre of ``geom``."""
   geom = _index(geom, m.ngeom, "geom")
