@@ -300,3 +300,14 @@ def test_subtree_velocities_and_angular_momentum_matrix_are_mujocos():
     mujoco.mj_angmomMat(mjm, mjd, theirs, body)
     physics.mj_angmomMat(m, d, ours, body)
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-12, err_msg=str(body))
+
+
+def test_frame_quaternions_are_mujocos():
+  mjm, mjd, m, d = oracle.load_both(oracle.gym_asset("humanoid"))
+  mjd.qpos[:] = mjm.qpos0 + 0.3 * np.random.default_rng(4).normal(size=mjm.nq)
+  oracle.forward_both(mjm, mjd, m, d)
+  for name in ("xiquat", "geom_xquat"):
+    np.testing.assert_allclose(getattr(d, name), getattr(mjd, name), rtol=0, atol=1e-14, err_msg=name)
+  np.testing.assert_array_equal(d.body(2).xiquat, d.xiquat[2])
+  np.testing.assert_array_equal(d.geom(3).xquat, d.geom_xquat[3])
+  assert "xiquat" in dir(d)

@@ -50,7 +50,7 @@ _BINDINGS_FAILURES = {
     _ARENA: "can_raise_error realloc_con_efc realloc_island unallocated_arena_arrays_are_filled",
     _LIFETIME: "addresses_differ_between_structs array_keeps_struct_alive mjcb_control_not_leak_memory "
                "mjdata_holds_ref_to_model",
-    _FIELD: "flg_gravcomp_and_surfacevel_properties named_indexing_data_xquats "
+    _FIELD: "flg_gravcomp_and_surfacevel_properties "
             "named_indexing_ragged2d_after_first_joint tendon_j_colind_ragged_view texture_size",
     _FUNCTION: "geom_distance mj_loadTexture xml_dependencies",
     _DOCSTRING: "docstrings",

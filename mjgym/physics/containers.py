@@ -11,6 +11,7 @@ import numpy as np
 
 from mjgym.physics import _structs
 from mjgym.physics import forward
+from mjgym.physics import math
 from mjgym.physics import records
 from mjgym.physics import types
 from mjgym.physics.collision import driver
@@ -65,6 +66,12 @@ _DATA_VIEWS = {
     ObjType.ACTUATOR: {"ctrl": "ctrl", "length": "actuator_length", "velocity": "actuator_velocity",
                        "force": "actuator_force", "moment": "actuator_moment"},
 }
+# Orientations MuJoCo 4 keeps as quaternions beside their matrices: the body's xquat times the object's local
+# quaternion, as its kinematics makes them. Made here when read (they follow from xquat), so not writable.
+_FRAME_QUATS = {"xiquat": ("body_iquat", None), "geom_xquat": ("geom_quat", "geom_bodyid"),
+                "site_xquat": ("site_quat", "site_bodyid")}
+_VIEW_QUATS = {ObjType.BODY: ("xiquat", "xiquat"), ObjType.GEOM: ("xquat", "geom_xquat"),
+               ObjType.SITE: ("xquat", "site_xquat")}
 _JOINT_QPOS_FIELDS = ("qpos",)
 _JOINT_DOF_FIELDS = ("qvel", "qacc", "qacc_warmstart", "qfrc_applied", "qfrc_bias", "qfrc_passive", "cdof",
                      "qfrc_spring", "qfrc_damper", "qfrc_actuator", "qfrc_smooth", "qacc_smooth",
@@ -148,9 +155,10 @@ class _ObjectView:
 
   def __getattr__(self, name):
     try:
-      return self._fields[name]
+      value = self._fields[name]
     except KeyError:
       raise AttributeError(f"'{self._kind}' object has no attribute '{name}'") from None
+    return value() if callable(value) else value
 
   def __setattr__(self, name, value):
     self.__getattr__(name)[...] = value
@@ -160,7 +168,7 @@ class _ObjectView:
 
   def __repr__(self):
     lines = [f"  id: {self.id}", f"  name: {self.name!r}"]
-    lines += [f"  {name}: {self._fields[name]!r}" for name in sorted(self._fields)]
+    lines += [f"  {name}: {self.__getattr__(name)!r}" for name in sorted(self._fields)]
     return f"<{self._kind}\n" + "\n".join(lines) + "\n>"
 
 
@@ -432,6 +440,8 @@ class MjData:
     if name.startswith("_"):
       # not a field; also keeps copy/pickle of a half-built object from recursing through _fields
       raise AttributeError(name)
+    if name in _FRAME_QUATS:
+      return self._frame_quat(name)
     try:
       value = self._fields[name]
     except KeyError:
@@ -446,14 +456,23 @@ class MjData:
     self._fields[name][...] = value
 
   def __dir__(self):
-    return sorted(set(super().__dir__()) | set(self._fields))
+    return sorted(set(super().__dir__()) | set(self._fields) | set(_FRAME_QUATS))
 
   def _view(self, objtype, key):
     return _view(self, objtype, key, lambda index: self._make_view(objtype, index))
 
+  def _frame_quat(self, name):
+    local, body = _FRAME_QUATS[name]
+    m = self.model
+    xquat = self._fields["xquat"] if body is None else self._fields["xquat"][getattr(m, body)]
+    return np.ascontiguousarray(np.array(math.quat_mul.py_func(xquat.T, getattr(m, local).T)).T)
+
   def _make_view(self, objtype, index):
     m = self.model
     fields = {attr: _row_view(self._fields[f], index) for attr, f in _DATA_VIEWS.get(objtype, {}).items()}
+    if objtype in _VIEW_QUATS:
+      attr, field = _VIEW_QUATS[objtype]
+      fields[attr] = lambda: self._frame_quat(field)[index]
     if objtype == ObjType.JOINT:
       jtype = int(m.jnt_type[index])
       qadr, dadr = int(m.jnt_qposadr[index]), int(m.jnt_dofadr[index])
