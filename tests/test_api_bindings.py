@@ -116,6 +116,8 @@ def test_timers_count_steps_and_use_the_time_callback():
   assert d.timer[0].number == 4 and physics.get_mjcb_time() is None
   with pytest.raises(TypeError, match="Optional"):
     physics.set_mjcb_time(3)
+  physics.mj_resetData(m, d)  # as MuJoCo's, the reset clears the timers
+  assert d.timer[0].number == 0 and d.timer[0].duration == 0.0
 
 
 @pytest.mark.parametrize("stype", ["sphere", "capsule", "ellipsoid", "cylinder", "box"])
@@ -311,3 +313,20 @@ def test_frame_quaternions_are_mujocos():
   np.testing.assert_array_equal(d.body(2).xiquat, d.xiquat[2])
   np.testing.assert_array_equal(d.geom(3).xquat, d.geom_xquat[3])
   assert "xiquat" in dir(d)
+
+
+def test_assigning_options_and_statistics_copies_them_in():
+  m = physics.MjModel.from_xml_string(oracle.STATE_XML)
+  gravity = m.opt.gravity
+  opt = physics.MjOption()
+  opt.timestep, opt.gravity = 0.001, (0, 0, -1)
+  m.opt = opt
+  assert m.opt == opt and m.opt_timestep[0] == 0.001 and list(gravity) == [0, 0, -1]
+  opt.timestep = 0.5  # a copy: later edits stay out of the model
+  assert m.opt.timestep == 0.001
+  stat = physics.MjStatistic()
+  stat.extent, stat.center = 42.0, (1, 2, 3)
+  m.stat = stat
+  assert m.stat == stat and m.stat_extent[0] == 42.0
+  with pytest.raises(TypeError, match="MjOption"):
+    m.opt = stat

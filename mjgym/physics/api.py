@@ -318,9 +318,16 @@ def mj_checkAcc(m, d):  # pylint: disable=invalid-name
   _check_state(m, d, "qacc", Warning.BADQACC)
 
 
+def _reset_timers(d):
+  fields = d._fields  # pylint: disable=protected-access
+  fields["timer_duration"][:] = 0.0
+  fields["timer_number"][:] = 0
+
+
 def mj_resetData(m, d):
-  """Resets ``d`` to the model's initial state (qpos0, zero velocity, time 0)."""
+  """Resets ``d`` to the model's initial state (qpos0, zero velocity, time 0), its timers too."""
   forward.reset_data(m._struct, d._struct)
+  _reset_timers(d)
 
 
 def mj_resetDataKeyframe(m, d, key):
@@ -328,6 +335,7 @@ def mj_resetDataKeyframe(m, d, key):
   if not 0 <= key < m.nkey:
     raise IndexError(f"keyframe {key} out of range [0, {m.nkey})")
   forward.reset_data_keyframe(m._struct, d._struct, int(key))
+  _reset_timers(d)
 
 
 def mj_rnePostConstraint(m, d):

@@ -294,6 +294,14 @@ class Model:
       raise AttributeError(f"{type(self).__name__} has no attribute '{name}'") from None
 
   def __setattr__(self, name, value):
+    if name in ("opt", "stat"):
+      # as the bindings: the struct's values are copied in, and views of m.opt / m.stat stay valid
+      current = self.__dict__[name]
+      if type(value) is not type(current):
+        raise TypeError(f"{name} takes an {type(current).__name__}, got {type(value).__name__}")
+      for field, _, _, _ in current.FIELDS:
+        setattr(current, field, getattr(value, field))
+      return
     if name not in self._fields:
       raise AttributeError(f"{type(self).__name__} has no attribute '{name}'")
     if isinstance(self._fields[name], int):
