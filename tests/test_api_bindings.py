@@ -330,3 +330,17 @@ def test_assigning_options_and_statistics_copies_them_in():
   assert m.stat == stat and m.stat_extent[0] == 42.0
   with pytest.raises(TypeError, match="MjOption"):
     m.opt = stat
+
+
+def test_xml_dependencies_are_mujocos(tmp_path):
+  """Asset files, included files and the model file, each once (MuJoCo's order varies with the file's layout)."""
+  mesh = (oracle.MODELS_DIR / "meshes" / "wedge.obj").read_bytes()
+  (tmp_path / "sub").mkdir()
+  (tmp_path / "a.obj").write_bytes(mesh)
+  (tmp_path / "sub" / "b.obj").write_bytes(mesh)
+  (tmp_path / "sub" / "inc.xml").write_text('<mujoco><asset><mesh name="b" file="sub/b.obj"/></asset></mujoco>')
+  (tmp_path / "main.xml").write_text("""<mujoco><include file="sub/inc.xml"/><asset><mesh name="a" file="a.obj"/>
+    </asset><worldbody><geom type="mesh" mesh="a"/><geom type="mesh" mesh="b"/></worldbody></mujoco>""")
+  for path in [tmp_path / "main.xml"] + [oracle.MODELS_DIR / n for n in ("mesh_geoms.xml", "keyframes_mocap.xml")]:
+    ours, theirs = physics.mju_getXMLDependencies(str(path)), mujoco.mju_getXMLDependencies(str(path))
+    assert sorted(ours) == sorted(theirs) and len(set(ours)) == len(ours)

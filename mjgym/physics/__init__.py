@@ -61,6 +61,7 @@ from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
 from mjgym.physics.api import mj_printSchema
+from mjgym.physics.api import mju_getXMLDependencies
 from mjgym.physics.api import mj_saveModel
 from mjgym.physics.api import mj_setConst
 from mjgym.physics.api import mj_setState

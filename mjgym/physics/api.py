@@ -13,6 +13,7 @@ from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import state
 from mjgym.physics import support
+from mjgym.physics import mjcf
 from mjgym.physics.mjcf import schema
 from mjgym.physics.enums import mjtTimer
 from mjgym.physics.types import DisableBit
@@ -564,6 +565,12 @@ def mj_setKeyframe(m, d, k):  # pylint: disable=invalid-name
 
 
 # ------------------------------------------------------------------------------------ model files ----
+
+
+def mju_getXMLDependencies(filename):  # pylint: disable=invalid-name
+  """The model file and every file compiling it reads (includes, meshes, textures, height fields, skins). The
+  model is compiled to find them, so a model the compiler refuses raises its MJCFError."""
+  return mjcf.dependencies(filename)
 
 
 def mj_printSchema(flg_html, flg_pad):  # pylint: disable=invalid-name
