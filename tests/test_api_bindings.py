@@ -344,3 +344,17 @@ def test_xml_dependencies_are_mujocos(tmp_path):
   for path in [tmp_path / "main.xml"] + [oracle.MODELS_DIR / n for n in ("mesh_geoms.xml", "keyframes_mocap.xml")]:
     ours, theirs = physics.mju_getXMLDependencies(str(path)), mujoco.mju_getXMLDependencies(str(path))
     assert sorted(ours) == sorted(theirs) and len(set(ours)) == len(ours)
+
+
+def test_geom_distance_is_mujocos():
+  xml = """<mujoco><worldbody><geom type="plane" size="5 5 .1"/><geom type="capsule" size=".1 .3" pos="1 0 .5"
+    euler="30 20 10"/><geom type="sphere" size=".2" pos="3 0 4"/><body pos="0 0 1"><freejoint/>
+    <geom type="box" size=".1 .2 .3" euler="10 0 5"/></body></worldbody></mujoco>"""
+  mjm, mjd, m, d = oracle.load_both(xml)
+  oracle.forward_both(mjm, mjd, m, d)
+  for g1, g2, distmax in ((0, 3, 200.0), (1, 3, 10.0), (2, 3, 10.0), (1, 2, 1.0), (3, 0, 0.5)):
+    ours, theirs = np.zeros(6), np.zeros(6)
+    dist = physics.mj_geomDistance(m, d, g1, g2, distmax, ours)
+    assert dist == pytest.approx(mujoco.mj_geomDistance(mjm, mjd, g1, g2, distmax, theirs), abs=1e-9), (g1, g2)
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9, err_msg=str((g1, g2)))
+  assert d.ncon == mjd.ncon  # the distance's contacts are not the Data's

@@ -53,7 +53,7 @@ _BINDINGS_FAILURES = {
                "mjdata_holds_ref_to_model",
     _FIELD: "flg_gravcomp_and_surfacevel_properties "
             "named_indexing_ragged2d_after_first_joint tendon_j_colind_ragged_view texture_size",
-    _FUNCTION: "geom_distance mj_loadTexture",
+    _FUNCTION: "mj_loadTexture",
     _DOCSTRING: "docstrings",
     _CONTACT: "mj_contact_list",
     _EFC: "mj_step",

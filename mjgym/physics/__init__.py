@@ -51,6 +51,7 @@ from mjgym.physics.api import mj_jacGeom
 from mjgym.physics.api import mj_jacSite
 from mjgym.physics.api import mj_insideSite
 from mjgym.physics.api import mj_angmomMat
+from mjgym.physics.api import mj_geomDistance
 from mjgym.physics.api import mj_subtreeVel
 from mjgym.physics.api import mj_name2id
 from mjgym.physics.api import mj_ray

@@ -8,14 +8,15 @@ from mjgym.physics import binary
 from mjgym.physics import energy
 from mjgym.physics import forward
 from mjgym.physics import history
+from mjgym.physics import mjcf
 from mjgym.physics import query
 from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import state
 from mjgym.physics import support
-from mjgym.physics import mjcf
-from mjgym.physics.mjcf import schema
+from mjgym.physics.collision import distance
 from mjgym.physics.enums import mjtTimer
+from mjgym.physics.mjcf import schema
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import FatalError
 from mjgym.physics.types import IntegratorType
@@ -438,6 +439,19 @@ def mj_insideSite(m, d, siteid, point):  # pylint: disable=invalid-name
   if point.shape != (3,):
     raise TypeError(f"point must have 3 elements, got shape {point.shape}")
   return int(sensor._inside(m._struct, d._struct, siteid, point))  # pylint: disable=protected-access
+
+
+def mj_geomDistance(m, d, geom1, geom2, distmax, fromto):  # pylint: disable=invalid-name
+  """The smallest signed distance between two geoms, at most ``distmax`` (needs the position stage); ``fromto``
+  (6, or None) gets the segment from geom1's nearest point to geom2's (zeros when farther than distmax). The
+  geom-distance sensors' kernel: its contacts are written past ncon, where the Data has room."""
+  geom1, geom2 = _index(geom1, m.ngeom, "geom"), _index(geom2, m.ngeom, "geom")
+  dist, segment = distance.geom_distance(m._struct, d._struct, geom1, geom2, float(distmax))
+  if fromto is not None:
+    if not isinstance(fromto, np.ndarray) or fromto.dtype != np.float64 or fromto.size != 6:
+      raise TypeError("fromto must be a float64 numpy array of 6 elements or None")
+    fromto.reshape(-1)[:] = segment
+  return dist
 
 
 def mj_subtreeVel(m, d):  # pylint: disable=invalid-name
