@@ -358,3 +358,32 @@ def test_geom_distance_is_mujocos():
     assert dist == pytest.approx(mujoco.mj_geomDistance(mjm, mjd, g1, g2, distmax, theirs), abs=1e-9), (g1, g2)
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9, err_msg=str((g1, g2)))
   assert d.ncon == mjd.ncon  # the distance's contacts are not the Data's
+
+
+def test_ray_normals_are_mujocos():
+  """mj_ray's normal output on every geom type, rays aimed at each geom from around it."""
+  wedge = oracle.MODELS_DIR / "meshes" / "wedge.obj"
+  xml = f"""<mujoco><asset><mesh name="w" file="{wedge}"/>
+    <hfield name="h" nrow="3" ncol="3" size="1 1 .3 .1" elevation="0 .2 .1 .3 .5 .2 .1 0 .4"/></asset>
+    <worldbody><geom type="plane" size="5 5 .1" pos="0 0 -2"/><geom type="sphere" size=".3" pos="1 0 0"/>
+    <geom type="capsule" size=".2 .4" pos="-1 0 0" euler="30 40 0"/>
+    <geom type="ellipsoid" size=".2 .3 .4" pos="0 1 0" euler="10 20 30"/>
+    <geom type="cylinder" size=".3 .2" pos="0 -1 0" euler="50 10 0"/><geom type="box" size=".2 .3 .1" pos="1 1 0"
+    euler="5 15 25"/><geom type="mesh" mesh="w" pos="-1 -1 0" euler="10 0 40"/>
+    <geom type="hfield" hfield="h" pos="0 0 -1.5"/></worldbody></mujoco>"""
+  mjm, mjd, m, d = oracle.load_both(xml)
+  oracle.forward_both(mjm, mjd, m, d)
+  rng = np.random.default_rng(5)
+  hit_types = set()
+  for g in range(m.ngeom):
+    for _ in range(25):
+      pnt = d.geom_xpos[g] + rng.normal(size=3) * 2.0
+      vec = d.geom_xpos[g] + rng.normal(size=3) * 0.1 - pnt
+      ids, normals = [np.zeros(1, np.int32), np.zeros(1, np.int32)], [np.zeros(3), np.zeros(3)]
+      theirs = mujoco.mj_ray(mjm, mjd, pnt, vec, None, 1, -1, ids[0], normals[0])
+      ours = physics.mj_ray(m, d, pnt, vec, None, 1, -1, ids[1], normals[1])
+      assert ids[1][0] == ids[0][0] and ours == pytest.approx(theirs, abs=1e-9)
+      np.testing.assert_allclose(normals[1], normals[0], rtol=0, atol=1e-9)
+      if ids[0][0] >= 0:
+        hit_types.add(int(m.geom_type[ids[0][0]]))
+  assert hit_types == set(range(8))  # plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh

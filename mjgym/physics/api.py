@@ -10,6 +10,7 @@ from mjgym.physics import forward
 from mjgym.physics import history
 from mjgym.physics import mjcf
 from mjgym.physics import query
+from mjgym.physics import ray
 from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import state
@@ -19,6 +20,7 @@ from mjgym.physics.enums import mjtTimer
 from mjgym.physics.mjcf import schema
 from mjgym.physics.types import DisableBit
 from mjgym.physics.types import FatalError
+from mjgym.physics.types import GeomType
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
@@ -496,10 +498,11 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=No
 
   As the bindings: ``geomgroup`` (6,) uint8 masks groups (None: all), ``flg_static`` includes geoms welded to
   the world, ``bodyexclude`` skips one body (-1: none); ``geomid`` (1,) int32 receives the geom hit (-1 if
-  none). Invisible geoms (alpha 0, their own or their material's) are never hit. ``normal`` is not supported.
+  none), ``normal`` (3,) the outward unit normal of the surface hit. Invisible geoms (alpha 0, their own or their
+  material's) are never hit.
   """
-  if normal is not None:
-    raise NotImplementedError("mj_ray: the surface normal output is not supported; pass normal=None")
+  if normal is not None and (not isinstance(normal, np.ndarray) or normal.dtype != np.float64 or normal.size != 3):
+    raise TypeError("normal must be a float64 numpy array of 3 elements or None")
   pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
   vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
   if np.linalg.norm(vec) < MINVAL:
@@ -512,7 +515,42 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=No
                                int(bodyexclude))
   if geomid is not None:
     geomid[0] = hit
+  if normal is not None:
+    normal.reshape(-1)[:] = _ray_normal(m, d, hit, pnt, vec) if hit >= 0 else 0.0
   return float(dist)
+
+
+def _ray_normal(m, d, g, pnt, vec):
+  """World unit normal (outward) of geom g's surface where the ray pnt + t vec first meets it."""
+  pos, mat = d.geom_xpos[g], d.geom_xmat[g].reshape(3, 3)
+  p, v = mat.T @ (pnt - pos), mat.T @ vec
+  gtype, size, dataid = int(m.geom_type[g]), m.geom_size[g], int(m.geom_dataid[g])
+  tables = ray.shape_tables(m._struct)
+  t, element = ray.ray_local(tables, gtype, size, dataid, p, v, 0.0, False)
+  q = p + t * v  # the hit, in the geom's frame
+  if gtype == GeomType.PLANE:
+    n = np.array([0.0, 0.0, 1.0])
+  elif gtype == GeomType.SPHERE:
+    n = q
+  elif gtype == GeomType.ELLIPSOID:
+    n = q / size[:3] ** 2
+  elif gtype == GeomType.CAPSULE:
+    n = q - [0.0, 0.0, np.clip(q[2], -size[1], size[1])]
+  elif gtype == GeomType.CYLINDER:
+    on_cap = abs(abs(q[2]) - size[1]) < abs(np.hypot(q[0], q[1]) - size[0])
+    n = np.array([0.0, 0.0, np.sign(q[2])]) if on_cap else np.array([q[0], q[1], 0.0])
+  elif gtype == GeomType.BOX:
+    k = int(np.argmax(np.abs(q) / size[:3]))
+    n = np.zeros(3)
+    n[k] = np.sign(q[k])
+  elif gtype == GeomType.HFIELD:
+    n = np.array(ray.hfield_normal(tables, dataid, element))
+  elif gtype == GeomType.MESH:
+    vert = m.mesh_vert[m.mesh_vertadr[dataid] + m.mesh_face[element]]
+    n = np.cross(vert[1] - vert[0], vert[2] - vert[0])
+  else:
+    raise NotImplementedError(f"mj_ray: no surface normal for geom type {GeomType(gtype).name}")
+  return mat @ (n / np.linalg.norm(n))
 
 
 # ------------------------------------------------------------------------------------ data and state ----
