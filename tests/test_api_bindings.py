@@ -387,3 +387,21 @@ def test_ray_normals_are_mujocos():
       if ids[0][0] >= 0:
         hit_types.add(int(m.geom_type[ids[0][0]]))
   assert hit_types == set(range(8))  # plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh
+
+
+@pytest.mark.parametrize("model", ["ant", "humanoid"])
+def test_multi_ray_is_mujocos(model):
+  """Rays from one point in every direction, with MuJoCo's cutoff of the geoms by bounding sphere."""
+  mjm, mjd, m, d = oracle.load_both(oracle.gym_asset(model))
+  oracle.forward_both(mjm, mjd, m, d)
+  nray, pnt = 200, np.array([0.3, 0.2, 1.2])
+  vec = np.random.default_rng(6).normal(size=3 * nray)
+  for cutoff in (mujoco.mjMAXVAL, 0.6, 0.1):
+    results = []
+    for lib, mm, dd in ((mujoco, mjm, mjd), (physics, m, d)):
+      geomid, dist, normal = np.zeros(nray, np.int32), np.zeros(nray), np.zeros(3 * nray)
+      lib.mj_multiRay(mm, dd, pnt, vec, None, 1, -1, geomid, dist, normal, nray, cutoff)
+      results.append((geomid, dist, normal))
+    np.testing.assert_array_equal(results[1][0], results[0][0])
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(results[1][2], results[0][2], rtol=0, atol=1e-12)

@@ -501,6 +501,10 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=No
   none), ``normal`` (3,) the outward unit normal of the surface hit. Invisible geoms (alpha 0, their own or their
   material's) are never hit.
   """
+  return _ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal, np.inf)
+
+
+def _ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal, cutoff):
   if normal is not None and (not isinstance(normal, np.ndarray) or normal.dtype != np.float64 or normal.size != 3):
     raise TypeError("normal must be a float64 numpy array of 3 elements or None")
   pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
@@ -512,12 +516,31 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=No
   if group.shape != (query.NGROUP,):
     raise ValueError(f"geomgroup must have {query.NGROUP} entries")
   dist, hit = query.ray_select(m._struct, d._struct, pnt, vec, group, use_group, bool(flg_static),
-                               int(bodyexclude))
+                               int(bodyexclude), float(cutoff))
   if geomid is not None:
     geomid[0] = hit
   if normal is not None:
     normal.reshape(-1)[:] = _ray_normal(m, d, hit, pnt, vec) if hit >= 0 else 0.0
   return float(dist)
+
+
+def mj_multiRay(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, dist, normal, nray, cutoff):  # pylint: disable=invalid-name
+  """mj_ray for ``nray`` rays from one point: ``vec`` (nray * 3) their directions, ``geomid`` (nray) and ``dist``
+  (nray) what each hits and how far, ``normal`` (nray * 3, or None) the normals; geoms whose bounding sphere lies
+  farther than ``cutoff`` from pnt are left out."""
+  vecs = np.asarray(vec, dtype=np.float64).reshape(-1)
+  if vecs.size != 3 * nray or geomid.size != nray or dist.size != nray:
+    raise TypeError(f"vec must have {3 * nray} elements and geomid and dist {nray}")
+  if normal is not None and (not isinstance(normal, np.ndarray) or normal.dtype != np.float64
+                             or normal.size != 3 * nray):
+    raise TypeError(f"normal must be a float64 numpy array of {3 * nray} elements or None")
+  hit = np.zeros(1, np.int32)
+  for i in range(nray):
+    surface = None if normal is None else np.zeros(3)
+    t = _ray(m, d, pnt, vecs[3 * i:3 * i + 3], geomgroup, flg_static, bodyexclude, hit, surface, cutoff)
+    dist.reshape(-1)[i], geomid.reshape(-1)[i] = t, hit[0]
+    if normal is not None:
+      normal.reshape(-1)[3 * i:3 * i + 3] = surface if t >= 0 else 0.0
 
 
 def _ray_normal(m, d, g, pnt, vec):
