@@ -405,3 +405,24 @@ def test_multi_ray_is_mujocos(model):
     np.testing.assert_array_equal(results[1][0], results[0][0])
     np.testing.assert_allclose(results[1][1], results[0][1], rtol=0, atol=1e-12)
     np.testing.assert_allclose(results[1][2], results[0][2], rtol=0, atol=1e-12)
+
+
+def test_ray_geom_is_mujocos():
+  """mju_rayGeom on every primitive type, random poses and rays: distance and normal."""
+  rng = np.random.default_rng(7)
+  hits = 0
+  for k in range(300):
+    gtype = (0, 2, 3, 4, 5, 6)[k % 6]
+    pos, quat, mat = rng.normal(size=3) * 0.2, rng.normal(size=4), np.zeros(9)
+    mujoco.mju_quat2Mat(mat, quat / np.linalg.norm(quat))
+    size, pnt = rng.uniform(0.1, 0.5, 3), rng.normal(size=3) * 1.5
+    vec = pos + rng.normal(size=3) * 0.2 - pnt
+    normals = np.zeros(3), np.zeros(3)
+    theirs = mujoco.mju_rayGeom(pos, mat, size, pnt, vec, gtype, normals[0])
+    ours = physics.mju_rayGeom(pos, mat, size, pnt, vec, gtype, normals[1])
+    assert ours == pytest.approx(theirs, abs=1e-9), (k, gtype)
+    np.testing.assert_allclose(normals[1], normals[0], rtol=0, atol=1e-9, err_msg=str((k, gtype)))
+    hits += theirs >= 0
+  assert hits > 100
+  with pytest.raises(ValueError, match="primitive"):
+    physics.mju_rayGeom(pos, mat, size, pnt, vec, physics.mjtGeom.mjGEOM_MESH)

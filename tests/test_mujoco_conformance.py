@@ -36,7 +36,7 @@ _DOCSTRING = "the bindings' generated (pybind11) docstrings"
 _CONTACT = "d.contact[i].geom, .H and .surfacevel are made on the fly: writes to them do not reach the Data"
 _EFC = "efc_* arrays keep their capacity (njmax) where MuJoCo cuts them to nefc"
 _LOG = "MuJoCo's logging and allocator hooks (MjLogConfig, mju_user_warning, mju_user_malloc) are not part of it"
-_RAY = "mju_rayGeom and mju_raySkin (rays against a shape or skin without a model) are not exposed"
+_RAY = "mju_raySkin (a ray against a skin's vertices without a model) is not exposed"
 _RESOURCES = "reads the wheel's testdata through importlib.resources of `mujoco`, which is mjgym.physics here"
 _VIS = "m.vis.scale and other <visual> fields the compiler does not keep, and whole-struct assignment to m.vis"
 
@@ -59,7 +59,7 @@ _BINDINGS_FAILURES = {
     _EFC: "mj_step",
     _LOG: "mjtopic_time_cmp_logs_compile_time mju_user_warning_callback_receives_warnings "
           "set_mju_user_malloc_and_free_reset",
-    _RAY: "mju_ray_geom mju_ray_skin",
+    _RAY: "mju_ray_skin",
     _VIS: "mjmodel_and_mjvisual_substruct_assignment",
     _RESOURCES: "xml_dependencies",
 }

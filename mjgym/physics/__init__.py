@@ -56,6 +56,7 @@ from mjgym.physics.api import mj_subtreeVel
 from mjgym.physics.api import mj_name2id
 from mjgym.physics.api import mj_ray
 from mjgym.physics.api import mj_multiRay
+from mjgym.physics.api import mju_rayGeom
 from mjgym.physics.api import mj_checkAcc
 from mjgym.physics.api import mj_checkPos
 from mjgym.physics.api import mj_checkVel

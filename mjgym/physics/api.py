@@ -545,12 +545,19 @@ def mj_multiRay(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, dist
 
 def _ray_normal(m, d, g, pnt, vec):
   """World unit normal (outward) of geom g's surface where the ray pnt + t vec first meets it."""
-  pos, mat = d.geom_xpos[g], d.geom_xmat[g].reshape(3, 3)
+  return _hit(ray.shape_tables(m._struct), int(m.geom_type[g]), m.geom_size[g], int(m.geom_dataid[g]),
+              d.geom_xpos[g], d.geom_xmat[g], pnt, vec)[1]
+
+
+def _hit(tables, gtype, size, dataid, pos, mat, pnt, vec):
+  """(t, world unit outward normal) of the first hit of pnt + t vec with a shape at pose (pos, mat); (-1, zeros)
+  if none. ``tables``: ray.shape_tables, for meshes and height fields."""
+  mat = np.asarray(mat, dtype=np.float64).reshape(3, 3)
   p, v = mat.T @ (pnt - pos), mat.T @ vec
-  gtype, size, dataid = int(m.geom_type[g]), m.geom_size[g], int(m.geom_dataid[g])
-  tables = ray.shape_tables(m._struct)
   t, element = ray.ray_local(tables, gtype, size, dataid, p, v, 0.0, False)
-  q = p + t * v  # the hit, in the geom's frame
+  if t < 0:
+    return -1.0, np.zeros(3)
+  q = p + t * v  # the hit, in the shape's frame
   if gtype == GeomType.PLANE:
     n = np.array([0.0, 0.0, 1.0])
   elif gtype == GeomType.SPHERE:
@@ -569,11 +576,32 @@ def _ray_normal(m, d, g, pnt, vec):
   elif gtype == GeomType.HFIELD:
     n = np.array(ray.hfield_normal(tables, dataid, element))
   elif gtype == GeomType.MESH:
-    vert = m.mesh_vert[m.mesh_vertadr[dataid] + m.mesh_face[element]]
+    vert = tables[0][tables[2][dataid] + tables[1][element]]
     n = np.cross(vert[1] - vert[0], vert[2] - vert[0])
   else:
-    raise NotImplementedError(f"mj_ray: no surface normal for geom type {GeomType(gtype).name}")
-  return mat @ (n / np.linalg.norm(n))
+    raise NotImplementedError(f"no ray intersection for geom type {GeomType(gtype).name}")
+  return float(t), mat @ (n / np.linalg.norm(n))
+
+
+# mju_rayGeom's shapes have no mesh or height field: empty tables of ray.shape_tables' kinds
+_NO_SHAPE_TABLES = (np.zeros((0, 3)), np.zeros((0, 3), np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                    np.zeros(0, np.int32), np.zeros((0, 4)), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                    np.zeros(0, np.int32), np.zeros(0))
+
+
+def mju_rayGeom(pos, mat, size, pnt, vec, geomtype, normal=None):  # pylint: disable=invalid-name
+  """Distance along ``vec`` (in units of its length) from ``pnt`` to a primitive shape of type ``geomtype`` at
+  pose (pos (3), mat (9)) with ``size`` (3), -1 if none; ``normal`` (3, or None) gets the outward unit normal."""
+  gtype = int(geomtype)
+  if gtype in (GeomType.MESH, GeomType.HFIELD, GeomType.SDF):
+    raise ValueError(f"mju_rayGeom: {GeomType(gtype).name.lower()} is not a primitive shape (use mj_ray)")
+  args = [np.ascontiguousarray(a, dtype=np.float64).reshape(-1) for a in (pos, mat, size, pnt, vec)]
+  if [a.size for a in args] != [3, 9, 3, 3, 3]:
+    raise TypeError("mju_rayGeom: pos, size, pnt and vec must have 3 elements and mat 9")
+  t, n = _hit(_NO_SHAPE_TABLES, gtype, args[2], -1, args[0], args[1], args[3], args[4])
+  if normal is not None:
+    _output_vector(normal, 3, "normal")[:] = n
+  return t
 
 
 # ------------------------------------------------------------------------------------ data and state ----
