@@ -98,6 +98,10 @@ def test_contact_list_is_mujocos():
   with pytest.raises(IndexError):
     d.contact[4]  # pylint: disable=pointless-statement
   assert len(d.warning) == physics.mjtWarning.mjNWARNING and d.warning[3].number == 0
+  np.testing.assert_array_equal(d.efc_type, mjd.efc_type)  # the rows cut to nefc, as the bindings show them
+  assert d.efc_J.size == mjd.efc_J.size  # (the bindings' dense efc_J is flat, nefc * nv; ours is (nefc, nv))
+  physics.mj_resetData(m, d)
+  assert d.efc_force.shape == (0,) and d.efc_force.flags.owndata
 
 
 def test_timers_count_steps_and_use_the_time_callback():

@@ -34,7 +34,6 @@ _FIELD = "a model or data field of MuJoCo 4 the engine does not keep"
 _FUNCTION = "a bindings function mjgym.physics does not have yet"
 _DOCSTRING = "the bindings' generated (pybind11) docstrings"
 _CONTACT = "d.contact[i].geom, .H and .surfacevel are made on the fly: writes to them do not reach the Data"
-_EFC = "efc_* arrays keep their capacity (njmax) where MuJoCo cuts them to nefc"
 _LOG = "MuJoCo's logging and allocator hooks (MjLogConfig, mju_user_warning, mju_user_malloc) are not part of it"
 _RAY = "mju_raySkin (a ray against a skin's vertices without a model) is not exposed"
 _RESOURCES = "reads the wheel's testdata through importlib.resources of `mujoco`, which is mjgym.physics here"
@@ -56,7 +55,6 @@ _BINDINGS_FAILURES = {
     _FUNCTION: "mj_loadTexture",
     _DOCSTRING: "docstrings",
     _CONTACT: "mj_contact_list",
-    _EFC: "mj_step",
     _LOG: "mjtopic_time_cmp_logs_compile_time mju_user_warning_callback_receives_warnings "
           "set_mju_user_malloc_and_free_reset",
     _RAY: "mju_ray_skin",

@@ -524,7 +524,8 @@ def _ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal, cut
   return float(dist)
 
 
-def mj_multiRay(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, dist, normal, nray, cutoff):  # pylint: disable=invalid-name
+def mj_multiRay(m, d, pnt, vec, geomgroup, flg_static, bodyexclude,  # pylint: disable=invalid-name
+                geomid, dist, normal, nray, cutoff):
   """mj_ray for ``nray`` rays from one point: ``vec`` (nray * 3) their directions, ``geomid`` (nray) and ``dist``
   (nray) what each hits and how far, ``normal`` (nray * 3, or None) the normals; geoms whose bounding sphere lies
   farther than ``cutoff`` from pnt are left out."""

@@ -83,6 +83,8 @@ _JOINT_NQ = {types.JointType.FREE: 7, types.JointType.BALL: 4, types.JointType.S
 # Data fields that the bindings show as Python numbers (``d.ncon``, ``d.nefc``, ``d.time``...): one-element arrays
 # here, so that compiled code writes them in place; Python reads convert.
 DATA_SCALARS = frozenset(name for name, _, shape in types.DATA_ROWS if shape == (1,))
+# The constraint rows, which the bindings show cut to nefc (the arrays here have room for njmax).
+_EFC_ROWS = frozenset(name for name, _, shape in types.DATA_ROWS if name.startswith("efc_") and shape[:1] == ("njmax",))
 
 
 def data_sizes(m):
@@ -456,6 +458,10 @@ class MjData:
       raise AttributeError(f"MjData has no attribute '{name}'") from None
     if name in DATA_SCALARS:
       return value[0].item()
+    if name in _EFC_ROWS:
+      nefc = int(self._fields["nefc"][0])
+      # no rows: an empty array of its own, as the bindings give (not a view of the unused room)
+      return value[:nefc] if nefc else np.empty((0,) + value.shape[1:], value.dtype)
     return value
 
   def __setattr__(self, name, value):
