@@ -8,6 +8,7 @@ one that starts passing fails here until it is taken off the list. ``python test
 bindings_test out.json`` writes every outcome, for a look at what fails and why.
 """
 
+import fcntl
 import json
 import os
 import subprocess
@@ -71,11 +72,24 @@ KNOWN_FAILURES = {
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-  """Both files' outcomes, the two worker processes running at once."""
+  """Both files' outcomes, the two worker processes running at once; run once per session, also when
+  pytest-xdist spreads this module's tests over several processes (they share the session's directory)."""
+  shared = tmp_path_factory.getbasetemp()
+  if os.environ.get("PYTEST_XDIST_WORKER"):
+    shared = shared.parent
+  done = shared / "mujoco_conformance.json"
+  with open(shared / "mujoco_conformance.lock", "w", encoding="utf-8") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    if not done.exists():
+      done.write_text(json.dumps(_run_workers(shared)))
+  return json.loads(done.read_text())
+
+
+def _run_workers(directory):
   root = os.path.dirname(os.path.dirname(os.path.abspath(mjgym.__file__)))  # this checkout's mjgym, for the workers
   env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
   worker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance_worker.py")
-  out = {name: str(tmp_path_factory.mktemp(name) / "report.json") for name in FILES}
+  out = {name: str(directory / f"{name}.json") for name in FILES}
   running = {name: subprocess.Popen([sys.executable, worker, name, out[name]], env=env, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT) for name in FILES}
   result = {}
