@@ -43,8 +43,12 @@ def test_names_and_views(model):
   assert d.joint("wrist").qvel.shape == (3,)
   physics.mj_forward(model, d)
   assert np.array_equal(d.body("ball").xpos, d.xpos[2])
-  with pytest.raises(KeyError, match="no body named 'missing'"):
+  # the bindings' errors, which name what is valid
+  with pytest.raises(KeyError, match=r"Invalid name 'missing'\. Valid names: \['arm', 'ball', 'world'\]"):
     model.body("missing")
+  with pytest.raises(IndexError, match=r"Invalid index 3\. Valid indices from 0 to 2"):
+    d.body(3)
+  assert d.body("ball") is d.body(2) and d.body("ball").xpos is d.body(2).xpos  # one view per object
 
 
 def test_options_reach_compiled_code(model):

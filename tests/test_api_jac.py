@@ -58,9 +58,10 @@ def test_jacobian_outputs_may_be_none_and_are_checked():
   physics.mj_jacSite(m, d, *full, 2)
   np.testing.assert_array_equal(full[0], jacp)
   np.testing.assert_array_equal(full[1], jacr)
-  with pytest.raises(ValueError, match=r"jacp must be a writeable C-contiguous array of shape \(3, 10\)"):
+  # a wrong shape is a TypeError, as in the bindings (pybind11's argument check)
+  with pytest.raises(TypeError, match=r"jacp must be a writeable C-contiguous array of shape \(3, 10\)"):
     physics.mj_jacBody(m, d, np.zeros((3, m.nv + 1)), None, 1)
-  with pytest.raises(ValueError, match="jacr"):
+  with pytest.raises(TypeError, match="jacr"):
     physics.mj_jacBody(m, d, None, np.zeros((m.nv, 3)).T, 1)
   with pytest.raises(TypeError, match="float64"):
     physics.mj_jacBody(m, d, np.zeros((3, m.nv), np.float32), None, 1)

@@ -97,13 +97,18 @@ def test_integration_state_restores_a_trajectory_bitwise():
 
 
 def test_state_errors():
-  _, _, m, d = _pair()
-  with pytest.raises(ValueError, match="state size should be 8, got 6"):
+  """The bindings' exceptions and messages (MuJoCo aborts the process for a bad signature in mj_getState)."""
+  mjm, _, m, d = _pair()
+  with pytest.raises(TypeError, match=r"^state size should equal mj_stateSize\(m, sig\)$"):
     physics.mj_getState(m, d, np.zeros(6), physics.mjtState.mjSTATE_QPOS)
-  with pytest.raises(ValueError, match="invalid state signature -1 < 0"):
-    physics.mj_stateSize(m, -1)
-  with pytest.raises(ValueError, match="2\\^mjNSTATE"):
-    physics.mj_stateSize(m, 1 << 15)
+  for sig in (-1, 1 << 15):
+    with pytest.raises(mujoco.FatalError) as theirs:
+      mujoco.mj_stateSize(mjm, sig)
+    with pytest.raises(physics.FatalError) as ours:
+      physics.mj_stateSize(m, sig)
+    assert str(ours.value) == str(theirs.value)
+  with pytest.raises(physics.FatalError, match="^mj_setState: invalid state signature 32768 >= 2\\^mjNSTATE$"):
+    physics.mj_setState(m, d, np.zeros(1), 1 << 15)
 
 
 def test_copy_data():

@@ -1,4 +1,4 @@
-"""A kernel's reference counts on its own arguments (physics/_link.py, _drop_argument_counts): dropped where the
+"""A kernel's reference counts on its own arguments (physics/_jit/link.py, _drop_argument_counts): dropped where the
 argument is only borrowed, kept where it can outlive the call; reference counts stay balanced either way."""
 
 import os

@@ -66,6 +66,6 @@ def test_round_trip_and_errors():
     batch.get_state(spec, [True, False])
   with pytest.raises(IndexError):
     batch.get_state(spec, [7])
-  with pytest.raises(ValueError, match="signature"):
+  with pytest.raises(physics.FatalError, match="signature"):
     batch.get_state(1 << 20)
   assert batch.state_size(spec) == physics.mj_stateSize(m, spec)

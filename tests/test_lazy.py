@@ -1,4 +1,4 @@
-"""Lazy kernels (physics/_link.py, forward.prepare): compiled only for models that use them, prepared exactly when
+"""Lazy kernels (physics/_jit/link.py, forward.prepare): compiled only for models that use them, prepared exactly when
 the pipeline calls them, and a call through an unprepared one is an error, never a jump to nowhere."""
 
 import itertools

@@ -38,8 +38,8 @@ def test_ray_matches_mujoco(name):
 def test_ray_errors():
   mjm, mjd, m, d = oracle.load_both(oracle.BALL_CHAIN_XML)
   next(oracle.forward_states(mjm, mjd, m, d, 0, 1))
-  with pytest.raises(NotImplementedError, match="normal"):
-    physics.mj_ray(m, d, np.zeros(3), np.ones(3), None, 1, -1, None, np.zeros(3))
+  with pytest.raises(TypeError, match="normal"):
+    physics.mj_ray(m, d, np.zeros(3), np.ones(3), None, 1, -1, None, np.zeros(4))
   with pytest.raises(ValueError, match="too small"):
     physics.mj_ray(m, d, np.zeros(3), np.zeros(3), None, 1, -1, None)
   # straight down from above onto the floor

@@ -37,6 +37,8 @@ def _visible(d):
   ncon, nefc = int(d._fields["ncon"][0]), int(d._fields["nefc"][0])  # pylint: disable=protected-access
   out = {}
   for name, value in d._fields.items():  # pylint: disable=protected-access
+    if name == "timer_duration":
+      continue  # wall-clock time: never the same twice
     dim = _ARENA.get(name)
     if dim == "nconmax":
       value = value[:ncon]

@@ -7,6 +7,8 @@ with v5's where the env docstring says they are equal, and elsewhere with MuJoCo
 v5's new state (what the sensors are documented to observe).
 """
 
+import inspect
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -58,7 +60,7 @@ def _actions(env, seed, n):
   return [rng.uniform(low, high) for _ in range(n)]  # float64: v5 squares the action in its own dtype
 
 
-def _compare(env_id, observation, kwargs, seed=0, sensors_check=None):
+def _compare(env_id, observation, kwargs, seed=0, sensors_check=None, nsteps=NSTEPS):
   theirs, ours = _pair(env_id, observation, **kwargs)
   obs_theirs, info_theirs = theirs.reset(seed=seed)
   state = dict(qpos=theirs.data.qpos.copy(), qvel=theirs.data.qvel.copy())
@@ -69,7 +71,7 @@ def _compare(env_id, observation, kwargs, seed=0, sensors_check=None):
   for key, value in info_theirs.items():
     np.testing.assert_allclose(info_ours[key], value, rtol=0, atol=TOL, err_msg=f"reset info {key}")
   steps = 0
-  for t, action in enumerate(_actions(ours, seed, AGREE_STEPS.get(env_id, NSTEPS))):
+  for t, action in enumerate(_actions(ours, seed, min(nsteps, AGREE_STEPS.get(env_id, NSTEPS)))):
     obs_theirs, r_theirs, term_theirs, _, info_theirs = theirs.step(action)
     obs_ours, r_ours, term_ours, trunc_ours, info_ours = ours.step(action)
     msg = f"{env_id} step {t}"
@@ -94,6 +96,74 @@ def test_v5_observation_reward_and_info_equal_gymnasium(env_id):
 @pytest.mark.parametrize("env_id", sorted(GYMNASIUM_V5))
 def test_non_default_arguments_act_alike(env_id):
   _compare(env_id, "v5", OTHER_ARGS[env_id], seed=1)
+
+
+# Keywords of Gymnasium's v5 envs that the keyword sweep leaves out, and why.
+NOT_SWEPT = {
+    "xml_file": "each env loads its own model file (mjgym's asset, Gymnasium's XML): the files differ by design",
+    "default_camera_config": "rendering only; test_gymnasium_mujoco_env_arguments_are_taken checks it",
+}
+# (env, keyword) pairs where Gymnasium's code departs from its own documentation, and the test that checks ours
+NOT_SWEPT_IN = {("MjHumanoidStandup-v0", "uph_cost_weight"): "test_uph_cost_weight_weighs_the_height_term"}
+KEYWORD_STEPS = 30  # per keyword: enough to cross unhealthy states and contacts, short enough for ~60 keywords
+
+
+def _other_value(default):
+  """A value other than ``default`` of the same kind: booleans flipped, numbers moved, ranges narrowed."""
+  if isinstance(default, bool):
+    return not default
+  if isinstance(default, int):
+    return default + 1
+  if isinstance(default, float):
+    return default * 1.5 + 0.05
+  if isinstance(default, tuple):
+    return tuple(0.9 * x for x in default)
+  raise TypeError(f"no rule for a keyword whose default is {default!r}")
+
+
+def _v5_keywords():
+  """(env_id, keyword, value) for every keyword of every Gymnasium v5 task's __init__, but NOT_SWEPT."""
+  cases = []
+  for env_id, v5 in sorted(GYMNASIUM_V5.items()):
+    signature = inspect.signature(gym.make(v5).unwrapped.__class__.__init__)
+    for name, parameter in signature.parameters.items():
+      if (name not in NOT_SWEPT and (env_id, name) not in NOT_SWEPT_IN
+          and parameter.kind is parameter.POSITIONAL_OR_KEYWORD and name != "self"):
+        cases.append((env_id, name, _other_value(parameter.default)))
+  return cases
+
+
+@pytest.mark.parametrize("env_id, keyword, value", _v5_keywords())
+def test_every_v5_keyword_acts_alike(env_id, keyword, value):
+  _compare(env_id, "v5", {keyword: value}, seed=4, nsteps=KEYWORD_STEPS)
+
+
+def test_uph_cost_weight_weighs_the_height_term():
+  """HumanoidStandup-v5 documents uph_cost_weight as the height term's weight, but its reward ignores it: ours
+  weighs the term, and all else stays v5's."""
+  weight = 2.0
+  theirs, ours = _pair("MjHumanoidStandup-v0", "v5", uph_cost_weight=weight)
+  theirs.reset(seed=6)
+  ours.reset(seed=6, options=dict(qpos=theirs.data.qpos.copy(), qvel=theirs.data.qvel.copy()))
+  for action in _actions(ours, 6, 5):
+    _, r_theirs, _, _, info_theirs = theirs.step(action)
+    _, r_ours, _, _, info_ours = ours.step(action)
+    linup = info_theirs["reward_linup"]
+    assert abs(info_ours["reward_linup"] - weight * linup) <= TOL
+    assert abs(r_ours - (r_theirs + (weight - 1) * linup)) <= TOL
+    for key in set(info_theirs) - {"reward_linup"}:
+      np.testing.assert_allclose(info_ours[key], info_theirs[key], rtol=0, atol=TOL, err_msg=key)
+
+
+@pytest.mark.parametrize("env_id", ["MjAnt-v0", "MjHopper-v0", "MjHumanoid-v0", "MjWalker2d-v0"])
+def test_no_healthy_reward_while_unhealthy_without_termination(env_id):
+  """v5 pays healthy_reward only while healthy, also with terminate_when_unhealthy=False (v4 paid it always)."""
+  kwargs = {"terminate_when_unhealthy": False, "healthy_z_range": (10.0, 20.0)}  # never healthy
+  _compare(env_id, "v5", kwargs, seed=5, nsteps=KEYWORD_STEPS)
+  env = gym.make(env_id, **kwargs)
+  env.reset(seed=5)
+  _, reward, terminated, _, info = env.step(env.action_space.sample())
+  assert info["reward_survive"] == 0.0 and not terminated
 
 
 @pytest.mark.parametrize("env_id", sorted(SENSORS_ARE_V5))

@@ -88,7 +88,7 @@ def _step(p, dt, qpos, qvel, xpos, cfrc_ext, action, carry):
     carry[w, 0], carry[w, 1] = x, y
     healthy = np.isfinite(qpos[w]).all() and np.isfinite(qvel[w]).all()
     healthy = healthy and p.healthy_z_range[0] <= qpos[w, 2] <= p.healthy_z_range[1]
-    survive = p.healthy_reward if healthy or not p.terminate_when_unhealthy else 0.0
+    survive = p.healthy_reward if healthy else 0.0
     forward = p.forward_reward_weight * vx
     ctrl = p.ctrl_cost_weight * sum_sq(action[w])
     contact = 0.0
@@ -137,7 +137,8 @@ class MjAntEnv(MjEnv):
   ``reward = healthy_reward + forward_reward - ctrl_cost - contact_cost``, each term in ``info``:
   - ``reward_forward``: ``forward_reward_weight *`` x velocity of ``main_body`` (its xpos, as Data holds it
     after the step, as in v5);
-  - ``reward_survive``: ``healthy_reward`` while healthy (always, if ``terminate_when_unhealthy=False``);
+  - ``reward_survive``: ``healthy_reward`` while healthy, also with ``terminate_when_unhealthy=False`` (v5's
+    rule; v4 paid it always then);
   - ``reward_ctrl``: ``-ctrl_cost_weight * sum(action²)``;
   - ``reward_contact``: ``-contact_cost_weight * sum(clip(cfrc_ext, *contact_force_range)²)``.
   ``info`` also has ``x_position``, ``y_position``, ``distance_from_origin`` (of qpos), ``x_velocity``,

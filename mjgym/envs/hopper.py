@@ -85,7 +85,7 @@ def _step(p, dt, z0, qpos, qvel, action, carry):
     x_velocity = (qpos[w, 0] - carry[w, 0]) / dt
     carry[w, 0] = qpos[w, 0]
     forward = p.forward_reward_weight * x_velocity
-    survive = p.healthy_reward if healthy[w] or not p.terminate_when_unhealthy else 0.0
+    survive = p.healthy_reward if healthy[w] else 0.0
     ctrl = p.ctrl_cost_weight * sum_sq(action[w])
     reward[w] = forward + survive - ctrl
     terminated[w] = p.terminate_when_unhealthy and not healthy[w]
@@ -121,7 +121,8 @@ class MjHopperEnv(MjEnv):
   ## Rewards
   ``reward = healthy_reward + forward_reward - ctrl_cost``, each term in ``info``:
   - ``reward_forward``: ``forward_reward_weight * (x_after - x_before) / dt``;
-  - ``reward_survive``: ``healthy_reward`` while healthy (always, if ``terminate_when_unhealthy=False``);
+  - ``reward_survive``: ``healthy_reward`` while healthy, also with ``terminate_when_unhealthy=False`` (v5's
+    rule; v4 paid it always then);
   - ``reward_ctrl``: ``-ctrl_cost_weight * sum(action²)``.
   ``info`` also has ``x_position``, ``z_distance_from_origin`` and ``x_velocity``.
 

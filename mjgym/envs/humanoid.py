@@ -106,7 +106,7 @@ def _step(p, dt, mass, qpos, xipos, cfrc_ext, ctrl, carry):
     vx, vy = (com[w, 0] - carry[w, 0]) / dt, (com[w, 1] - carry[w, 1]) / dt
     carry[w, 0], carry[w, 1] = com[w, 0], com[w, 1]
     healthy = p.healthy_z_range[0] < qpos[w, 2] < p.healthy_z_range[1]
-    survive = p.healthy_reward if healthy or not p.terminate_when_unhealthy else 0.0
+    survive = p.healthy_reward if healthy else 0.0
     forward = p.forward_reward_weight * vx
     ctrl_cost = p.ctrl_cost_weight * sum_sq(ctrl[w])
     contact = p.contact_cost_weight * sum_sq(cfrc_ext[w].ravel())
@@ -153,7 +153,8 @@ class MjHumanoidEnv(MjEnv):
   ## Rewards
   ``reward = healthy_reward + forward_reward - ctrl_cost - contact_cost``, each term in ``info``:
   - ``reward_forward``: ``forward_reward_weight *`` x velocity of the centre of mass (xipos weighted by mass);
-  - ``reward_survive``: ``healthy_reward`` while healthy (always, if ``terminate_when_unhealthy=False``);
+  - ``reward_survive``: ``healthy_reward`` while healthy, also with ``terminate_when_unhealthy=False`` (v5's
+    rule; v4 paid it always then);
   - ``reward_ctrl``: ``-ctrl_cost_weight * sum(ctrl²)``;
   - ``reward_contact``: ``-clip(contact_cost_weight * sum(cfrc_ext²), *contact_cost_range)``.
   ``info`` also has ``x_position``, ``y_position``, ``distance_from_origin`` (of qpos), ``x_velocity``,

@@ -54,7 +54,8 @@ class MjWalker2dEnv(MjEnv):
   ## Rewards
   ``reward = healthy_reward + forward_reward - ctrl_cost``, each term in ``info``:
   - ``reward_forward``: ``forward_reward_weight * (x_after - x_before) / dt``;
-  - ``reward_survive``: ``healthy_reward`` while healthy (always, if ``terminate_when_unhealthy=False``);
+  - ``reward_survive``: ``healthy_reward`` while healthy, also with ``terminate_when_unhealthy=False`` (v5's
+    rule; v4 paid it always then);
   - ``reward_ctrl``: ``-ctrl_cost_weight * sum(action²)``.
   ``info`` also has ``x_position``, ``z_distance_from_origin`` and ``x_velocity``.
 

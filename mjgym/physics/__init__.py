@@ -5,6 +5,8 @@
 
 import os
 
+import numpy as np
+
 # OpenMP's default wait policy keeps idle threads spinning for a while after each parallel region. When
 # another process or torch's own OpenMP threads share the cores, those spins eat the time slices the working
 # threads need: a 2-thread hopper batch step ran 10-20x slower than 1 thread on a busy 2-core machine
@@ -25,8 +27,16 @@ _progress.install()
 # pylint: disable=g-importing-member,wrong-import-position
 from mjgym.physics.containers import MjData
 from mjgym.physics.model import MjModel
-from mjgym.physics.containers import MjOption
+from mjgym.physics.records import MjContact
+from mjgym.physics.records import MjLROpt
+from mjgym.physics.records import MjOption
+from mjgym.physics.records import MjSolverStat
+from mjgym.physics.records import MjStatistic
+from mjgym.physics.records import MjTimerStat
+from mjgym.physics.records import MjWarningStat
+from mjgym.physics.records import MjvPerturb
 from mjgym.physics.mjcf import MJCFError
+from mjgym.physics.types import FatalError
 from mjgym.physics.api import mj_contactForce
 from mjgym.physics.api import mj_copyData
 from mjgym.physics.api import mj_energyPos
@@ -40,19 +50,39 @@ from mjgym.physics.api import mj_jacBody
 from mjgym.physics.api import mj_jacBodyCom
 from mjgym.physics.api import mj_jacGeom
 from mjgym.physics.api import mj_jacSite
+from mjgym.physics.api import mj_insideSite
+from mjgym.physics.api import mj_angmomMat
+from mjgym.physics.api import mj_geomDistance
+from mjgym.physics.api import mj_subtreeVel
 from mjgym.physics.api import mj_name2id
 from mjgym.physics.api import mj_ray
+from mjgym.physics.api import mj_multiRay
+from mjgym.physics.api import mju_rayGeom
+from mjgym.physics.api import mj_checkAcc
+from mjgym.physics.api import mj_checkPos
+from mjgym.physics.api import mj_checkVel
 from mjgym.physics.api import mj_resetData
 from mjgym.physics.api import mj_resetDataKeyframe
 from mjgym.physics.api import mj_rnePostConstraint
+from mjgym.physics.api import mj_printSchema
+from mjgym.physics.api import mju_getXMLDependencies
 from mjgym.physics.api import mj_saveModel
 from mjgym.physics.api import mj_setConst
 from mjgym.physics.api import mj_setState
+from mjgym.physics.api import mj_copyState
+from mjgym.physics.api import mj_setKeyframe
 from mjgym.physics.api import mj_sizeModel
 from mjgym.physics.api import mj_stateSize
 from mjgym.physics.api import mj_step
 from mjgym.physics.api import mj_step1
 from mjgym.physics.api import mj_step2
+from mjgym.physics.api import mju_threadpool
+from mjgym.physics.api import mj_initCtrlHistory
+from mjgym.physics.api import mj_initSensorHistory
+from mjgym.physics.api import mj_readCtrl
+from mjgym.physics.api import mj_readSensor
+from mjgym.physics.api import get_mjcb_time
+from mjgym.physics.api import set_mjcb_time
 from mjgym.physics.api import get_mjcb_control
 from mjgym.physics.api import get_mjcb_passive
 from mjgym.physics.api import set_mjcb_control
@@ -64,31 +94,30 @@ from mjgym.physics.api_dynamics import mj_inverse
 from mjgym.physics.api_dynamics import mjd_inverseFD
 from mjgym.physics.api_dynamics import mjd_transitionFD
 from mjgym.physics.batch import MjDataBatch
-from mjgym.physics import state as _state
-from mjgym.physics import types as _types
+from mjgym.physics.mju import mj_defaultSolRefImp
+from mjgym.physics.mju import mju_band2Dense
+from mjgym.physics.mju import mju_bandDiag
+from mjgym.physics.mju import mju_bandMulMatVec
+from mjgym.physics.mju import mju_cholFactorBand
+from mjgym.physics.mju import mju_cholSolveBand
+from mjgym.physics.mju import mju_dense2Band
+from mjgym.physics.mju import mju_boxQP
+from mjgym.physics.mju import mju_clip
+from mjgym.physics.mju import mjd_quatIntegrate
+from mjgym.physics.mju import mjd_subQuat
+from mjgym.physics.mju import mju_dense2sparse
+from mjgym.physics.mju import mju_euler2Quat
+from mjgym.physics.mju import mju_eye
+from mjgym.physics.mju import mju_fill
+from mjgym.physics.mju import mju_mulVecMatVec
+from mjgym.physics.mju import mju_quat2Mat
+from mjgym.physics.mju import mju_rotVecQuat
+from mjgym.physics.mju import mju_sparse2dense
+from mjgym.physics.mju import mju_symmetrize
+from mjgym.physics.mju import mju_zero
+from mjgym.physics.enums import *  # noqa: F401,F403  (the mjt* enums and mj* constants, see enums.__all__)
 
-mjtBias = _types.bindings_enum("mjtBias", "mjBIAS_", _types.BiasType)
-mjtCamLight = _types.bindings_enum("mjtCamLight", "mjCAMLIGHT_", _types.CamLightType)
-mjtCone = _types.bindings_enum("mjtCone", "mjCONE_", _types.ConeType)
-mjtDisableBit = _types.bindings_enum("mjtDisableBit", "mjDSBL_", _types.DisableBit)
-mjtDyn = _types.bindings_enum("mjtDyn", "mjDYN_", _types.DynType)
-mjtEnableBit = _types.bindings_enum("mjtEnableBit", "mjENBL_", _types.EnableBit)
-mjtEq = _types.bindings_enum("mjtEq", "mjEQ_", _types.EqType)
-mjtGain = _types.bindings_enum("mjtGain", "mjGAIN_", _types.GainType)
-mjtGeom = _types.bindings_enum("mjtGeom", "mjGEOM_", _types.GeomType)
-mjtIntegrator = _types.bindings_enum("mjtIntegrator", "mjINT_", _types.IntegratorType)
-mjtJoint = _types.bindings_enum("mjtJoint", "mjJNT_", _types.JointType)
-mjtObj = _types.bindings_enum("mjtObj", "mjOBJ_", _types.ObjType)
-mjtSensor = _types.bindings_enum("mjtSensor", "mjSENS_", _types.SensorType)
-mjtSolver = _types.bindings_enum("mjtSolver", "mjSOL_", _types.SolverType)
-mjtState = _state.bindings_enum()
-mjtStage = _types.bindings_enum("mjtStage", "mjSTAGE_", _types.Stage)
-mjtDataType = _types.bindings_enum("mjtDataType", "mjDATATYPE_", _types.DataType)
-mjtTrn = _types.bindings_enum("mjtTrn", "mjTRN_", _types.TrnType)
-mjtWarning = _types.bindings_enum("mjtWarning", "mjWARN_", _types.Warning)
-mjtWrap = _types.bindings_enum("mjtWrap", "mjWRAP_", _types.WrapType)
-mjMAXVAL = _types.MAXVAL  # largest value a state or control may take
-mjMINVAL = _types.MINVAL  # smallest value a divisor may take
+MJTNUM_DTYPE = np.float64  # mjtNum: every real-valued field of Model and Data
 
 
 def mjv_defaultFreeCamera(m, cam):  # pylint: disable=invalid-name

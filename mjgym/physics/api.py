@@ -1,20 +1,31 @@
 """The engine's functions with the `mujoco` bindings' names and signatures (``mj_step(m, d, nstep=1)``, ...)."""
 
+
 import numpy as np
 
 from mjgym.physics import binary
 from mjgym.physics import energy
 from mjgym.physics import forward
+from mjgym.physics import history
+from mjgym.physics import mjcf
 from mjgym.physics import query
+from mjgym.physics import ray
+from mjgym.physics import sensor
 from mjgym.physics import smooth
 from mjgym.physics import state
 from mjgym.physics import support
+from mjgym.physics.collision import distance
+from mjgym.physics.enums import mjtTimer
+from mjgym.physics.mjcf import schema
 from mjgym.physics.types import DisableBit
+from mjgym.physics.types import FatalError
+from mjgym.physics.types import GeomType
 from mjgym.physics.types import IntegratorType
 from mjgym.physics.types import MINVAL
 from mjgym.physics.types import ObjType
 from mjgym.physics.types import SensorType
 from mjgym.physics.types import Stage
+from mjgym.physics.types import Warning  # pylint: disable=redefined-builtin
 
 
 _sensor_callback = [None]
@@ -107,8 +118,53 @@ def _user_sensors(m, d, stages):
     _sensor_callback[0](m, d, stage)
 
 
+_time_callback = [None]
+
+
+def set_mjcb_time(callback):
+  """Registers ``callback()`` -> seconds as the clock of the timers in ``d.timer`` (None: no clock). As in MuJoCo,
+  mj_step and mj_forward count their runs in ``d.timer[mjTIMER_STEP]`` / ``[mjTIMER_FORWARD]`` either way, and add
+  durations only while a clock is set: a step without one reads no clock."""
+  if callback is not None and not callable(callback):
+    raise TypeError("callback is not an Optional[Callable]")
+  _time_callback[0] = callback
+
+
+def get_mjcb_time():  # pylint: disable=invalid-name
+  return _time_callback[0]
+
+
+def _now():
+  """The callback's time, or 0.0 without one (MuJoCo's timers without mjcb_time)."""
+  callback = _time_callback[0]
+  if callback is None:
+    return 0.0
+  now = callback()
+  if isinstance(now, bool) or not isinstance(now, (int, float, np.integer, np.floating)):
+    raise TypeError("mjcb_time callback did not return a number")
+  return float(now)
+
+
+def _add_time(d, timer, start, count):
+  """Counts ``count`` runs in ``d.timer[timer]``, and the time since ``start`` where a clock is set."""
+  fields = d._fields  # pylint: disable=protected-access
+  if _time_callback[0] is not None:
+    fields["timer_duration"][timer] += _now() - start
+  fields["timer_number"][timer] += count
+
+
+_TIMER_STEP = int(mjtTimer.mjTIMER_STEP)
+_TIMER_FORWARD = int(mjtTimer.mjTIMER_FORWARD)
+
+
 def mj_step(m, d, nstep=1):
-  """Advances the simulation ``nstep`` times (forward dynamics, then the model's integrator)."""
+  """Advances the simulation: forward dynamics, then the model's integrator. Optionally, repeat nstep times."""
+  start = _now()
+  _step(m, d, nstep)
+  _add_time(d, _TIMER_STEP, start, nstep)
+
+
+def _step(m, d, nstep):
   stages = _user_stages(m)
   if _has_callbacks():
     _step_with_callbacks(m, d, nstep, stages)
@@ -154,6 +210,12 @@ def mj_step2(m, d):
 
 def mj_forward(m, d):
   """Forward dynamics: computes every derived quantity of the current state, up to qacc and the sensors."""
+  start = _now()
+  _forward(m, d)
+  _add_time(d, _TIMER_FORWARD, start, 1)
+
+
+def _forward(m, d):
   if _has_callbacks():
     _forward_with_callbacks(m, d)
   else:
@@ -161,9 +223,116 @@ def mj_forward(m, d):
   _user_sensors(m, d, _user_stages(m))
 
 
+# ------------------------------------------------------------------------------------- history buffers ----
+# (layout in history.py: [last sample time, cursor, times (n), values (n * dim)], the newest sample at the cursor)
+
+
+def _history(m, d, kind, i):
+  """(buffer view, nsample, dim) of actuator or sensor ``i``'s history buffer (nsample 0: it has none)."""
+  count = m.nu if kind == "actuator" else m.nsensor
+  if not 0 <= i < count:
+    raise IndexError(f"{kind} id {i} out of range [0, {count})")
+  n = int(getattr(m, kind + "_history")[i, 0])
+  dim = 1 if kind == "actuator" else int(m.sensor_dim[i])
+  adr = int(getattr(m, kind + "_historyadr")[i])
+  return d.history[adr:adr + 2 + n * (1 + dim)] if n else None, n, dim
+
+
+def _read_history(m, d, kind, i, t, result, interp, current):
+  buf, n, dim = _history(m, d, kind, i)
+  out = _output_vector(result, dim, "result")
+  if buf is None:
+    out[:] = current
+  else:
+    history.read(buf, n, dim, float(t) - float(getattr(m, kind + "_delay")[i]), int(interp), out)
+  return result
+
+
+def _init_history(m, d, kind, i, times, values):
+  buf, n, dim = _history(m, d, kind, i)
+  if buf is None:
+    raise ValueError(f"{kind} {i} has no history buffer (nsample 0)")
+  values = np.asarray(values, dtype=np.float64)
+  if values.size != n * dim or (values.ndim == 2 and values.shape != (n, dim)):
+    raise TypeError(f"values must have {n} rows of {dim}, got shape {values.shape}")
+  if times is not None:
+    times = np.asarray(times, dtype=np.float64)
+    if times.shape != (n,):
+      raise TypeError(f"times must have {n} elements, got shape {times.shape}")
+    buf[2:2 + n] = times
+  buf[1] = n - 1  # samples in time order from slot 0: the newest in the last slot
+  buf[2 + n:] = values.reshape(-1)
+  return buf
+
+
+def _output_vector(result, size, name):
+  if not isinstance(result, np.ndarray) or result.dtype != np.float64 or result.size != size:
+    raise TypeError(f"{name} must be a float64 numpy array of {size} elements")
+  return result.reshape(-1)
+
+
+def mj_readCtrl(m, d, id, time, result, interp):  # pylint: disable=redefined-builtin,invalid-name
+  """Writes into ``result`` (1) actuator ``id``'s control at ``time`` minus its delay, read from its history buffer
+  (interp: 0 hold, 1 linear, 2 cubic), or its ctrl if it has no buffer; returns ``result``."""
+  return _read_history(m, d, "actuator", id, time, result, interp, d.ctrl[id:id + 1] if 0 <= id < m.nu else 0.0)
+
+
+def mj_readSensor(m, d, id, time, result, interp):  # pylint: disable=redefined-builtin,invalid-name
+  """Writes into ``result`` (sensor_dim) sensor ``id``'s value at ``time`` minus its delay, read from its history
+  buffer, or its sensordata if it has no buffer; returns ``result``."""
+  current = 0.0
+  if 0 <= id < m.nsensor:
+    current = d.sensordata[m.sensor_adr[id]:m.sensor_adr[id] + m.sensor_dim[id]]
+  return _read_history(m, d, "sensor", id, time, result, interp, current)
+
+
+def mj_initCtrlHistory(m, d, id, times, values):  # pylint: disable=redefined-builtin,invalid-name
+  """Fills actuator ``id``'s history buffer with ``values`` (nsample) at ``times`` (None: the buffer's own)."""
+  _init_history(m, d, "actuator", id, times, values)
+
+
+def mj_initSensorHistory(m, d, id, times, values, phase):  # pylint: disable=redefined-builtin,invalid-name
+  """Fills sensor ``id``'s history buffer with ``values`` (nsample, sensor_dim) at ``times`` (None: the buffer's
+  own); ``phase`` is the last sample time an interval sensor counts its period from."""
+  _init_history(m, d, "sensor", id, times, values)[0] = phase
+
+
+def mju_threadpool(d, nthread):
+  """Gives ``d`` a thread pool of ``nthread`` workers (see ``MjData.threadpool``: the step does not use it)."""
+  if isinstance(nthread, bool) or not isinstance(nthread, (int, np.integer)) or nthread < 1:
+    raise ValueError(f"mju_threadpool: nthread must be a positive integer, got {nthread!r}")
+  object.__setattr__(d, "_threadpool", int(nthread))
+
+
+def _check_state(m, d, field, warning):
+  forward._check(m._struct, d._struct, d._fields[field], warning)  # pylint: disable=protected-access
+
+
+def mj_checkPos(m, d):  # pylint: disable=invalid-name
+  """As mj_step's check: a NaN or huge qpos raises the BADQPOS warning and resets the Data (unless disabled)."""
+  _check_state(m, d, "qpos", Warning.BADQPOS)
+
+
+def mj_checkVel(m, d):  # pylint: disable=invalid-name
+  """The same for qvel (BADQVEL)."""
+  _check_state(m, d, "qvel", Warning.BADQVEL)
+
+
+def mj_checkAcc(m, d):  # pylint: disable=invalid-name
+  """The same for qacc (BADQACC)."""
+  _check_state(m, d, "qacc", Warning.BADQACC)
+
+
+def _reset_timers(d):
+  fields = d._fields  # pylint: disable=protected-access
+  fields["timer_duration"][:] = 0.0
+  fields["timer_number"][:] = 0
+
+
 def mj_resetData(m, d):
-  """Resets ``d`` to the model's initial state (qpos0, zero velocity, time 0)."""
+  """Resets ``d`` to the model's initial state (qpos0, zero velocity, time 0), its timers too."""
   forward.reset_data(m._struct, d._struct)
+  _reset_timers(d)
 
 
 def mj_resetDataKeyframe(m, d, key):
@@ -171,6 +340,7 @@ def mj_resetDataKeyframe(m, d, key):
   if not 0 <= key < m.nkey:
     raise IndexError(f"keyframe {key} out of range [0, {m.nkey})")
   forward.reset_data_keyframe(m._struct, d._struct, int(key))
+  _reset_timers(d)
 
 
 def mj_rnePostConstraint(m, d):
@@ -201,6 +371,8 @@ def mj_name2id(m, type, name):  # pylint: disable=redefined-builtin
 
 def mj_id2name(m, type, id):  # pylint: disable=redefined-builtin
   """Name of object ``id`` of type ``type`` (mjtObj), or None if it has none."""
+  if type == ObjType.MODEL:
+    return None  # the model's name is not an object's (m.names has it)
   names = m.names_of(ObjType(type))
   if not 0 <= id < len(names):
     return None
@@ -227,7 +399,7 @@ def _jac_array(m, arr, name):
   if not isinstance(arr, np.ndarray) or arr.dtype != np.float64:
     raise TypeError(f"{name} must be a float64 numpy array or None")
   if arr.shape != (3, m.nv) or not arr.flags.c_contiguous or not arr.flags.writeable:
-    raise ValueError(f"{name} must be a writeable C-contiguous array of shape (3, {m.nv}), got {arr.shape}")
+    raise TypeError(f"{name} must be a writeable C-contiguous array of shape (3, {m.nv}), got {arr.shape}")
   return arr
 
 
@@ -263,6 +435,56 @@ def mj_jacSite(m, d, jacp, jacr, site):  # pylint: disable=invalid-name
   mj_jac(m, d, jacp, jacr, d.site_xpos[site], m.site_bodyid[site])
 
 
+def mj_insideSite(m, d, siteid, point):  # pylint: disable=invalid-name
+  """1 if ``point`` (3,) lies strictly inside the volume of site ``siteid`` (at its pose in ``d``), else 0."""
+  siteid = _index(siteid, m.nsite, "site")
+  point = np.asarray(point, dtype=np.float64)
+  if point.shape != (3,):
+    raise TypeError(f"point must have 3 elements, got shape {point.shape}")
+  return int(sensor._inside(m._struct, d._struct, siteid, point))  # pylint: disable=protected-access
+
+
+def mj_geomDistance(m, d, geom1, geom2, distmax, fromto):  # pylint: disable=invalid-name
+  """The smallest signed distance between two geoms, at most ``distmax`` (needs the position stage); ``fromto``
+  (6, or None) gets the segment from geom1's nearest point to geom2's (zeros when farther than distmax). The
+  geom-distance sensors' kernel: its contacts are written past ncon, where the Data has room."""
+  geom1, geom2 = _index(geom1, m.ngeom, "geom"), _index(geom2, m.ngeom, "geom")
+  dist, segment = distance.geom_distance(m._struct, d._struct, geom1, geom2, float(distmax))
+  if fromto is not None:
+    if not isinstance(fromto, np.ndarray) or fromto.dtype != np.float64 or fromto.size != 6:
+      raise TypeError("fromto must be a float64 numpy array of 6 elements or None")
+    fromto.reshape(-1)[:] = segment
+  return dist
+
+
+def mj_subtreeVel(m, d):  # pylint: disable=invalid-name
+  """d.subtree_linvel and d.subtree_angmom at the current state (needs the position and velocity stages)."""
+  sensor.subtree_vel(m._struct, d._struct)
+
+
+def mj_angmomMat(m, d, mat, body):  # pylint: disable=invalid-name
+  """mat (3, nv): the map from qvel to the angular momentum of ``body``'s subtree about its com (needs the
+  position stage): the sum over its bodies of m (xipos - com) × jacp + R I Rᵀ jacr, their com Jacobians."""
+  body = _index(body, m.nbody, "body")
+  if mat is None:
+    raise TypeError("mat must be a float64 numpy array of shape (3, nv)")
+  out = _jac_array(m, mat, "mat")
+  out[...] = 0.0
+  com = d.subtree_com[body]
+  jacp, jacr = np.empty((3, m.nv)), np.empty((3, m.nv))
+  for b in range(body, m.nbody):
+    a = b
+    while a > body:
+      a = m.body_parentid[a]
+    if a != body:
+      continue  # not in the subtree
+    mj_jacBodyCom(m, d, jacp, jacr, b)
+    r = d.xipos[b] - com
+    skew = np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    rot = d.ximat[b].reshape(3, 3)
+    out += m.body_mass[b] * skew @ jacp + rot @ np.diag(m.body_inertia[b]) @ rot.T @ jacr
+
+
 def mj_jacGeom(m, d, jacp, jacr, geom):  # pylint: disable=invalid-name
   """Jacobians of the centre of ``geom``."""
   geom = _index(geom, m.ngeom, "geom")
@@ -277,10 +499,15 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=No
 
   As the bindings: ``geomgroup`` (6,) uint8 masks groups (None: all), ``flg_static`` includes geoms welded to
   the world, ``bodyexclude`` skips one body (-1: none); ``geomid`` (1,) int32 receives the geom hit (-1 if
-  none). Invisible geoms (alpha 0, their own or their material's) are never hit. ``normal`` is not supported.
+  none), ``normal`` (3,) the outward unit normal of the surface hit. Invisible geoms (alpha 0, their own or their
+  material's) are never hit.
   """
-  if normal is not None:
-    raise NotImplementedError("mj_ray: the surface normal output is not supported; pass normal=None")
+  return _ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal, np.inf)
+
+
+def _ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal, cutoff):
+  if normal is not None and (not isinstance(normal, np.ndarray) or normal.dtype != np.float64 or normal.size != 3):
+    raise TypeError("normal must be a float64 numpy array of 3 elements or None")
   pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
   vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
   if np.linalg.norm(vec) < MINVAL:
@@ -290,10 +517,93 @@ def mj_ray(m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=No
   if group.shape != (query.NGROUP,):
     raise ValueError(f"geomgroup must have {query.NGROUP} entries")
   dist, hit = query.ray_select(m._struct, d._struct, pnt, vec, group, use_group, bool(flg_static),
-                               int(bodyexclude))
+                               int(bodyexclude), float(cutoff))
   if geomid is not None:
     geomid[0] = hit
+  if normal is not None:
+    normal.reshape(-1)[:] = _ray_normal(m, d, hit, pnt, vec) if hit >= 0 else 0.0
   return float(dist)
+
+
+def mj_multiRay(m, d, pnt, vec, geomgroup, flg_static, bodyexclude,  # pylint: disable=invalid-name
+                geomid, dist, normal, nray, cutoff):
+  """mj_ray for ``nray`` rays from one point: ``vec`` (nray * 3) their directions, ``geomid`` (nray) and ``dist``
+  (nray) what each hits and how far, ``normal`` (nray * 3, or None) the normals; geoms whose bounding sphere lies
+  farther than ``cutoff`` from pnt are left out."""
+  vecs = np.asarray(vec, dtype=np.float64).reshape(-1)
+  if vecs.size != 3 * nray or geomid.size != nray or dist.size != nray:
+    raise TypeError(f"vec must have {3 * nray} elements and geomid and dist {nray}")
+  if normal is not None and (not isinstance(normal, np.ndarray) or normal.dtype != np.float64
+                             or normal.size != 3 * nray):
+    raise TypeError(f"normal must be a float64 numpy array of {3 * nray} elements or None")
+  hit = np.zeros(1, np.int32)
+  for i in range(nray):
+    surface = None if normal is None else np.zeros(3)
+    t = _ray(m, d, pnt, vecs[3 * i:3 * i + 3], geomgroup, flg_static, bodyexclude, hit, surface, cutoff)
+    dist.reshape(-1)[i], geomid.reshape(-1)[i] = t, hit[0]
+    if normal is not None:
+      normal.reshape(-1)[3 * i:3 * i + 3] = surface if t >= 0 else 0.0
+
+
+def _ray_normal(m, d, g, pnt, vec):
+  """World unit normal (outward) of geom g's surface where the ray pnt + t vec first meets it."""
+  return _hit(ray.shape_tables(m._struct), int(m.geom_type[g]), m.geom_size[g], int(m.geom_dataid[g]),
+              d.geom_xpos[g], d.geom_xmat[g], pnt, vec)[1]
+
+
+def _hit(tables, gtype, size, dataid, pos, mat, pnt, vec):
+  """(t, world unit outward normal) of the first hit of pnt + t vec with a shape at pose (pos, mat); (-1, zeros)
+  if none. ``tables``: ray.shape_tables, for meshes and height fields."""
+  mat = np.asarray(mat, dtype=np.float64).reshape(3, 3)
+  p, v = mat.T @ (pnt - pos), mat.T @ vec
+  t, element = ray.ray_local(tables, gtype, size, dataid, p, v, 0.0, False)
+  if t < 0:
+    return -1.0, np.zeros(3)
+  q = p + t * v  # the hit, in the shape's frame
+  if gtype == GeomType.PLANE:
+    n = np.array([0.0, 0.0, 1.0])
+  elif gtype == GeomType.SPHERE:
+    n = q
+  elif gtype == GeomType.ELLIPSOID:
+    n = q / size[:3] ** 2
+  elif gtype == GeomType.CAPSULE:
+    n = q - [0.0, 0.0, np.clip(q[2], -size[1], size[1])]
+  elif gtype == GeomType.CYLINDER:
+    on_cap = abs(abs(q[2]) - size[1]) < abs(np.hypot(q[0], q[1]) - size[0])
+    n = np.array([0.0, 0.0, np.sign(q[2])]) if on_cap else np.array([q[0], q[1], 0.0])
+  elif gtype == GeomType.BOX:
+    k = int(np.argmax(np.abs(q) / size[:3]))
+    n = np.zeros(3)
+    n[k] = np.sign(q[k])
+  elif gtype == GeomType.HFIELD:
+    n = np.array(ray.hfield_normal(tables, dataid, element))
+  elif gtype == GeomType.MESH:
+    vert = tables[0][tables[2][dataid] + tables[1][element]]
+    n = np.cross(vert[1] - vert[0], vert[2] - vert[0])
+  else:
+    raise NotImplementedError(f"no ray intersection for geom type {GeomType(gtype).name}")
+  return float(t), mat @ (n / np.linalg.norm(n))
+
+
+# mju_rayGeom's shapes have no mesh or height field: empty tables of ray.shape_tables' kinds
+_NO_SHAPE_TABLES = (np.zeros((0, 3)), np.zeros((0, 3), np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                    np.zeros(0, np.int32), np.zeros((0, 4)), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                    np.zeros(0, np.int32), np.zeros(0))
+
+
+def mju_rayGeom(pos, mat, size, pnt, vec, geomtype, normal=None):  # pylint: disable=invalid-name
+  """Distance along ``vec`` (in units of its length) from ``pnt`` to a primitive shape of type ``geomtype`` at
+  pose (pos (3), mat (9)) with ``size`` (3), -1 if none; ``normal`` (3, or None) gets the outward unit normal."""
+  gtype = int(geomtype)
+  if gtype in (GeomType.MESH, GeomType.HFIELD, GeomType.SDF):
+    raise ValueError(f"mju_rayGeom: {GeomType(gtype).name.lower()} is not a primitive shape (use mj_ray)")
+  args = [np.ascontiguousarray(a, dtype=np.float64).reshape(-1) for a in (pos, mat, size, pnt, vec)]
+  if [a.size for a in args] != [3, 9, 3, 3, 3]:
+    raise TypeError("mju_rayGeom: pos, size, pnt and vec must have 3 elements and mat 9")
+  t, n = _hit(_NO_SHAPE_TABLES, gtype, args[2], -1, args[0], args[1], args[3], args[4])
+  if normal is not None:
+    _output_vector(normal, 3, "normal")[:] = n
+  return t
 
 
 # ------------------------------------------------------------------------------------ data and state ----
@@ -342,7 +652,36 @@ def mj_setState(m, d, state_vector, sig):  # pylint: disable=invalid-name
   state.set_state(m, d, state_vector, sig)
 
 
+def mj_copyState(m, src, dst, sig):  # pylint: disable=invalid-name
+  """Copies the state elements of ``sig`` from ``src`` to ``dst``."""
+  vector = np.empty(state.state_size(m, sig))
+  state.get_state(m, src, vector, sig)
+  state.set_state(m, dst, vector, sig)
+
+
+def mj_setKeyframe(m, d, k):  # pylint: disable=invalid-name
+  """Stores the state of ``d`` (time, qpos, qvel, act, ctrl, mocap poses) as keyframe ``k`` of ``m``."""
+  if not 0 <= k < m.nkey:
+    raise FatalError(f"mj_setKeyframe: index must be smaller than {m.nkey} (keyframes allocated in model)")
+  m.key_time[k] = d.time
+  for key, field in (("key_qpos", "qpos"), ("key_qvel", "qvel"), ("key_act", "act"), ("key_ctrl", "ctrl"),
+                     ("key_mpos", "mocap_pos"), ("key_mquat", "mocap_quat")):
+    getattr(m, key)[k] = getattr(d, field)
+
+
 # ------------------------------------------------------------------------------------ model files ----
+
+
+def mju_getXMLDependencies(filename):  # pylint: disable=invalid-name
+  """The model file and every file compiling it reads (includes, meshes, textures, height fields, skins). The
+  model is compiled to find them, so a model the compiler refuses raises its MJCFError."""
+  return mjcf.dependencies(filename)
+
+
+def mj_printSchema(flg_html, flg_pad):  # pylint: disable=invalid-name
+  """The MJCF schema this compiler reads (elements and their attributes), as text or, with ``flg_html``, an HTML
+  table; ``flg_pad`` aligns the attribute column. mjgym's layout, not MuJoCo's."""
+  return schema.describe(bool(flg_html), bool(flg_pad))
 
 
 def mj_saveModel(m, filename=None, buffer=None):  # pylint: disable=invalid-name

@@ -321,7 +321,7 @@ class MjDataBatch:
     values = np.asarray(values, dtype=np.float64)
     if values.shape[-1:] != (size,) or values.ndim > 2 or (values.ndim == 2 and values.shape[0] not in (1, len(index))):
       raise ValueError(f"values must have shape ({len(index)}, {size}) or ({size},), got {values.shape}")
-    values = np.broadcast_to(values.reshape(-1, size), (len(index), size))
+    values = np.broadcast_to(values if values.ndim == 2 else values[np.newaxis], (len(index), size))
     adr = 0
     for name in state.element_fields(spec):
       field = self._fields[name]

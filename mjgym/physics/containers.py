@@ -1,4 +1,4 @@
-"""Model, MjData, MjOption and MjStatistic: the Python face of the engine's data, shaped like the `mujoco` bindings.
+"""Model and MjData: the Python face of the engine's data, shaped like the `mujoco` bindings.
 
 ``Model`` is a compiled model; the bindings' ``MjModel`` (``model.py``) is a Model with the constructors from
 files, which need the compilers (one layer up: they build Models, so this module cannot import them). Each
@@ -11,6 +11,8 @@ import numpy as np
 
 from mjgym.physics import _structs
 from mjgym.physics import forward
+from mjgym.physics import math
+from mjgym.physics import records
 from mjgym.physics import types
 from mjgym.physics.collision import driver
 from mjgym.physics.types import ObjType
@@ -39,6 +41,18 @@ _OBJECTS = {
     ObjType.SENSOR: ("sensor_", ("sensor",)),
 }
 
+# The bindings' names buffer lists the model's name, then the names of these object types, in this order;
+# name_<prefix>adr gives where each object's name starts.
+_NAME_ADR = {"name_bodyadr": ObjType.BODY, "name_jntadr": ObjType.JOINT, "name_geomadr": ObjType.GEOM,
+             "name_siteadr": ObjType.SITE, "name_camadr": ObjType.CAMERA, "name_lightadr": ObjType.LIGHT,
+             "name_flexadr": ObjType.FLEX, "name_meshadr": ObjType.MESH,
+             "name_hfieldadr": ObjType.HFIELD, "name_texadr": ObjType.TEXTURE, "name_matadr": ObjType.MATERIAL,
+             "name_pairadr": ObjType.PAIR, "name_excludeadr": ObjType.EXCLUDE, "name_eqadr": ObjType.EQUALITY,
+             "name_tendonadr": ObjType.TENDON, "name_actuatoradr": ObjType.ACTUATOR,
+             "name_sensoradr": ObjType.SENSOR, "name_numericadr": ObjType.NUMERIC, "name_textadr": ObjType.TEXT,
+             "name_tupleadr": ObjType.TUPLE, "name_keyadr": ObjType.KEY}
+_NAME_ORDER = (ObjType.MODEL,) + tuple(_NAME_ADR.values())
+
 # Object type -> {accessor attribute: data field}, for the per-object views of MjData.
 _DATA_VIEWS = {
     ObjType.BODY: {f: f for f in ("xpos", "xquat", "xmat", "xipos", "ximat", "subtree_com", "cinert", "crb",
@@ -52,8 +66,14 @@ _DATA_VIEWS = {
     ObjType.ACTUATOR: {"ctrl": "ctrl", "length": "actuator_length", "velocity": "actuator_velocity",
                        "force": "actuator_force", "moment": "actuator_moment"},
 }
+# Orientations MuJoCo 4 keeps as quaternions beside their matrices: the body's xquat times the object's local
+# quaternion, as its kinematics makes them. Made here when read (they follow from xquat), so not writable.
+_FRAME_QUATS = {"xiquat": ("body_iquat", None), "geom_xquat": ("geom_quat", "geom_bodyid"),
+                "site_xquat": ("site_quat", "site_bodyid")}
+_VIEW_QUATS = {ObjType.BODY: ("xiquat", "xiquat"), ObjType.GEOM: ("xquat", "geom_xquat"),
+               ObjType.SITE: ("xquat", "site_xquat")}
 _JOINT_QPOS_FIELDS = ("qpos",)
-_JOINT_DOF_FIELDS = ("qvel", "qacc", "qacc_warmstart", "qfrc_applied", "qfrc_bias", "qfrc_passive",
+_JOINT_DOF_FIELDS = ("qvel", "qacc", "qacc_warmstart", "qfrc_applied", "qfrc_bias", "qfrc_passive", "cdof",
                      "qfrc_spring", "qfrc_damper", "qfrc_actuator", "qfrc_smooth", "qacc_smooth",
                      "qfrc_constraint")
 _JOINT_NQ = {types.JointType.FREE: 7, types.JointType.BALL: 4, types.JointType.SLIDE: 1,
@@ -63,6 +83,8 @@ _JOINT_NQ = {types.JointType.FREE: 7, types.JointType.BALL: 4, types.JointType.S
 # Data fields that the bindings show as Python numbers (``d.ncon``, ``d.nefc``, ``d.time``...): one-element arrays
 # here, so that compiled code writes them in place; Python reads convert.
 DATA_SCALARS = frozenset(name for name, _, shape in types.DATA_ROWS if shape == (1,))
+# The constraint rows, which the bindings show cut to nefc (the arrays here have room for njmax).
+_EFC_ROWS = frozenset(name for name, _, shape in types.DATA_ROWS if name.startswith("efc_") and shape[:1] == ("njmax",))
 
 
 def data_sizes(m):
@@ -76,65 +98,10 @@ def field_shape(shape, sizes, lead=()):
   return tuple(lead) + tuple(sizes[s] if isinstance(s, str) else s for s in shape)
 
 
-class MjOption:
-  """Simulation options (``mjOption``); each attribute reads and writes the model array compiled code sees.
-
-  Attributes: timestep (s), impratio, tolerance, ls_tolerance, noslip_tolerance, gravity (3,) m/s²,
-  wind (3,) m/s, magnetic (3,), density kg/m³, viscosity Pa·s, o_margin, o_solref (2,), o_solimp (5,),
-  o_friction (5,), integrator (mjtIntegrator), cone, jacobian, solver, iterations, ls_iterations,
-  noslip_iterations, ccd_tolerance (m), ccd_iterations, disableflags (mjtDisableBit), enableflags (mjtEnableBit),
-  disableactuator (bits of the disabled actuator groups).
-  """
-
-  __slots__ = ("_m",)
-
-  def __init__(self, m):
-    object.__setattr__(self, "_m", m)
-
-  def _array(self, name):
-    try:
-      return self._m._fields["opt_" + name]
-    except KeyError:
-      raise AttributeError(f"MjOption has no attribute '{name}'") from None
-
-  def __getattr__(self, name):
-    arr = self._array(name)
-    if arr.shape == (1,):
-      return arr.dtype.type(arr[0]).item()
-    return arr
-
-  def __setattr__(self, name, value):
-    self._array(name)[:] = value
-
-  def __repr__(self):
-    names = sorted(n[4:] for n in self._m._fields if n.startswith("opt_"))
-    return "<MjOption\n" + "\n".join(f"  {n}: {getattr(self, n)!r}" for n in names) + "\n>"
-
-
-class MjStatistic:
-  """``m.stat`` as in the bindings: meaninertia, meanmass, meansize, extent (floats) and center (3,), read and
-  written through the model's stat_* arrays."""
-
-  __slots__ = ("_m",)
-  _NAMES = ("meaninertia", "meanmass", "meansize", "extent", "center")
-
-  def __init__(self, m):
-    object.__setattr__(self, "_m", m)
-
-  def _array(self, name):
-    if name not in self._NAMES:
-      raise AttributeError(f"MjStatistic has no attribute '{name}'")
-    return getattr(self._m, "stat_" + name)
-
-  def __getattr__(self, name):
-    arr = self._array(name)
-    return float(arr[0]) if name != "center" else arr
-
-  def __setattr__(self, name, value):
-    self._array(name)[:] = value
-
-  def __repr__(self):
-    return "<MjStatistic " + ", ".join(f"{n}={getattr(self, n)!r}" for n in self._NAMES) + ">"
+def _struct_over(struct_type, fields, prefix):
+  """A ``records`` struct over the model arrays ``prefix + field`` (one-element arrays as scalars)."""
+  return struct_type.over({name: fields[prefix + name].reshape(()) if fields[prefix + name].shape == (1,)
+                           else fields[prefix + name] for name, _, _, _ in struct_type.FIELDS})
 
 
 class _VisualSection:
@@ -184,31 +151,51 @@ class _ObjectView:
     object.__setattr__(self, "id", index)
     object.__setattr__(self, "name", owner._model.names_of(objtype)[index])
     object.__setattr__(self, "_fields", fields)
+    # the bindings' class names, which scripts see in reprs: _MjModelGeomViews, _MjDataJointViews
+    kind = "Model" if isinstance(owner, Model) else "Data"
+    object.__setattr__(self, "_kind", f"_Mj{kind}{objtype.name.capitalize()}Views")
 
   def __getattr__(self, name):
     try:
-      return self._fields[name]
+      value = self._fields[name]
     except KeyError:
-      raise AttributeError(f"no field '{name}' here; fields: {sorted(self._fields)}") from None
+      raise AttributeError(f"'{self._kind}' object has no attribute '{name}'") from None
+    return value() if callable(value) else value
 
   def __setattr__(self, name, value):
     self.__getattr__(name)[...] = value
 
+  def __dir__(self):
+    return sorted(set(super().__dir__()) | set(self._fields))
+
   def __repr__(self):
-    return f"<view of {self.name!r} (id {self.id}): {', '.join(sorted(self._fields))}>"
+    lines = [f"  id: {self.id}", f"  name: {self.name!r}"]
+    lines += [f"  {name}: {self.__getattr__(name)!r}" for name in sorted(self._fields)]
+    return f"<{self._kind}\n" + "\n".join(lines) + "\n>"
+
+
+def _view(owner, objtype, key, make):
+  """The view of one object of ``owner`` (a Model or MjData), made by ``make(index)`` once and then kept: the
+  bindings give the same view, and the same field arrays, each time an object is named."""
+  index = _lookup(owner, objtype, key)
+  views = owner.__dict__.setdefault("_views", {})
+  view = views.get((objtype, index))
+  if view is None:
+    view = views[(objtype, index)] = make(index)
+  return view
 
 
 def _lookup(owner, objtype, key):
-  m = owner._model
-  count = len(m.names_of(objtype))
+  """The id of the object ``key`` (a name or an id), with the bindings' errors."""
+  names = owner._model.names_of(objtype)
   if isinstance(key, str):
-    index = m.name2id(objtype, key)
+    index = owner._model.name2id(objtype, key)
     if index < 0:
-      raise KeyError(f"no {objtype.name.lower()} named {key!r}")
+      raise KeyError(f"Invalid name {key!r}. Valid names: {sorted(n for n in names if n)}")
     return index
   index = int(key)
-  if not 0 <= index < count:
-    raise IndexError(f"{objtype.name.lower()} id {index} out of range [0, {count})")
+  if not 0 <= index < len(names):
+    raise IndexError(f"Invalid index {index}. Valid indices from 0 to {len(names) - 1}")
   return index
 
 
@@ -237,8 +224,8 @@ class Model:
     object.__setattr__(self, "_names", names)
     object.__setattr__(self, "_name2id", {t: {n: i for i, n in enumerate(ns) if n} for t, ns in names.items()})
     object.__setattr__(self, "source", source)
-    object.__setattr__(self, "opt", MjOption(self))
-    object.__setattr__(self, "stat", MjStatistic(self))
+    object.__setattr__(self, "opt", _struct_over(records.MjOption, self._fields, "opt_"))
+    object.__setattr__(self, "stat", _struct_over(records.MjStatistic, self._fields, "stat_"))
     object.__setattr__(self, "vis", MjVisual(self))
     object.__setattr__(self, "_struct", self.new_struct())
     self._update_tier()
@@ -301,12 +288,22 @@ class Model:
   def __getattr__(self, name):
     if name.startswith("_"):
       raise AttributeError(name)
+    if name in _NAME_ADR:
+      return self._name_table()[1][_NAME_ADR[name]]
     try:
       return self._fields[name]
     except KeyError:
       raise AttributeError(f"{type(self).__name__} has no attribute '{name}'") from None
 
   def __setattr__(self, name, value):
+    if name in ("opt", "stat"):
+      # as the bindings: the struct's values are copied in, and views of m.opt / m.stat stay valid
+      current = self.__dict__[name]
+      if type(value) is not type(current):
+        raise TypeError(f"{name} takes an {type(current).__name__}, got {type(value).__name__}")
+      for field, _, _, _ in current.FIELDS:
+        setattr(current, field, getattr(value, field))
+      return
     if name not in self._fields:
       raise AttributeError(f"{type(self).__name__} has no attribute '{name}'")
     if isinstance(self._fields[name], int):
@@ -318,6 +315,25 @@ class Model:
   def __dir__(self):
     return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")})
 
+  @property
+  def names(self):
+    """The bindings' names buffer: the model's name, then every object's, each ended by a null byte, in MuJoCo's
+    order of object types; ``name_bodyadr`` (nbody,) ... give where each name starts."""
+    return self._name_table()[0]
+
+  def _name_table(self):
+    table = self.__dict__.get("_name_table_cache")
+    if table is None:
+      buffer, adr = bytearray(), {}
+      for objtype in _NAME_ORDER:
+        starts = []
+        for name in self.names_of(objtype):
+          starts.append(len(buffer))
+          buffer += name.encode() + b"\0"
+        adr[objtype] = np.array(starts, np.int32)
+      table = self.__dict__["_name_table_cache"] = (bytes(buffer), adr)
+    return table
+
   def names_of(self, objtype):
     return self._names.get(ObjType(objtype), [])
 
@@ -325,7 +341,9 @@ class Model:
     return self._name2id.get(ObjType(objtype), {}).get(name, -1)
 
   def _view(self, objtype, key):
-    index = _lookup(self, objtype, key)
+    return _view(self, objtype, key, lambda index: self._make_view(objtype, index))
+
+  def _make_view(self, objtype, index):
     prefix = _OBJECTS[objtype][0]
     count = len(self._model.names_of(objtype))
     # one row an object: arrays over other counts (flex_texcoord, mesh_vert, ...) are not the object's, as in the
@@ -377,6 +395,14 @@ class MjData:
     object.__setattr__(self, "model", m)
     object.__setattr__(self, "_fields", arrays)
     object.__setattr__(self, "_struct", _structs.new_data(*[arrays[n] for n, _, _ in types.DATA_ROWS]))
+    object.__setattr__(self, "_threadpool", 0)
+
+  @property
+  def threadpool(self):
+    """Worker threads of the pool ``mju_threadpool`` gave this Data (0: none), as the bindings' (nonzero) pointer.
+    This engine's single-Data step runs on the calling thread: the pool only marks the Data, and rollout refuses
+    it as MuJoCo's does."""
+    return self._threadpool
 
   @property
   def _model(self):
@@ -384,24 +410,58 @@ class MjData:
 
   @property
   def contact(self):
-    """The ``ncon`` contacts as the bindings show them: ``d.contact.dist``, ``.pos``, ``.frame``, ``.geom`` (ncon, 2)..."""
-    return _ContactView(self._fields)
+    """The ``ncon`` contacts (``records.MjContact``): ``d.contact[i]``, ``for c in d.contact``, or a field of all,
+    ``d.contact.dist`` (ncon,), ``.geom`` (ncon, 2)... ``geom`` is made from geom1 and geom2, so writing it does
+    not reach the Data; ``H``, ``adhesion`` and ``surfacevel`` are zeros (this engine does not keep them)."""
+    f = self._fields
+    fields = {name: f["contact_" + name] for name, _, _, _ in records.MjContact.FIELDS if "contact_" + name in f}
+    fields["geom"] = lambda n: np.stack([f["contact_geom1"][:n], f["contact_geom2"][:n]], axis=1)
+    for name, dtype, shape, _ in records.MjContact.FIELDS:
+      fields.setdefault(name, lambda n, dtype=dtype, shape=shape: np.zeros((n,) + shape, dtype))
+    return records.StructList(records.MjContact, fields, lambda: int(f["ncon"][0]))
 
   @property
   def warning(self):
-    """Per mjtWarning: ``number`` (how often it was raised) and ``lastinfo`` (last index involved)."""
-    return _WarningStats(self._fields["warning_number"], self._fields["warning_lastinfo"])
+    """Per mjtWarning (``records.MjWarningStat``): ``d.warning[i].number`` (how often it was raised) and
+    ``.lastinfo`` (last index involved); ``d.warning.number`` (mjNWARNING,) all at once."""
+    f = self._fields
+    return records.StructList(records.MjWarningStat, {"number": f["warning_number"],
+                                                      "lastinfo": f["warning_lastinfo"]},
+                              lambda: len(f["warning_number"]))
+
+  @property
+  def solver(self):
+    """The main solver's statistics per iteration of island 0 (``records.MjSolverStat``, mjNSOLVER of them;
+    ``d.solver_niter`` says how many are used). ``nupdate`` is zero: this engine does not count updates."""
+    f = self._fields
+    fields = {name: f["solver_" + name] for name, _, _, _ in records.MjSolverStat.FIELDS if "solver_" + name in f}
+    fields["nupdate"] = lambda n: np.zeros(n, np.int32)
+    return records.StructList(records.MjSolverStat, fields, lambda: len(f["solver_neval"]))
+
+  @property
+  def timer(self):
+    """The bindings' timers (``records.MjTimerStat``, mjNTIMER of them): zeros, this engine times no stage; a
+    user may write them."""
+    f = self._fields
+    return records.StructList(records.MjTimerStat, {"duration": f["timer_duration"], "number": f["timer_number"]},
+                              lambda: len(f["timer_number"]))
 
   def __getattr__(self, name):
     if name.startswith("_"):
       # not a field; also keeps copy/pickle of a half-built object from recursing through _fields
       raise AttributeError(name)
+    if name in _FRAME_QUATS:
+      return self._frame_quat(name)
     try:
       value = self._fields[name]
     except KeyError:
       raise AttributeError(f"MjData has no attribute '{name}'") from None
     if name in DATA_SCALARS:
       return value[0].item()
+    if name in _EFC_ROWS:
+      nefc = int(self._fields["nefc"][0])
+      # no rows: an empty array of its own, as the bindings give (not a view of the unused room)
+      return value[:nefc] if nefc else np.empty((0,) + value.shape[1:], value.dtype)
     return value
 
   def __setattr__(self, name, value):
@@ -410,12 +470,23 @@ class MjData:
     self._fields[name][...] = value
 
   def __dir__(self):
-    return sorted(set(super().__dir__()) | set(self._fields))
+    return sorted(set(super().__dir__()) | set(self._fields) | set(_FRAME_QUATS))
 
   def _view(self, objtype, key):
+    return _view(self, objtype, key, lambda index: self._make_view(objtype, index))
+
+  def _frame_quat(self, name):
+    local, body = _FRAME_QUATS[name]
     m = self.model
-    index = _lookup(self, objtype, key)
+    xquat = self._fields["xquat"] if body is None else self._fields["xquat"][getattr(m, body)]
+    return np.ascontiguousarray(np.array(math.quat_mul.py_func(xquat.T, getattr(m, local).T)).T)
+
+  def _make_view(self, objtype, index):
+    m = self.model
     fields = {attr: _row_view(self._fields[f], index) for attr, f in _DATA_VIEWS.get(objtype, {}).items()}
+    if objtype in _VIEW_QUATS:
+      attr, field = _VIEW_QUATS[objtype]
+      fields[attr] = lambda: self._frame_quat(field)[index]
     if objtype == ObjType.JOINT:
       jtype = int(m.jnt_type[index])
       qadr, dadr = int(m.jnt_qposadr[index]), int(m.jnt_dofadr[index])
@@ -432,73 +503,6 @@ class MjData:
       adr, num = int(m.actuator_actadr[index]), int(m.actuator_actnum[index])
       fields["act"] = self._fields["act"][adr:adr + num] if adr >= 0 else self._fields["act"][:0]
     return _ObjectView(self, objtype, index, fields)
-
-
-class _ContactView:
-  """Views of the contact arrays cut to ``ncon``, under the bindings' names (``dist`` for ``contact_dist``)."""
-
-  def __init__(self, fields):
-    object.__setattr__(self, "_fields", fields)
-
-  def __getattr__(self, name):
-    n = int(self._fields["ncon"][0])
-    if name == "geom":
-      return np.stack([self._fields["contact_geom1"][:n], self._fields["contact_geom2"][:n]], axis=1)
-    try:
-      return self._fields["contact_" + name][:n]
-    except KeyError:
-      raise AttributeError(f"contact has no attribute '{name}'") from None
-
-  def __len__(self):
-    return int(self._fields["ncon"][0])
-
-
-class _WarningStats:
-  """``d.warning.number[i]`` or, as in the bindings, ``d.warning[i].number`` (i an mjtWarning)."""
-
-  def __init__(self, number, lastinfo):
-    self.number = number
-    self.lastinfo = lastinfo
-
-  def __getitem__(self, i):
-    return _WarningStat(self.number, self.lastinfo, int(i))
-
-  def __len__(self):
-    return len(self.number)
-
-  def __repr__(self):
-    return f"<warnings number={self.number.tolist()} lastinfo={self.lastinfo.tolist()}>"
-
-
-class _WarningStat:
-  """One warning's statistics, ``d.warning[i]``: ``number`` and ``lastinfo`` are Python ints as in the bindings,
-  and assigning them writes through to the Data."""
-
-  __slots__ = ("_number", "_lastinfo", "_i")
-
-  def __init__(self, number, lastinfo, i):
-    if not -len(number) <= i < len(number):
-      raise IndexError(f"warning index {i} out of range (mjNWARNING = {len(number)})")
-    self._number, self._lastinfo, self._i = number, lastinfo, i
-
-  @property
-  def number(self):
-    return int(self._number[self._i])
-
-  @number.setter
-  def number(self, value):
-    self._number[self._i] = value
-
-  @property
-  def lastinfo(self):
-    return int(self._lastinfo[self._i])
-
-  @lastinfo.setter
-  def lastinfo(self, value):
-    self._lastinfo[self._i] = value
-
-  def __repr__(self):
-    return f"<MjWarningStat number={self.number} lastinfo={self.lastinfo}>"
 
 
 def _copy_arrays(fields):
@@ -519,7 +523,8 @@ def allocate_data_arrays(m, nworld=None):
 
 # Data fields outside the compiled Data struct: written only by functions that take them as explicit arguments
 # (inverse dynamics), so that adding them recompiles nothing. Same (name, dtype, shape) rows as types.DATA_ROWS.
-PYTHON_ONLY_DATA_ROWS = (("qfrc_inverse", "float", ("nv",)),)
+PYTHON_ONLY_DATA_ROWS = (("qfrc_inverse", "float", ("nv",)), ("timer_duration", "float", (types.NTIMER,)),
+                         ("timer_number", "int", (types.NTIMER,)))
 
 
 def _object_count(fields, objtype):
@@ -533,7 +538,7 @@ def _object_count(fields, objtype):
 
 def _add_accessors():
   for objtype, (_, accessors) in _OBJECTS.items():
-    def accessor(self, key, _t=objtype):
+    def accessor(self, key="", _t=objtype):
       return self._view(_t, key)
     accessor.__doc__ = f"Named access to one {objtype.name.lower()}: by name or id."
     for attr in accessors:

@@ -57,6 +57,7 @@ from mjgym.physics.constants import JNT_FREE
 from mjgym.physics.constants import WARN_BADQACC
 from mjgym.physics.constants import WARN_BADQPOS
 from mjgym.physics.constants import WARN_BADQVEL
+from mjgym.physics.types import FatalError
 from mjgym.physics.types import MAXVAL
 from mjgym.physics.types import SensorType
 from mjgym.physics.types import SolverType
@@ -774,6 +775,9 @@ def _options(fields):
           int(fields["opt_enableflags"][0]))
 
 
+_SOLVERS = frozenset(int(t) for t in SolverType)
+
+
 def prepare(model):
   """Compiles (or loads from the cache) the lazy kernels ``model`` needs with its current options and fills
   their cells, once per process and set of options: about a microsecond when nothing changed."""
@@ -781,6 +785,10 @@ def prepare(model):
   key = (_options(fields), model.needs_ccd)
   if getattr(model, "_lazy_ready", None) == key:
     return
+  if key[0][1] not in _SOLVERS:
+    # MuJoCo raises this at the first constraint solve; compiled code has no way to raise it, so it is raised
+    # here, before any stage runs, whenever the option changes
+    raise FatalError(f"mj_fwdConstraint: unknown solver type {key[0][1]}")
   pending = [(kernel, argtypes) for (kernel, _, needed), (_, argtypes) in zip(_LAZY, lazy_kernels(model.needs_ccd))
              if needed(fields, key[0]) and not _jit.prepared(kernel, argtypes)]
   # Several to compile: the first (the costliest, by _LAZY's order) here, the others in a helper process at once

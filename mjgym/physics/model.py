@@ -6,6 +6,7 @@ live here, one layer above both.
 """
 
 from mjgym.physics import binary
+from mjgym.physics import derivative
 from mjgym.physics import mjcf
 from mjgym.physics.containers import Model
 
@@ -17,6 +18,11 @@ class MjModel(Model):
   in the table (``body_pos`` (nbody, 3) m, ``body_quat`` (nbody, 4), ``actuator_gear`` (nu, 6), ...);
   ``opt`` holds the options. ``_struct`` is the same data as a numba struct for compiled kernels.
   """
+
+  @property
+  def nC(self):  # pylint: disable=invalid-name
+    """Nonzeros of the inertia matrix in MuJoCo 4's reduced compressed row layout (``d.M``, mjd_inverseFD's DmDq)."""
+    return len(derivative.mass_csr_index(self))
 
   @classmethod
   def _adopt(cls, model):

@@ -26,13 +26,19 @@ def _excluded(m, g, geomgroup, use_group, flg_static, bodyexclude):
 
 
 @njit(cache=True, error_model="numpy")
-def ray_select(m, d, pnt, vec, geomgroup, use_group, flg_static, bodyexclude):
-  """(t, geom) of the nearest hit of pnt + t vec among the geoms mj_ray considers; (-1, -1) if none."""
+def ray_select(m, d, pnt, vec, geomgroup, use_group, flg_static, bodyexclude, cutoff):
+  """(t, geom) of the nearest hit of pnt + t vec among the geoms mj_ray considers; (-1, -1) if none. Geoms whose
+  bounding sphere lies farther than ``cutoff`` from pnt are left out (mj_multiRay's cutoff; planes never are)."""
   best, hit = -1.0, -1
   tables = ray.shape_tables(m)
   for g in range(m.ngeom):
     if _excluded(m, g, geomgroup, use_group, flg_static, bodyexclude):
       continue
+    rbound = m.geom_rbound[g]
+    if rbound > 0.0:
+      x, y, z = d.geom_xpos[g, 0] - pnt[0], d.geom_xpos[g, 1] - pnt[1], d.geom_xpos[g, 2] - pnt[2]
+      if (x * x + y * y + z * z) ** 0.5 - rbound > cutoff:
+        continue
     t = ray.ray_geom(tables, m, d, g, pnt, vec)
     if t >= 0.0 and (best < 0.0 or t < best):
       best, hit = t, g

@@ -55,9 +55,16 @@ class Rollout:
   def rollout(self, model, data, initial_state, control=None, *, control_spec=int(State.CTRL), skip_checks=False,
               nstep=None, initial_warmstart=None, state=None, sensordata=None, chunk_size=None):
     """See the module docstring; the arguments and results of mujoco.rollout.Rollout.rollout."""
-    del skip_checks, chunk_size  # the checks are cheap here; worlds are chunked by the batch
     models = [model] if isinstance(model, Model) else list(model)
     datas = [data] if not isinstance(data, (list, tuple)) else list(data)
+    self._check_data(datas)
+    if chunk_size is not None and (not isinstance(chunk_size, (int, np.integer)) or isinstance(chunk_size, bool)):
+      raise ValueError("chunk_size must be an integer")
+    if chunk_size is not None and chunk_size <= 0:
+      raise ValueError("chunk_size must be a positive integer")
+    if skip_checks and initial_state is not None and np.ndim(initial_state) == 2:
+      # MuJoCo then takes nbatch from the initial states and the first nbatch models of a longer list
+      models = models[:len(initial_state)]
     control_spec = int(control_spec)
     if control_spec & ~int(State.USER):
       raise ValueError("control_spec can only contain bits in mjSTATE_USER")
@@ -120,6 +127,18 @@ class Rollout:
     finally:
       numba.set_num_threads(threads)
     return out_state, out_sensor
+
+  def _check_data(self, datas):
+    """rollout.cc's checks of the Data list against the thread count, with its messages."""
+    if not datas:
+      raise ValueError("The list of data instances is empty")
+    if self.nthread == 0 and len(datas) > 1:
+      raise ValueError("More than one data instance passed but rollout is configured to run on main thread")
+    if self.nthread > 0 and len(datas) != self.nthread:
+      raise ValueError(f"Length of data: {len(datas)} not equal to nthread: {self.nthread}")
+    for i, d in enumerate(datas):
+      if d.threadpool:
+        raise ValueError(f"data[{i}] has a thread pool: rollout runs its own threads")
 
   def _run(self, m, d, rows, nstep, control_spec, init, warm, ctrl, st, sd):
     batch = self._batch(m, len(rows))

@@ -9,6 +9,8 @@ import enum
 
 import numpy as np
 
+from mjgym.physics.types import FatalError
+
 
 class State(enum.IntEnum):
   """mjtState (MuJoCo 4.0.0 bits)."""
@@ -55,12 +57,13 @@ _FIELDS = {
 }
 
 
-def _check(sig):
+def _check(sig, caller="mj_stateSize"):
+  """``sig`` as an int; MuJoCo's error (raised by ``caller``) if it is no state signature."""
   sig = int(sig)
   if sig < 0:
-    raise ValueError(f"invalid state signature {sig} < 0")
+    raise FatalError(f"{caller}: invalid state signature {sig} < 0")
   if sig >= 1 << NSTATE:
-    raise ValueError(f"invalid state signature {sig} >= 2^mjNSTATE")
+    raise FatalError(f"{caller}: invalid state signature {sig} >= 2^mjNSTATE")
   return sig
 
 
@@ -96,13 +99,13 @@ def _vector(m, state, sig, writeable):
     raise ValueError("state must be writeable")
   size = state_size(m, sig)
   if state.size != size:
-    raise ValueError(f"state size should be {size}, got {state.size}")
+    raise TypeError("state size should equal mj_stateSize(m, sig)")
   return state.reshape(-1)
 
 
 def get_state(m, d, state, sig):
   """Writes the elements of ``sig`` of ``d`` into ``state`` (float64, mj_stateSize long)."""
-  sig = _check(sig)
+  sig = _check(sig, "mj_getState")
   flat = _vector(m, state, sig, True)
   adr = 0
   for arr in _elements(d, sig):
@@ -114,7 +117,7 @@ def get_state(m, d, state, sig):
 
 def set_state(m, d, state, sig):
   """Sets the elements of ``sig`` of ``d`` from ``state``."""
-  sig = _check(sig)
+  sig = _check(sig, "mj_setState")
   flat = _vector(m, np.asarray(state, dtype=np.float64), sig, False)
   adr = 0
   for arr in _elements(d, sig):

@@ -303,6 +303,7 @@ class ObjType(enum.IntEnum):
   TEXT = 22
   TUPLE = 23
   KEY = 24
+  MODEL = 102  # the model itself: its name, first in the bindings' names buffer
 
 
 class Warning(enum.IntEnum):  # noqa: A001 - mirrors mjtWarning
@@ -338,6 +339,11 @@ class ConstraintState(enum.IntEnum):
 
 
 # Iterations whose statistics the solver keeps (MuJoCo's mjNSOLVER).
+class FatalError(Exception):
+  """What MuJoCo's mju_error raises in the bindings (``mujoco.FatalError``): the engine cannot go on with this
+  model or data (an unknown solver type, say)."""
+
+
 NSOLVER = 200
 
 # Islands whose solver iteration counts Data keeps (MuJoCo's mjNISLAND).
@@ -348,6 +354,8 @@ NARMAX = 256
 
 
 NWARNING = 7
+# timers of the bindings' mjData (mjNTIMER): the engine times nothing, they are there for scripts that read them
+NTIMER = 15
 # Most contacts one geom pair may produce (MuJoCo's mjMAXCONPAIR); height fields make one per prism.
 MAXCONPAIR = 50
 # Values whose magnitude exceeds this are treated as divergence (MuJoCo's mjMAXVAL).
@@ -1157,17 +1165,6 @@ deriv_cdof_dot          float  nv 6           | cdof_dot of the perturbed veloci
 deriv_cacc              float  nbody 6        | body accelerations of the perturbed bias force
 deriv_cfrc              float  nbody 6        | body forces of the perturbed bias force
 """
-
-
-def bindings_enum(name, prefix, enum_cls):
-  """``enum_cls`` under the `mujoco` bindings' name, whose members answer to both spellings: ``HINGE``
-  and ``mjJNT_HINGE``, so that code written for the bindings runs unchanged."""
-  members = {}
-  for member in enum_cls:
-    members[member.name] = member.value
-    members[prefix + member.name] = member.value
-  base = enum.IntFlag if issubclass(enum_cls, enum.IntFlag) else enum.IntEnum
-  return base(name, members)
 
 
 class Field(typing.NamedTuple):

@@ -20,6 +20,28 @@ def load_path(filename, assets=None):
   return _compile(source.read(filename), filename, source)
 
 
+def dependencies(filename, assets=None):
+  """The files compiling the MJCF file ``filename`` reads, each once: the asset files (meshes, textures, height
+  fields, skins) as the compiler reads them, then the included files, the last included first, and the model file
+  last (MuJoCo's list has the same files; its order follows no rule a caller can rely on)."""
+  from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel
+
+  class Recording(parser.Source):
+    def read(self, path, node=None, attribute=None):
+      if path not in self.paths:
+        self.paths.append(path)
+      return super().read(path, node, attribute)
+
+  filename = os.fspath(filename)
+  xml = Recording(assets)
+  xml.paths = []
+  parser.parse(xml.read(filename), filename, xml)  # the model file and its includes
+  everything = Recording(assets)
+  everything.paths = []
+  _compile(everything.read(filename), filename, everything)
+  return [p for p in everything.paths if p not in xml.paths] + xml.paths[::-1]
+
+
 def load_string(xml, assets=None):
   """Compiles an MJCF string; relative file names resolve against the working directory or ``assets``."""
   from mjgym.physics.mjcf import parser  # pylint: disable=import-outside-toplevel

@@ -18,6 +18,7 @@ from mjgym.physics.mjcf import sensors
 from mjgym.physics.mjcf import simplify
 from mjgym.physics.mjcf import tendons
 from mjgym.physics.mjcf import tree
+from mjgym.physics.types import ObjType
 
 
 def compile_tree(root, filename, source):
@@ -57,4 +58,5 @@ def compile_tree(root, filename, source):
   assets.texture_fields(ctx, v)
   assets.skin_fields(ctx, v)
   options.capacities(ctx, v)
+  ctx.names[ObjType.MODEL] = [ctx.root.get("model") or "MuJoCo Model"]
   return v, ctx.names, (ctx.lengthrange_jobs, actuators.lengthrange_settings(ctx), ctx.springdamper_jobs)

@@ -34,14 +34,7 @@ def orientation(cfg, node):
     c, sn = spatial.cos(half), spatial.sin(half)
     return np.array([c, sn * axis[0], sn * axis[1], sn * axis[2]])
   if attr == "euler":
-    q = spatial.IDENTITY_QUAT.copy()
-    for ch, angle in zip(cfg.eulerseq, v):
-      half = cfg.orientation_angle(angle) / 2
-      qi = np.array([spatial.cos(half), 0.0, 0.0, 0.0])
-      qi[1 + "xyz".index(ch.lower())] = spatial.sin(half)
-      # Lower case rotates about the moving (already rotated) axes, upper case about the fixed ones.
-      q = spatial.unit(spatial.quat_mul(q, qi) if ch.islower() else spatial.quat_mul(qi, q))
-    return spatial.unit(q)
+    return spatial.euler_to_quat([cfg.orientation_angle(angle) for angle in v], cfg.eulerseq)
   if attr == "xyaxes":
     x, y = v[:3], v[3:]
     if np.linalg.norm(x) < 1e-15:

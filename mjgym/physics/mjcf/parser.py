@@ -69,6 +69,13 @@ class Source:
 
   def __init__(self, assets):
     self.assets = dict(assets or {})
+    # files are also found by their base name, so two assets with one base name would be ambiguous
+    seen = set()
+    for key in self.assets:
+      base = os.path.basename(key)
+      if base in seen:
+        raise ValueError(f"Repeated file name in assets dict: {base}")
+      seen.add(base)
     self.main_dir = ""  # the main model's directory, which relative file names start from
 
   def exists(self, path):

@@ -362,3 +362,26 @@ UNSUPPORTED_ELEMENTS = {
     "contact": (),
     "sensor": ("camprojection", "tactile", "plugin"),
 }
+
+
+def describe(html=False, pad=False):
+  """The element tree this compiler reads, from <mujoco> down, each element with its attributes (those MuJoCo has
+  and we refuse left out): one element a line, indented by depth and, with ``pad``, the attributes in a column;
+  or with ``html`` an HTML table. An element that holds itself (body, frame) is listed once."""
+  rows = []
+
+  def walk(path, tag, depth, seen):
+    spec = ELEMENTS.get(path) or ELEMENTS.get(tag) or {}
+    rows.append((depth, tag, " ".join(sorted(a for a, s in spec.items() if s != "x"))))
+    for key in ELEMENTS:
+      parent, _, child = key.rpartition("/")
+      if parent == tag and child not in seen:
+        walk(key, child, depth + 1, seen | {child})
+
+  walk("mujoco", "mujoco", 0, frozenset(["mujoco"]))
+  if html:
+    cells = "".join(f'<tr>\n\t<td class="el">{"&nbsp;" * 4 * depth}{tag}</td>\n\t<td class="at">{attrs}</td>\n</tr>\n'
+                    for depth, tag, attrs in rows)
+    return f'<table border="1">\n{cells}</table>\n'
+  width = max(3 * depth + len(tag) for depth, tag, _ in rows) + 2 if pad else 0
+  return "".join(f"{' ' * 3 * depth + tag:<{width}}{' ' if not pad else ''}{attrs}\n" for depth, tag, attrs in rows)

@@ -313,3 +313,15 @@ def rbound(gtype, size):
   if gtype == "box":
     return float(np.linalg.norm(size))
   return 0.0
+
+
+def euler_to_quat(angles, seq):
+  """Unit quaternion of three rotations by ``angles`` (radians) about the axes of ``seq`` (three of x, y, z):
+  lower case about the moving (already rotated) axes, upper case about the fixed ones."""
+  q = IDENTITY_QUAT.copy()
+  for ch, angle in zip(seq, angles):
+    half = angle / 2
+    qi = np.array([cos(half), 0.0, 0.0, 0.0])
+    qi[1 + "xyz".index(ch.lower())] = sin(half)
+    q = unit(quat_mul(q, qi) if ch.islower() else quat_mul(qi, q))
+  return unit(q)

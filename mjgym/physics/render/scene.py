@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from mjgym.physics import ray
+from mjgym.physics import records
 from mjgym.physics.render import kernels
 from mjgym.physics.types import Builtin
 from mjgym.physics.types import ColorSpace
@@ -55,27 +56,23 @@ def _vertex_normals(vert, face):
     np.add.at(normal, face[:, k], fn)
   return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-15)
 
-class MjvCamera:
+class MjvCamera(records.Struct):
   """An abstract camera like the bindings' ``mujoco.MjvCamera``: free (orbit), tracking or fixed.
 
-  Attributes: type (0 free, 1 tracking, 2 fixed), fixedcamid, trackbodyid, lookat (3,) m, distance m,
+  Attributes: type (mjtCamera: 0 free, 1 tracking, 2 fixed), fixedcamid, trackbodyid, lookat (3,) m, distance m,
   azimuth and elevation in degrees, orthographic (not supported, must stay 0).
   """
 
-  def __init__(self):
-    self.type = CAMERA_FREE
-    self.fixedcamid = -1
-    self.trackbodyid = -1
-    self.lookat = np.zeros(3)
-    self.distance = 2.0
-    self.azimuth = 90.0
-    self.elevation = -45.0
-    self.orthographic = 0
-
-  def __repr__(self):
-    return (f"<MjvCamera type={self.type} fixedcamid={self.fixedcamid} trackbodyid={self.trackbodyid} "
-            f"lookat={list(self.lookat)} distance={self.distance} azimuth={self.azimuth} "
-            f"elevation={self.elevation}>")
+  FIELDS = records.fields("""
+    type int32 - 0
+    fixedcamid int32 - -1
+    trackbodyid int32 - -1
+    lookat float64 3 0
+    distance float64 - 2
+    azimuth float64 - 90
+    elevation float64 - -45
+    orthographic int32 - 0
+  """)
 
 
 def statistic(m):

@@ -1,0 +1,290 @@
+"""The bindings' small struct types and the lists of them that Data holds.
+
+``MjContact``, ``MjWarningStat``, ``MjSolverStat``, ``MjTimerStat``, ``MjLROpt``, ``MjOption`` and
+``MjStatistic`` behave as the bindings' structs do: constructed bare they own their fields (zeros, or MuJoCo's
+defaults); taken from a Model or Data (``m.opt``, ``d.contact[0]``, ``d.warning[i]``) they are views of its
+arrays, so reads see the engine's values and writes reach it. Scalars read as Python numbers, arrays as numpy
+arrays; two structs are equal when their types and every field are; they are mutable, so not hashable; their repr
+lists every field, as the bindings' does. ``d.contact``, ``d.warning``, ``d.solver`` and ``d.timer`` are
+``StructList``s: indexable, iterable, comparable, and ``d.contact.dist`` gives the field of all of them at once.
+"""
+
+import numpy as np
+
+
+class Struct:
+  """A bindings struct; subclasses list their fields in ``FIELDS`` as (name, numpy dtype, shape, default)."""
+
+  FIELDS = ()
+  __hash__ = None  # mutable: equal structs may change
+
+  def __init__(self):
+    object.__setattr__(self, "_arrays", {name: np.full(shape, default, dtype)
+                                         for name, dtype, shape, default in self.FIELDS})
+
+  @classmethod
+  def over(cls, arrays):
+    """A struct whose fields are views of ``arrays`` ({name: array}, each with the field's shape)."""
+    struct = cls.__new__(cls)
+    object.__setattr__(struct, "_arrays", arrays)
+    return struct
+
+  def __copy__(self):
+    """A struct that owns copies of the fields (the bindings' copy of a struct taken from Data is no view)."""
+    return type(self).over({name: arr.copy() for name, arr in self.__dict__["_arrays"].items()})
+
+  def __deepcopy__(self, memo):
+    return self.__copy__()
+
+  def __reduce__(self):
+    return type(self).over, ({name: arr.copy() for name, arr in self.__dict__["_arrays"].items()},)
+
+  def _array(self, name):
+    try:
+      return self.__dict__["_arrays"][name]
+    except KeyError:
+      raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'") from None
+
+  def __getattr__(self, name):
+    arr = self._array(name)
+    return arr.item() if arr.ndim == 0 else arr
+
+  def __setattr__(self, name, value):
+    arr = self._array(name)
+    if arr.dtype.kind == "i" and np.asarray(value).dtype.kind not in "iub":
+      raise TypeError(f"{type(self).__name__}.{name} takes integers, got {value!r}")
+    arr[...] = value
+
+  def __dir__(self):
+    return sorted(set(super().__dir__()) | set(self.__dict__["_arrays"]))
+
+  def __eq__(self, other):
+    if not isinstance(other, Struct) or self._base() is not other._base():
+      return NotImplemented
+    mine, theirs = self.__dict__["_arrays"], other.__dict__["_arrays"]
+    return mine.keys() == theirs.keys() and all(np.array_equal(mine[n], theirs[n]) for n in mine)
+
+  @classmethod
+  def _base(cls):
+    """The bindings type of a struct (subclasses of MjContact compare as MjContact)."""
+    return next(c for c in cls.__mro__ if Struct in c.__bases__)
+
+  def __repr__(self):
+    arrays = self.__dict__["_arrays"]
+    lines = "".join(f"  {name}: {self.__getattr__(name)!r}\n" for name in sorted(arrays))
+    return f"<{type(self).__name__}\n{lines}>"
+
+
+def fields(spec):
+  """FIELDS from "name dtype shape default" lines (shape: dimensions joined by 'x', or '-' for a scalar; default:
+  one value for every element, or all of them joined by ',')."""
+  rows = []
+  for line in spec.strip().splitlines():
+    name, dtype, shape, default = line.split()
+    rows.append((name, np.dtype(dtype), () if shape == "-" else tuple(int(n) for n in shape.split("x")),
+                 [float(x) for x in default.split(",")] if "," in default else float(default)))
+  return tuple(rows)
+
+
+def defaults(struct_type):
+  """{field: default value} of a struct type (what its constructor fills in)."""
+  return {name: default for name, _, _, default in struct_type.FIELDS}
+
+
+class MjContact(Struct):
+  """One contact (``mjContact``): dist (m), pos (3,), frame (9,) rows normal and tangents, includemargin,
+  friction (5,), solref (2,), solreffriction (2,), solimp (5,), mu, H (36,) cone Hessian, dim, geom (2,) with
+  geom1 and geom2, flex (2,), elem (2,), vert (2,), exclude, efc_address, adhesion, surfacevel (3,)."""
+
+  FIELDS = fields("""
+    dist float64 - 0
+    pos float64 3 0
+    frame float64 9 0
+    includemargin float64 - 0
+    friction float64 5 0
+    solref float64 2 0
+    solreffriction float64 2 0
+    solimp float64 5 0
+    mu float64 - 0
+    H float64 36 0
+    dim int32 - 0
+    geom1 int32 - 0
+    geom2 int32 - 0
+    geom int32 2 0
+    flex int32 2 0
+    elem int32 2 0
+    vert int32 2 0
+    exclude int32 - 0
+    efc_address int32 - 0
+    adhesion float64 - 0
+    surfacevel float64 3 0
+  """)
+
+
+class MjWarningStat(Struct):
+  """One warning's statistics (``mjWarningStat``): lastinfo (the last index involved) and number (how often)."""
+
+  FIELDS = fields("""
+    lastinfo int32 - 0
+    number int32 - 0
+  """)
+
+
+class MjSolverStat(Struct):
+  """One solver iteration's statistics (``mjSolverStat``)."""
+
+  FIELDS = fields("""
+    improvement float64 - 0
+    gradient float64 - 0
+    lineslope float64 - 0
+    nactive int32 - 0
+    nchange int32 - 0
+    neval int32 - 0
+    nupdate int32 - 0
+  """)
+
+
+class MjTimerStat(Struct):
+  """One timer's statistics (``mjTimerStat``): duration (cumulative) and number (how many times it ran)."""
+
+  FIELDS = fields("""
+    duration float64 - 0
+    number int32 - 0
+  """)
+
+
+class MjLROpt(Struct):
+  """Options of the actuator length-range computation (``mjLROpt``); zeros when constructed, as in the bindings
+  (MuJoCo's defaults are mj_defaultLROpt's)."""
+
+  FIELDS = fields("""
+    mode int32 - 0
+    useexisting int32 - 0
+    uselimit int32 - 0
+    accel float64 - 0
+    maxforce float64 - 0
+    timeconst float64 - 0
+    timestep float64 - 0
+    inttotal float64 - 0
+    interval float64 - 0
+    tolrange float64 - 0
+  """)
+
+
+class MjOption(Struct):
+  """Simulation options (``mjOption``), MuJoCo's defaults when constructed; ``m.opt`` reads and writes the model
+  arrays compiled code sees. timestep (s), impratio, tolerance, ls_tolerance, noslip_tolerance, ccd_tolerance (m),
+  gravity (3,) m/s², wind (3,) m/s, magnetic (3,), density kg/m³, viscosity Pa·s, o_margin, o_solref (2,),
+  o_solimp (5,), o_friction (5,), integrator (mjtIntegrator), cone, jacobian, solver, iterations, ls_iterations,
+  noslip_iterations, ccd_iterations, disableflags (mjtDisableBit), disableactuator (bits of the disabled actuator
+  groups), enableflags (mjtEnableBit)."""
+
+  FIELDS = fields("""
+    timestep float64 - 0.002
+    impratio float64 - 1
+    tolerance float64 - 1e-8
+    ls_tolerance float64 - 0.01
+    noslip_tolerance float64 - 1e-6
+    ccd_tolerance float64 - 1e-6
+    gravity float64 3 0,0,-9.81
+    wind float64 3 0
+    magnetic float64 3 0,-0.5,0
+    density float64 - 0
+    viscosity float64 - 0
+    o_margin float64 - 0
+    o_solref float64 2 0.02,1
+    o_solimp float64 5 0.9,0.95,0.001,0.5,2
+    o_friction float64 5 1,1,0.005,1e-4,1e-4
+    integrator int32 - 0
+    cone int32 - 0
+    jacobian int32 - 2
+    solver int32 - 2
+    iterations int32 - 100
+    ls_iterations int32 - 50
+    noslip_iterations int32 - 0
+    ccd_iterations int32 - 35
+    disableflags int32 - 0
+    disableactuator int32 - 0
+    enableflags int32 - 0
+  """)
+
+
+class MjStatistic(Struct):
+  """Model statistics (``mjStatistic``): meaninertia (kg·m²), meanmass (kg), meansize (m), extent (m), center (3,)."""
+
+  FIELDS = fields("""
+    meaninertia float64 - 0
+    meanmass float64 - 0
+    meansize float64 - 0
+    extent float64 - 0
+    center float64 3 0
+  """)
+
+
+class MjvPerturb(Struct):
+  """A mouse perturbation (``mjvPerturb``): select (body id, 0: none), flexselect, skinselect (-1: none), active
+  and active2 (mjtPertBit), refpos (3,), refquat (4,), refselpos (3,), localpos (3,), localmass, scale."""
+
+  FIELDS = fields("""
+    select int32 - 0
+    flexselect int32 - -1
+    skinselect int32 - -1
+    active int32 - 0
+    active2 int32 - 0
+    refpos float64 3 0
+    refquat float64 4 1,0,0,0
+    refselpos float64 3 0
+    localpos float64 3 0
+    localmass float64 - 0
+    scale float64 - 1
+  """)
+
+
+class StructList:
+  """Several structs of one type over the rows of Data arrays (``d.contact``, ``d.warning``, ...).
+
+  ``fields`` maps each struct field to an array with one row per struct (or to a function of the row count that
+  gives the field of all rows, for fields made on the fly); ``count`` gives how many rows are in use.
+  """
+
+  def __init__(self, struct_type, fields, count):
+    self._type, self._fields, self._count = struct_type, fields, count
+
+  def __len__(self):
+    return self._count()
+
+  def _field(self, name, n):
+    source = self._fields[name]
+    return source(n) if callable(source) else source[:n]
+
+  def __getattr__(self, name):
+    if name.startswith("_") or name not in self.__dict__["_fields"]:
+      raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    return self._field(name, len(self))
+
+  def __getitem__(self, key):
+    n = len(self)
+    if isinstance(key, slice):
+      rows = range(n)[key]
+      return [self[i] for i in rows]
+    i = int(key)
+    if not -n <= i < n:
+      raise IndexError(f"index {key} out of range for {n} {self._type.__name__}")
+    i %= n
+    return self._type.over({name: self._field(name, n)[i, ...] for name in self._fields})
+
+  def __iter__(self):
+    return (self[i] for i in range(len(self)))
+
+  def __eq__(self, other):
+    if not isinstance(other, StructList) or other._type is not self._type:
+      return NotImplemented
+    n = len(self)
+    return n == len(other) and all(np.array_equal(self._field(f, n), other._field(f, n)) for f in self._fields)
+
+  __hash__ = None
+
+  def __repr__(self):
+    n = len(self)
+    lines = "".join(f"  {name}: {self._field(name, n)!r}\n" for name in sorted(self._fields))
+    return f"<_{self._type.__name__}List\n{lines}>"
