@@ -6,6 +6,7 @@ initial state under fixed random controls; the figure is the best of ``--repeats
 moment on the machine hits all of them alike. No asserts: timings are for reading.
 
   python benchmarks/bench_toolchain.py [--models hopper humanoid] [--steps 2000] [--repeats 5] [--rounds 2]
+                                      [--plain-cache DIR]
 
 Plain mode compiles its kernels into numba's own cache (here a temporary NUMBA_CACHE_DIR, filled by a first
 untimed process), so the first plain run of a fresh machine takes minutes (bench_compile.py --modes plain).
@@ -55,12 +56,15 @@ def main():
   parser.add_argument("--steps", type=int, default=2000)
   parser.add_argument("--repeats", type=int, default=5)
   parser.add_argument("--rounds", type=int, default=2)
+  parser.add_argument("--plain-cache", help="NUMBA_CACHE_DIR for plain mode (default: a new temporary one); "
+                      "bench_compile.py --modes plain --cache DIR leaves one at DIR/plain")
   parser.add_argument("--worker", choices=["patched", "plain", "mujoco"], help=argparse.SUPPRESS)
   args = parser.parse_args()
   if args.worker:
     print(json.dumps(_worker(args.worker, args.models, args.steps, args.repeats)))
     return
-  with tempfile.TemporaryDirectory(prefix="mjgym-bench-plain-") as plain_cache:
+  with tempfile.TemporaryDirectory(prefix="mjgym-bench-plain-") as tmp:
+    plain_cache = args.plain_cache or tmp
     envs = {"patched": dict(os.environ, MJGYM_COMPILE_PROGRESS="0"),
             "plain": dict(os.environ, MJGYM_PLAIN_NUMBA="1", NUMBA_CACHE_DIR=plain_cache, MJGYM_COMPILE_PROGRESS="0"),
             "mujoco": dict(os.environ)}

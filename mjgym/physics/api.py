@@ -1,6 +1,8 @@
 """The engine's functions with the `mujoco` bindings' names and signatures (``mj_step(m, d, nstep=1)``, ...)."""
 
 
+import time
+
 import numpy as np
 
 from mjgym.physics import binary
@@ -122,9 +124,8 @@ _time_callback = [None]
 
 
 def set_mjcb_time(callback):
-  """Registers ``callback()`` -> seconds as the clock of the timers in ``d.timer`` (None: no clock). As in MuJoCo,
-  mj_step and mj_forward count their runs in ``d.timer[mjTIMER_STEP]`` / ``[mjTIMER_FORWARD]`` either way, and add
-  durations only while a clock is set: a step without one reads no clock."""
+  """Registers ``callback()`` -> seconds as the clock of the timers in ``d.timer`` (None: the default clock,
+  ``time.perf_counter``). mj_step and mj_forward time themselves (mjTIMER_STEP, mjTIMER_FORWARD)."""
   if callback is not None and not callable(callback):
     raise TypeError("callback is not an Optional[Callable]")
   _time_callback[0] = callback
@@ -135,10 +136,9 @@ def get_mjcb_time():  # pylint: disable=invalid-name
 
 
 def _now():
-  """The callback's time, or 0.0 without one (MuJoCo's timers without mjcb_time)."""
   callback = _time_callback[0]
   if callback is None:
-    return 0.0
+    return _perf_counter()
   now = callback()
   if isinstance(now, bool) or not isinstance(now, (int, float, np.integer, np.floating)):
     raise TypeError("mjcb_time callback did not return a number")
@@ -146,13 +146,13 @@ def _now():
 
 
 def _add_time(d, timer, start, count):
-  """Counts ``count`` runs in ``d.timer[timer]``, and the time since ``start`` where a clock is set."""
+  """Adds the time since ``start`` and ``count`` runs to ``d.timer[timer]``."""
   fields = d._fields  # pylint: disable=protected-access
-  if _time_callback[0] is not None:
-    fields["timer_duration"][timer] += _now() - start
+  fields["timer_duration"][timer] += _now() - start
   fields["timer_number"][timer] += count
 
 
+_perf_counter = time.perf_counter
 _TIMER_STEP = int(mjtTimer.mjTIMER_STEP)
 _TIMER_FORWARD = int(mjtTimer.mjTIMER_FORWARD)
 
