@@ -33,6 +33,7 @@ from mjgym.physics.records import MjOption
 from mjgym.physics.records import MjSolverStat
 from mjgym.physics.records import MjStatistic
 from mjgym.physics.records import MjTimerStat
+from mjgym.physics.records import MjVisual
 from mjgym.physics.records import MjWarningStat
 from mjgym.physics.records import MjvPerturb
 from mjgym.physics.mjcf import MJCFError
