@@ -517,3 +517,54 @@ def test_tendon_jacobian_sparsity_is_mujocos():
   for t in range(theirs.ntendon):
     for name in ("J_rownnz", "J_rowadr", "J_colind"):
       np.testing.assert_array_equal(getattr(ours.tendon(t), name), getattr(theirs.tendon(t), name))
+
+
+def test_ray_skin_is_mujocos():
+  """mju_raySkin against MuJoCo's: 300 rays at random triangle soups (hits from both sides, misses), distance to
+  1e-9 and the same nearest vertex; the same error types."""
+  rng = np.random.default_rng(1)
+  for trial in range(30):
+    nvert, nface = 12, 8
+    vert = rng.uniform(-1, 1, (nvert, 3)).astype(np.float32)
+    face = rng.integers(0, nvert, (nface, 3)).astype(np.int32)
+    for _ in range(10):
+      pnt = rng.uniform(-3, 3, 3)
+      vec = rng.uniform(-1, 1, 3) if trial % 2 else -pnt * rng.uniform(0.5, 2)  # aimed near the soup: hits
+      ours_id, theirs_id = np.array([-5], np.int32), np.array([-5], np.int32)
+      ours = physics.mju_raySkin(nface, nvert, face, vert, pnt, vec, ours_id)
+      theirs = mujoco.mju_raySkin(nface, nvert, face, vert, pnt, vec, theirs_id)
+      np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+      assert ours_id[0] == theirs_id[0]
+      assert physics.mju_raySkin(nface, nvert, face.ravel(), vert.ravel(), pnt, vec, None) == ours
+  pnt, vec = np.array([0.2, 0.2, 2.0]), np.array([0.0, 0.0, -1.0])
+  face, vert = np.array([[0, 1, 2]], np.int32), np.eye(3, dtype=np.float32)
+  for args, error in (((1, 3, 0, 0.0), TypeError), ((2, 3, face, vert), TypeError), ((1, 4, face, vert), TypeError),
+                      ((1, 3, np.array([[0, 1, 3]], np.int32), vert), ValueError),
+                      ((-1, 3, np.zeros(0, np.int32), vert), ValueError)):
+    for function in (physics.mju_raySkin, mujoco.mju_raySkin):
+      with pytest.raises(error):
+        function(*args, pnt, vec, None)
+
+
+def test_passive_force_flags_are_mujocos():
+  """flg_gravcomp (on when a body has gravcomp, ngravcomp its count), flg_surfacevel: MuJoCo's values, and the
+  settings that change nothing in this engine are taken; turning gravcomp off while a body has it is refused."""
+  for xml in ("<mujoco><worldbody><body gravcomp='1'><freejoint/><geom size='.1'/></body></worldbody></mujoco>",
+              "<mujoco><worldbody><body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"):
+    mjm, mjd, m, d = oracle.load_both(xml)
+    assert (m.flg_gravcomp, m.ngravcomp, m.flg_surfacevel) == (mjm.flg_gravcomp, mjm.ngravcomp, mjm.flg_surfacevel)
+    assert copy.copy(m).flg_gravcomp == m.flg_gravcomp and pickle.loads(pickle.dumps(m)).ngravcomp == m.ngravcomp
+    for flag in (True, False):
+      m.flg_surfacevel = mjm.flg_surfacevel = flag
+      assert m.flg_surfacevel is flag
+    if m.flg_gravcomp:
+      with pytest.raises(ValueError, match="body_gravcomp"):
+        m.flg_gravcomp = False
+      continue
+    m.flg_gravcomp = mjm.flg_gravcomp = True  # no body has gravcomp: the same forces
+    assert (m.flg_gravcomp, m.ngravcomp) == (True, 1)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-12)
+    m.flg_gravcomp = False
+    assert (m.flg_gravcomp, m.ngravcomp) == (False, 0)

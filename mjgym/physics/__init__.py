@@ -59,6 +59,7 @@ from mjgym.physics.api import mj_name2id
 from mjgym.physics.api import mj_ray
 from mjgym.physics.api import mj_multiRay
 from mjgym.physics.api import mju_rayGeom
+from mjgym.physics.api import mju_raySkin
 from mjgym.physics.api import mj_checkAcc
 from mjgym.physics.api import mj_checkPos
 from mjgym.physics.api import mj_checkVel

@@ -219,6 +219,9 @@ class Model:
     object.__setattr__(self, "opt", _struct_over(records.MjOption, self._fields, "opt_"))
     object.__setattr__(self, "stat", _struct_over(records.MjStatistic, self._fields, "stat_"))
     _add_visual_defaults(fields)
+    # MuJoCo 4's flags of optional passive forces, kept in Python: gravity compensation is on when a body has it
+    fields.setdefault("flg_gravcomp", np.array([bool(np.any(fields["body_gravcomp"] != 0))]))
+    fields.setdefault("flg_surfacevel", np.array([False]))
     object.__setattr__(self, "vis", _visual_over(fields))
     object.__setattr__(self, "_struct", self.new_struct())
     self._update_tier()
@@ -287,12 +290,19 @@ class Model:
       return self._name_table()[1][_NAME_ADR[name]]
     if name in _TENDON_SPARSITY:
       return self._tendon_sparsity()[name]
+    if name in _FLAGS:
+      return bool(self._fields[name][0])
+    if name == "ngravcomp":  # MuJoCo 4 keeps it as the flag's count
+      return int(self._fields["flg_gravcomp"][0])
     try:
       return self._fields[name]
     except KeyError:
       raise AttributeError(f"{type(self).__name__} has no attribute '{name}'") from None
 
   def __setattr__(self, name, value):
+    if name in _FLAGS:
+      self._set_flag(name, bool(value))
+      return
     if name == "vis":
       # as the bindings: every section's values are copied in; views of m.vis and its sections stay valid
       if not isinstance(value, records.MjVisual):
@@ -317,7 +327,8 @@ class Model:
       self._update_tier()
 
   def __dir__(self):
-    return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")} | _TENDON_SPARSITY)
+    computed = _TENDON_SPARSITY | {"ngravcomp"}
+    return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")} | computed)
 
   @property
   def names(self):
@@ -337,6 +348,15 @@ class Model:
         adr[objtype] = np.array(starts, np.int32)
       table = self.__dict__["_name_table_cache"] = (bytes(buffer), adr)
     return table
+
+  def _set_flag(self, name, value):
+    """flg_gravcomp / flg_surfacevel. The engine applies gravity compensation by body_gravcomp and has no surface
+    velocities, so only the settings that change nothing there are taken: turning gravcomp off while a body has
+    it (MuJoCo then skips it) is refused."""
+    if name == "flg_gravcomp" and not value and np.any(self._fields["body_gravcomp"] != 0):
+      raise ValueError("flg_gravcomp = False: this engine compensates gravity by body_gravcomp alone; set "
+                       "m.body_gravcomp to 0 to turn it off")
+    self._fields[name][0] = value
 
   def _tendon_sparsity(self):
     """MuJoCo 4's rows of the tendon Jacobian's sparsity, made from the wrap objects when first read (the engine
@@ -381,6 +401,7 @@ class Model:
     return self
 
 
+_FLAGS = frozenset(["flg_gravcomp", "flg_surfacevel"])
 # Model fields made in Python from others when first read, not compiled (no kernel takes them).
 _TENDON_SPARSITY = frozenset(["nJten", "ten_J_rownnz", "ten_J_rowadr", "ten_J_colind"])
 
@@ -597,6 +618,9 @@ class _ContactOfData(records.MjContact):
       arrays["geom1"][...], arrays["geom2"][...] = arrays["geom"]
     elif name in ("geom1", "geom2"):
       arrays["geom"][int(name[-1]) - 1] = arrays[name]
+
+
+_ContactOfData.__name__ = "MjContact"  # the bindings' name in reprs (its qualified name, for pickle, stays)
 
 
 def _object_count(fields, objtype):

@@ -72,7 +72,7 @@ class Struct:
   def __repr__(self):
     arrays = self.__dict__["_arrays"]
     lines = "".join(f"  {name}: {self.__getattr__(name)!r}\n" for name in sorted(arrays))
-    return f"<{self._base().__name__}\n{lines}>"
+    return f"<{type(self).__name__}\n{lines}>"
 
 
 def fields(spec):
@@ -447,7 +447,7 @@ class StructList:
       return [self[i] for i in rows]
     i = int(key)
     if not -n <= i < n:
-      raise IndexError(f"index {key} out of range for {n} {self._type._base().__name__}")
+      raise IndexError(f"index {key} out of range for {n} {self._type.__name__}")
     i %= n
     return self._type.over({name: self._field(name, n)[i, ...] for name in self._fields})
 
@@ -465,4 +465,4 @@ class StructList:
   def __repr__(self):
     n = len(self)
     lines = "".join(f"  {name}: {self._field(name, n)!r}\n" for name in sorted(self._fields))
-    return f"<_{self._type._base().__name__}List\n{lines}>"
+    return f"<_{self._type.__name__}List\n{lines}>"
