@@ -19,7 +19,7 @@ class Struct:
   __hash__ = None  # mutable: equal structs may change
 
   def __init__(self):
-    object.__setattr__(self, "_arrays", {name: np.full(shape, default, dtype)
+    object.__setattr__(self, "_arrays", {name: filled(shape, default, dtype)
                                          for name, dtype, shape, default in self.FIELDS})
 
   @classmethod
@@ -73,6 +73,13 @@ class Struct:
     arrays = self.__dict__["_arrays"]
     lines = "".join(f"  {name}: {self.__getattr__(name)!r}\n" for name in sorted(arrays))
     return f"<{type(self).__name__}\n{lines}>"
+
+
+def filled(shape, default, dtype):
+  """An array of a field's shape holding its default (one value, or one per element in order)."""
+  if isinstance(default, list):
+    return np.array(default, dtype).reshape(shape)
+  return np.full(shape, default, dtype)
 
 
 def fields(spec):
