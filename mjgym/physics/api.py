@@ -323,18 +323,16 @@ def mj_checkAcc(m, d):  # pylint: disable=invalid-name
   _check_state(m, d, "qacc", Warning.BADQACC)
 
 
-def _reset_python_rows(d):
-  """Zeros the timers and the contacts' H, adhesion and surfacevel, which live outside the compiled Data."""
+def _reset_timers(d):
   fields = d._fields  # pylint: disable=protected-access
-  for name in ("timer_duration", "timer_number", "contact_H", "contact_adhesion", "contact_surfacevel"):
-    if name in fields:
-      fields[name][...] = 0
+  fields["timer_duration"][:] = 0.0
+  fields["timer_number"][:] = 0
 
 
 def mj_resetData(m, d):
   """Resets ``d`` to the model's initial state (qpos0, zero velocity, time 0), its timers too."""
   forward.reset_data(m._struct, d._struct)
-  _reset_python_rows(d)
+  _reset_timers(d)
 
 
 def mj_resetDataKeyframe(m, d, key):
@@ -342,7 +340,7 @@ def mj_resetDataKeyframe(m, d, key):
   if not 0 <= key < m.nkey:
     raise IndexError(f"keyframe {key} out of range [0, {m.nkey})")
   forward.reset_data_keyframe(m._struct, d._struct, int(key))
-  _reset_python_rows(d)
+  _reset_timers(d)
 
 
 def mj_rnePostConstraint(m, d):

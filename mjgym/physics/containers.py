@@ -488,7 +488,7 @@ class MjData:
     ``d.contact.dist`` (ncon,), ``.geom`` (ncon, 2)... ``geom`` is made from geom1 and geom2, the engine's
     storage of a contact's geoms, and writing it writes them. ``H``, ``adhesion`` and ``surfacevel`` are kept in
     arrays of their own (``PYTHON_ONLY_DATA_ROWS``): what is written stays, the engine neither fills nor clears
-    them (zeros unless written)."""
+    them (zeros unless written; MuJoCo refills them at each collision)."""
     f = self._fields
     for name, dtype, shape in _CONTACT_ROWS:  # Data made over older arrays get them here
       if name not in f:
