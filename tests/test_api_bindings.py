@@ -104,6 +104,37 @@ def test_contact_list_is_mujocos():
   assert d.efc_force.shape == (0,) and d.efc_force.flags.owndata
 
 
+def test_contact_writes_reach_the_data_as_mujocos():
+  """d.contact[i].geom, .H, .surfacevel and .adhesion written one contact at a time read back as MuJoCo's, all at
+  once too; geom writes the engine's geom1 / geom2 (MuJoCo 4 keeps geom apart from them)."""
+  mjm, mjd, m, d = oracle.load_both("""
+  <mujoco model="contacts">
+    <worldbody>
+      <geom name="floor" type="plane" size="5 5 .1"/>
+      <body pos="0 0 .09"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+      <body pos="1 0 .09"><freejoint/><geom type="sphere" size=".1"/></body>
+    </worldbody>
+  </mujoco>""")
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  assert len(d.contact) == len(mjd.contact) == 5
+  np.testing.assert_array_equal(d.contact.H, mjd.contact.H)  # zeros for pyramidal cones
+  np.testing.assert_array_equal(d.contact.surfacevel, mjd.contact.surfacevel)
+  rng = np.random.default_rng(0)
+  for i, (ours, theirs) in enumerate(zip(d.contact, mjd.contact)):
+    values = {"geom": [i, i + 1], "H": rng.uniform(size=36), "surfacevel": rng.uniform(size=3),
+              "adhesion": rng.uniform()}
+    for field, value in values.items():
+      setattr(ours, field, value)
+      setattr(theirs, field, value)
+  for field in ("geom", "H", "surfacevel", "adhesion", "pos", "dist"):
+    np.testing.assert_array_equal(getattr(d.contact, field), getattr(mjd.contact, field), err_msg=field)
+  np.testing.assert_array_equal(d.contact_geom1[:5], np.arange(5))
+  np.testing.assert_array_equal(d.contact[2].geom, [2, 3])
+  assert repr(d.contact[0]).startswith("<MjContact") and repr(d.contact).startswith("<_MjContactList")
+  assert copy.copy(d.contact[1]) == d.contact[1] and pickle.loads(pickle.dumps(d.contact[1])) == d.contact[1]
+
+
 def test_timers_count_steps_and_use_the_time_callback():
   m = physics.MjModel.from_xml_string(oracle.STATE_XML)
   d = physics.MjData(m)
@@ -430,3 +461,108 @@ def test_ray_geom_is_mujocos():
   assert hits > 100
   with pytest.raises(ValueError, match="primitive"):
     physics.mju_rayGeom(pos, mat, size, pnt, vec, physics.mjtGeom.mjGEOM_MESH)
+
+
+_TENDON_SPARSITY_XML = """
+<mujoco>
+  <worldbody>
+    <site name="w0"/>
+    <body name="a">
+      <joint name="a_slide" type="slide" axis="1 0 0"/>
+      <joint name="a_hinge" axis="0 0 1"/>
+      <geom size=".1"/>
+      <site name="a_site" pos=".1 0 0"/>
+    </body>
+    <body name="b" pos="1 0 0">
+      <joint type="ball"/>
+      <geom size=".1"/>
+      <body name="c" pos="0 1 0">
+        <joint name="c_hinge" axis="1 0 0"/>
+        <geom name="wrap" type="cylinder" size=".1 .1"/>
+        <site name="c_site" pos="0 .3 0"/>
+      </body>
+    </body>
+    <body name="d" pos="3 0 0">
+      <joint name="d_hinge"/>
+      <geom size=".1"/>
+      <site name="side" pos="0 0 .3"/>
+      <site name="d_site" pos="0 .5 0"/>
+    </body>
+    <body name="e" pos="0 3 0">
+      <joint name="e_slide" type="slide"/>
+      <geom name="ball" size=".2"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed><joint joint="d_hinge" coef="1"/><joint joint="a_slide" coef="-2"/><joint joint="c_hinge" coef="0"/></fixed>
+    <spatial><site site="w0"/><site site="a_site"/></spatial>
+    <spatial><site site="a_site"/><geom geom="wrap"/><site site="c_site"/></spatial>
+    <spatial><site site="w0"/><geom geom="ball" sidesite="side"/><site site="d_site"/></spatial>
+    <spatial><site site="a_site"/><site site="w0"/><pulley divisor="2"/><site site="w0"/><site site="d_site"/></spatial>
+  </tendon>
+</mujoco>
+"""
+
+
+def test_tendon_jacobian_sparsity_is_mujocos():
+  """nJten and ten_J_rownnz / rowadr / colind (MuJoCo 4's sparse tendon Jacobian layout) equal to MuJoCo's, and
+  the tendon views' ragged J_* rows; wrap geoms, side sites and pulleys included."""
+  ours = physics.MjModel.from_xml_string(_TENDON_SPARSITY_XML)
+  theirs = mujoco.MjModel.from_xml_string(_TENDON_SPARSITY_XML)
+  assert ours.nJten == theirs.nJten
+  for name in ("ten_J_rownnz", "ten_J_rowadr", "ten_J_colind"):
+    np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name), err_msg=name)
+  for t in range(theirs.ntendon):
+    for name in ("J_rownnz", "J_rowadr", "J_colind"):
+      np.testing.assert_array_equal(getattr(ours.tendon(t), name), getattr(theirs.tendon(t), name))
+
+
+def test_ray_skin_is_mujocos():
+  """mju_raySkin against MuJoCo's: 300 rays at random triangle soups (hits from both sides, misses), distance to
+  1e-9 and the same nearest vertex; the same error types."""
+  rng = np.random.default_rng(1)
+  for trial in range(30):
+    nvert, nface = 12, 8
+    vert = rng.uniform(-1, 1, (nvert, 3)).astype(np.float32)
+    face = rng.integers(0, nvert, (nface, 3)).astype(np.int32)
+    for _ in range(10):
+      pnt = rng.uniform(-3, 3, 3)
+      vec = rng.uniform(-1, 1, 3) if trial % 2 else -pnt * rng.uniform(0.5, 2)  # aimed near the soup: hits
+      ours_id, theirs_id = np.array([-5], np.int32), np.array([-5], np.int32)
+      ours = physics.mju_raySkin(nface, nvert, face, vert, pnt, vec, ours_id)
+      theirs = mujoco.mju_raySkin(nface, nvert, face, vert, pnt, vec, theirs_id)
+      np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+      assert ours_id[0] == theirs_id[0]
+      assert physics.mju_raySkin(nface, nvert, face.ravel(), vert.ravel(), pnt, vec, None) == ours
+  pnt, vec = np.array([0.2, 0.2, 2.0]), np.array([0.0, 0.0, -1.0])
+  face, vert = np.array([[0, 1, 2]], np.int32), np.eye(3, dtype=np.float32)
+  for args, error in (((1, 3, 0, 0.0), TypeError), ((2, 3, face, vert), TypeError), ((1, 4, face, vert), TypeError),
+                      ((1, 3, np.array([[0, 1, 3]], np.int32), vert), ValueError),
+                      ((-1, 3, np.zeros(0, np.int32), vert), ValueError)):
+    for function in (physics.mju_raySkin, mujoco.mju_raySkin):
+      with pytest.raises(error):
+        function(*args, pnt, vec, None)
+
+
+def test_passive_force_flags_are_mujocos():
+  """flg_gravcomp (on when a body has gravcomp, ngravcomp its count), flg_surfacevel: MuJoCo's values, and the
+  settings that change nothing in this engine are taken; turning gravcomp off while a body has it is refused."""
+  for xml in ("<mujoco><worldbody><body gravcomp='1'><freejoint/><geom size='.1'/></body></worldbody></mujoco>",
+              "<mujoco><worldbody><body><freejoint/><geom size='.1'/></body></worldbody></mujoco>"):
+    mjm, mjd, m, d = oracle.load_both(xml)
+    assert (m.flg_gravcomp, m.ngravcomp, m.flg_surfacevel) == (mjm.flg_gravcomp, mjm.ngravcomp, mjm.flg_surfacevel)
+    assert copy.copy(m).flg_gravcomp == m.flg_gravcomp and pickle.loads(pickle.dumps(m)).ngravcomp == m.ngravcomp
+    for flag in (True, False):
+      m.flg_surfacevel = mjm.flg_surfacevel = flag
+      assert m.flg_surfacevel is flag
+    if m.flg_gravcomp:
+      with pytest.raises(ValueError, match="body_gravcomp"):
+        m.flg_gravcomp = False
+      continue
+    m.flg_gravcomp = mjm.flg_gravcomp = True  # no body has gravcomp: the same forces
+    assert (m.flg_gravcomp, m.ngravcomp) == (True, 1)
+    mujoco.mj_forward(mjm, mjd)
+    physics.mj_forward(m, d)
+    np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-12)
+    m.flg_gravcomp = False
+    assert (m.flg_gravcomp, m.ngravcomp) == (False, 0)

@@ -6,9 +6,11 @@ import os
 import subprocess
 import sys
 
+import mujoco
 import numpy as np
 import pytest
 
+import oracle
 from mjgym import physics
 
 # MuJoCo reads its GL backend on first use of its renderer: headless EGL unless told otherwise.
@@ -481,3 +483,46 @@ def compare_with_mujoco_renderer(name):
       assert np.median(np.abs(depth_a - depth_b)[both]) < 1e-3
       # the look: mean colour difference small (lighting model and skybox are approximations)
       assert np.abs(rgb_a.astype(int) - rgb_b).mean() < 20
+
+
+_MJV_XML = """
+<mujoco>
+  <asset><material name="green" rgba="0 1 0 1" specular="0.2"/><material name="red" rgba="1 0 0 1"/></asset>
+  <worldbody>
+    <light pos="0 0 3"/>
+    <geom type="plane" size="1 1 .1"/>
+    <site name="s" size=".05"/>
+    <body pos="0 0 1">
+      <freejoint/>
+      <geom size=".1" material="green" rgba="1 0 0 1"/>
+      <geom type="box" size=".1 .2 .3" pos=".3 0 0" material="red" euler="10 20 30"/>
+      <geom size=".1" group="4"/>
+      <geom size=".1" rgba="1 1 1 0"/>
+      <site name="t" type="capsule" size=".02 .1" group="1" pos="0 .2 0"/>
+      <site name="u" size=".02" group="5"/>
+    </body>
+    <body pos="1 0 0"><geom type="capsule" size=".05 .2"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("catmask", [7, 1, 2])
+def test_mjv_scene_geoms_are_mujocos(catmask):
+  """MjvScene filled by mjv_updateScene holds MuJoCo's geoms and sites in MuJoCo's order: type, object, category,
+  material, size, pose (float32: 1e-6) and colour; decor and lights are not compared (this scene has none)."""
+  mjm, mjd, m, d = oracle.load_both(_MJV_XML)
+  mujoco.mj_forward(mjm, mjd)
+  physics.mj_forward(m, d)
+  theirs, ours = mujoco.MjvScene(mjm, 20), physics.MjvScene(m, 20)
+  mujoco.mjv_updateScene(mjm, mjd, mujoco.MjvOption(), None, mujoco.MjvCamera(), catmask, theirs)
+  physics.mjv_updateScene(m, d, physics.MjvOption(), None, physics.MjvCamera(), catmask, ours)
+  assert ours.ngeom == theirs.ngeom > 0 and len(ours.geoms) == ours.maxgeom == 20
+  for mine, real in zip(ours.geoms[:ours.ngeom], theirs.geoms[:theirs.ngeom]):
+    for field in ("type", "objtype", "objid", "category", "matid", "segid", "transparent"):
+      assert getattr(mine, field) == getattr(real, field), field
+    for field in ("size", "pos", "mat", "rgba", "specular", "shininess", "emission", "reflectance"):
+      np.testing.assert_allclose(getattr(mine, field), getattr(real, field), rtol=0, atol=1e-6, err_msg=field)
+  bare = physics.MjvScene()
+  assert (bare.scale, bare.maxgeom, bare.ngeom, bare.geoms) == (1.0, 0, 0, ())
+  np.testing.assert_array_equal(bare.flags, mujoco.MjvScene().flags)

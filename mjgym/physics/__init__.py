@@ -33,6 +33,7 @@ from mjgym.physics.records import MjOption
 from mjgym.physics.records import MjSolverStat
 from mjgym.physics.records import MjStatistic
 from mjgym.physics.records import MjTimerStat
+from mjgym.physics.records import MjVisual
 from mjgym.physics.records import MjWarningStat
 from mjgym.physics.records import MjvPerturb
 from mjgym.physics.mjcf import MJCFError
@@ -58,6 +59,7 @@ from mjgym.physics.api import mj_name2id
 from mjgym.physics.api import mj_ray
 from mjgym.physics.api import mj_multiRay
 from mjgym.physics.api import mju_rayGeom
+from mjgym.physics.api import mju_raySkin
 from mjgym.physics.api import mj_checkAcc
 from mjgym.physics.api import mj_checkPos
 from mjgym.physics.api import mj_checkVel
@@ -126,12 +128,22 @@ def mjv_defaultFreeCamera(m, cam):  # pylint: disable=invalid-name
   default_free_camera(m, cam)
 
 
+def mjv_updateScene(m, d, opt, pert, cam, catmask, scn):  # pylint: disable=invalid-name
+  """Fills the MjvScene ``scn`` with the geoms and sites of ``d`` that ``opt`` and ``catmask`` show (render/mjv.py)."""
+  from mjgym.physics.render import mjv  # pylint: disable=import-outside-toplevel
+  mjv.update_scene(m, d, opt, pert, cam, catmask, scn)
+
+
 # The renderer (its kernels among them) loads at first use: stepping never needs it.
 _RENDER_NAMES = ("MjvCamera", "MjvOption", "Renderer")
+_MJV_NAMES = ("MjvScene", "MjvGeom", "MjvLight", "MjvGLCamera")
 
 
 def __getattr__(name):
   if name in _RENDER_NAMES:
     from mjgym.physics import render  # pylint: disable=import-outside-toplevel
     return getattr(render, name)
+  if name in _MJV_NAMES:
+    from mjgym.physics.render import mjv  # pylint: disable=import-outside-toplevel
+    return getattr(mjv, name)
   raise AttributeError(f"module 'mjgym.physics' has no attribute '{name}'")

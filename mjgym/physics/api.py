@@ -265,9 +265,9 @@ def _init_history(m, d, kind, i, times, values):
   return buf
 
 
-def _output_vector(result, size, name):
-  if not isinstance(result, np.ndarray) or result.dtype != np.float64 or result.size != size:
-    raise TypeError(f"{name} must be a float64 numpy array of {size} elements")
+def _output_vector(result, size, name, dtype=np.float64):
+  if not isinstance(result, np.ndarray) or result.dtype != dtype or result.size != size:
+    raise TypeError(f"{name} must be a {np.dtype(dtype).name} numpy array of {size} elements")
   return result.reshape(-1)
 
 
@@ -604,6 +604,49 @@ def mju_rayGeom(pos, mat, size, pnt, vec, geomtype, normal=None):  # pylint: dis
   if normal is not None:
     _output_vector(normal, 3, "normal")[:] = n
   return t
+
+
+def mju_raySkin(nface, nvert, face, vert, pnt, vec, vertid=None):  # pylint: disable=invalid-name
+  """Distance along ``vec`` (in units of its length) from ``pnt`` to the nearest of ``nface`` triangles (``face``
+  (nface, 3) int32 vertex ids into ``vert`` (nvert, 3) float32, flat or not; both sides count), -1 if none;
+  ``vertid`` (1,) int32 or None gets the hit triangle's vertex nearest the hit point (-1 if none)."""
+  if not all(isinstance(a, np.ndarray) for a in (face, vert)) or face.dtype != np.int32 or vert.dtype != np.float32:
+    raise TypeError("mju_raySkin: face must be an int32 array and vert a float32 array")
+  if int(nface) < 0 or int(nvert) < 0:
+    raise ValueError(f"mju_raySkin: nface and nvert must be >= 0, got {nface} and {nvert}")
+  if face.size != 3 * int(nface) or vert.size != 3 * int(nvert):
+    raise TypeError(f"mju_raySkin: face has {face.size} elements and vert {vert.size}, expected 3 * nface = "
+                    f"{3 * int(nface)} and 3 * nvert = {3 * int(nvert)}")
+  tri = face.reshape(-1, 3)
+  if tri.size and (tri.min() < 0 or tri.max() >= int(nvert)):
+    raise ValueError(f"mju_raySkin: face holds vertex ids outside [0, {int(nvert)})")
+  p = np.asarray(pnt, np.float64).reshape(3)
+  v = np.asarray(vec, np.float64).reshape(3)
+  corners = vert.reshape(-1, 3).astype(np.float64)[tri]  # (nface, 3 corners, 3)
+  # the ray p + t v meets the plane of corners a, b, c where p - a = -t v + u (b - a) + w (c - a) (Cramer's rule)
+  a, e1, e2 = corners[:, 0], corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0]
+  h = np.cross(v, e2)
+  det = np.einsum("ij,ij->i", e1, h)
+  hit = np.abs(det) > MINVAL
+  inv = np.where(hit, 1.0 / np.where(hit, det, 1.0), 0.0)
+  s = p - a
+  u = inv * np.einsum("ij,ij->i", s, h)
+  q = np.cross(s, e1)
+  w = inv * (q @ v)
+  t = inv * np.einsum("ij,ij->i", e2, q)
+  hit &= (u >= 0) & (w >= 0) & (u + w <= 1) & (t >= 0)
+  nearest, dist = -1, -1.0
+  if hit.any():
+    nearest = int(np.flatnonzero(hit)[np.argmin(t[hit])])
+    dist = float(t[nearest])
+  if vertid is not None:
+    out = _output_vector(vertid, 1, "vertid", np.int32)
+    if nearest < 0:
+      out[0] = -1
+    else:
+      point = p + dist * v
+      out[0] = tri[nearest][np.argmin(np.linalg.norm(corners[nearest] - point, axis=1))]
+  return dist
 
 
 # ------------------------------------------------------------------------------------ data and state ----

@@ -104,44 +104,36 @@ def _struct_over(struct_type, fields, prefix):
                            else fields[prefix + name] for name, _, _, _ in struct_type.FIELDS})
 
 
-class _VisualSection:
-  """One section of ``m.vis`` (``m.vis.global_``, ``.headlight``, ``.map``, ``.rgba``, ``.quality``): its compiled
-  fields ``vis_<section>_<name>``, scalars as numbers, vectors as arrays."""
-
-  __slots__ = ("_m", "_prefix")
-
-  def __init__(self, m, section):
-    object.__setattr__(self, "_m", m)
-    object.__setattr__(self, "_prefix", f"vis_{section}_")
-
-  def _array(self, name):
-    try:
-      return self._m._fields[self._prefix + name]
-    except KeyError:
-      have = sorted(n[len(self._prefix):] for n in self._m._fields if n.startswith(self._prefix))
-      raise AttributeError(f"'{name}' is not compiled here; this section has {have}") from None
-
-  def __getattr__(self, name):
-    arr = self._array(name)
-    return arr[0].item() if arr.shape == (1,) else arr
-
-  def __setattr__(self, name, value):
-    self._array(name)[:] = value
+def _visual_rows():
+  """(field, numpy dtype, shape, default) of the <visual> settings the compiled model does not hold: kept in the
+  model's fields in Python (no kernel reads them) as ``vis_<section>_<name>``, for ``m.vis``."""
+  compiled = {name for name, _, _ in types.MODEL_ROWS}
+  return tuple((f"vis_{attr.rstrip('_')}_{name}", dtype, shape, default)
+               for attr, section in records.MjVisual.SECTIONS.items()
+               for name, dtype, shape, default in section.FIELDS
+               if f"vis_{attr.rstrip('_')}_{name}" not in compiled)
 
 
-class MjVisual:
-  """``m.vis`` as in the bindings, for the <visual> settings the compiler keeps: ``global_`` (fovy, azimuth,
-  elevation), ``headlight`` (ambient, diffuse, specular, active), ``map`` (znear, zfar, haze, shadowclip),
-  ``rgba`` (haze) and ``quality`` (offsamples, shadowsize). ``scale`` and the other sections are not compiled."""
+VISUAL_ROWS = _visual_rows()
 
-  _SECTIONS = {"global_": "global", "headlight": "headlight", "map": "map", "rgba": "rgba", "quality": "quality"}
 
-  def __init__(self, m):
-    for attr, section in self._SECTIONS.items():
-      setattr(self, attr, _VisualSection(m, section))
+def _visual_over(fields):
+  """``m.vis``: an MjVisual whose sections are views of the model's ``vis_*`` fields (one-element arrays as
+  scalars), compiled or kept in Python."""
+  sections = {}
+  for attr, section in records.MjVisual.SECTIONS.items():
+    arrays = {}
+    for name, _, shape, _ in section.FIELDS:
+      arr = fields[f"vis_{attr.rstrip('_')}_{name}"]
+      arrays[name] = arr.reshape(()) if shape == () else arr
+    sections[attr] = section.over(arrays)
+  return records.MjVisual.over(sections)
 
-  def __getattr__(self, name):
-    raise AttributeError(f"m.vis.{name} is not compiled by this engine; available: {sorted(self._SECTIONS)}")
+
+def _add_visual_defaults(fields):
+  for name, dtype, shape, default in VISUAL_ROWS:
+    if name not in fields:
+      fields[name] = np.full(shape, default, dtype)
 
 
 class _ObjectView:
@@ -226,7 +218,11 @@ class Model:
     object.__setattr__(self, "source", source)
     object.__setattr__(self, "opt", _struct_over(records.MjOption, self._fields, "opt_"))
     object.__setattr__(self, "stat", _struct_over(records.MjStatistic, self._fields, "stat_"))
-    object.__setattr__(self, "vis", MjVisual(self))
+    _add_visual_defaults(fields)
+    # MuJoCo 4's flags of optional passive forces, kept in Python: gravity compensation is on when a body has it
+    fields.setdefault("flg_gravcomp", np.array([bool(np.any(fields["body_gravcomp"] != 0))]))
+    fields.setdefault("flg_surfacevel", np.array([False]))
+    object.__setattr__(self, "vis", _visual_over(fields))
     object.__setattr__(self, "_struct", self.new_struct())
     self._update_tier()
 
@@ -246,7 +242,7 @@ class Model:
 
     ``names`` maps ObjType to a list of names (``""`` for unnamed) per object of that type.
     """
-    unknown = set(values) - {n for n, _, _ in types.MODEL_ROWS}
+    unknown = set(values) - {n for n, _, _ in types.MODEL_ROWS} - {n for n, _, _, _ in VISUAL_ROWS}
     if unknown:
       raise KeyError(f"unknown model fields: {sorted(unknown)}")
     fields = {}
@@ -263,6 +259,8 @@ class Model:
       else:
         arr = np.ascontiguousarray(np.asarray(value, dtype=_NUMPY_DTYPE[dtype]).reshape(want))
       fields[name] = arr
+    for name, dtype, shape, default in VISUAL_ROWS:
+      fields[name] = np.array(values.get(name, default), dtype).reshape(shape)
     names = dict(names or {})
     for objtype, (prefix, _) in _OBJECTS.items():
       count = _object_count(fields, objtype)
@@ -290,12 +288,28 @@ class Model:
       raise AttributeError(name)
     if name in _NAME_ADR:
       return self._name_table()[1][_NAME_ADR[name]]
+    if name in _TENDON_SPARSITY:
+      return self._tendon_sparsity()[name]
+    if name in _FLAGS:
+      return bool(self._fields[name][0])
+    if name == "ngravcomp":  # MuJoCo 4 keeps it as the flag's count
+      return int(self._fields["flg_gravcomp"][0])
     try:
       return self._fields[name]
     except KeyError:
       raise AttributeError(f"{type(self).__name__} has no attribute '{name}'") from None
 
   def __setattr__(self, name, value):
+    if name in _FLAGS:
+      self._set_flag(name, bool(value))
+      return
+    if name == "vis":
+      # as the bindings: every section's values are copied in; views of m.vis and its sections stay valid
+      if not isinstance(value, records.MjVisual):
+        raise TypeError(f"vis takes an MjVisual, got {type(value).__name__}")
+      for attr in records.MjVisual.SECTIONS:
+        setattr(self.vis, attr, getattr(value, attr))
+      return
     if name in ("opt", "stat"):
       # as the bindings: the struct's values are copied in, and views of m.opt / m.stat stay valid
       current = self.__dict__[name]
@@ -313,7 +327,8 @@ class Model:
       self._update_tier()
 
   def __dir__(self):
-    return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")})
+    computed = _TENDON_SPARSITY | {"ngravcomp"}
+    return sorted(set(super().__dir__()) | {n for n in self._fields if not n.startswith("opt_")} | computed)
 
   @property
   def names(self):
@@ -334,6 +349,30 @@ class Model:
       table = self.__dict__["_name_table_cache"] = (bytes(buffer), adr)
     return table
 
+  def _set_flag(self, name, value):
+    """flg_gravcomp / flg_surfacevel. The engine applies gravity compensation by body_gravcomp and has no surface
+    velocities, so only the settings that change nothing there are taken: turning gravcomp off while a body has
+    it (MuJoCo then skips it) is refused."""
+    if name == "flg_gravcomp" and not value and np.any(self._fields["body_gravcomp"] != 0):
+      raise ValueError("flg_gravcomp = False: this engine compensates gravity by body_gravcomp alone; set "
+                       "m.body_gravcomp to 0 to turn it off")
+    self._fields[name][0] = value
+
+  def _tendon_sparsity(self):
+    """MuJoCo 4's rows of the tendon Jacobian's sparsity, made from the wrap objects when first read (the engine
+    keeps ten_J dense): each tendon's dofs, ascending, a fixed tendon's joints' and a spatial tendon's union of
+    the dof chains of the bodies its sites and wrapping geoms ride on."""
+    sparsity = self.__dict__.get("_tendon_sparsity_cache")
+    if sparsity is None:
+      f = self._fields
+      rows = [_tendon_dofs(f, t) for t in range(f["ntendon"])]
+      nnz = np.array([len(r) for r in rows], np.int32)
+      sparsity = {"nJten": int(nnz.sum()), "ten_J_rownnz": nnz,
+                  "ten_J_rowadr": (np.cumsum(nnz) - nnz).astype(np.int32),
+                  "ten_J_colind": np.array([dof for r in rows for dof in r], np.int32)}
+      self.__dict__["_tendon_sparsity_cache"] = sparsity
+    return sparsity
+
   def names_of(self, objtype):
     return self._names.get(ObjType(objtype), [])
 
@@ -350,11 +389,46 @@ class Model:
     # bindings
     fields = {n[len(prefix):]: _row_view(v, index) for n, v in self._fields.items()
               if n.startswith(prefix) and not isinstance(v, int) and len(v) == count}
+    if objtype == ObjType.TENDON:
+      # the tendon's row of the Jacobian's sparsity, as the bindings' ragged view
+      adr, nnz = int(self.ten_J_rowadr[index]), int(self.ten_J_rownnz[index])
+      fields.update(J_rowadr=self.ten_J_rowadr[index:index + 1], J_rownnz=self.ten_J_rownnz[index:index + 1],
+                    J_colind=self.ten_J_colind[adr:adr + nnz])
     return _ObjectView(self, objtype, index, fields)
 
   @property
   def _model(self):
     return self
+
+
+_FLAGS = frozenset(["flg_gravcomp", "flg_surfacevel"])
+# Model fields made in Python from others when first read, not compiled (no kernel takes them).
+_TENDON_SPARSITY = frozenset(["nJten", "ten_J_rownnz", "ten_J_rowadr", "ten_J_colind"])
+
+
+def _dof_chain(f, body):
+  """The dofs that move ``body``: its own and its ancestors'."""
+  dofs = []
+  while body > 0:
+    adr = f["body_dofadr"][body]
+    dofs.extend(range(adr, adr + f["body_dofnum"][body]) if adr >= 0 else ())
+    body = f["body_parentid"][body]
+  return dofs
+
+
+def _tendon_dofs(f, tendon):
+  """The sorted dofs tendon ``tendon``'s length depends on, by its wrap objects."""
+  dofs = set()
+  adr = f["tendon_adr"][tendon]
+  for w in range(adr, adr + f["tendon_num"][tendon]):
+    kind, obj = f["wrap_type"][w], f["wrap_objid"][w]
+    if kind == types.WrapType.JOINT:
+      dofs.add(int(f["jnt_dofadr"][obj]))
+    elif kind == types.WrapType.SITE:
+      dofs.update(_dof_chain(f, f["site_bodyid"][obj]))
+    elif kind in (types.WrapType.SPHERE, types.WrapType.CYLINDER):
+      dofs.update(_dof_chain(f, f["geom_bodyid"][obj]))
+  return sorted(dofs)
 
 
 class MjData:
@@ -411,14 +485,17 @@ class MjData:
   @property
   def contact(self):
     """The ``ncon`` contacts (``records.MjContact``): ``d.contact[i]``, ``for c in d.contact``, or a field of all,
-    ``d.contact.dist`` (ncon,), ``.geom`` (ncon, 2)... ``geom`` is made from geom1 and geom2, so writing it does
-    not reach the Data; ``H``, ``adhesion`` and ``surfacevel`` are zeros (this engine does not keep them)."""
+    ``d.contact.dist`` (ncon,), ``.geom`` (ncon, 2)... ``geom`` is made from geom1 and geom2, the engine's
+    storage of a contact's geoms, and writing it writes them. ``H``, ``adhesion`` and ``surfacevel`` are kept in
+    arrays of their own (``PYTHON_ONLY_DATA_ROWS``): what is written stays, the engine neither fills nor clears
+    them (zeros unless written; MuJoCo refills them at each collision)."""
     f = self._fields
+    for name, dtype, shape in _CONTACT_ROWS:  # Data made over older arrays get them here
+      if name not in f:
+        f[name] = np.zeros(field_shape(shape, data_sizes(self.model)), _NUMPY_DTYPE[dtype])
     fields = {name: f["contact_" + name] for name, _, _, _ in records.MjContact.FIELDS if "contact_" + name in f}
     fields["geom"] = lambda n: np.stack([f["contact_geom1"][:n], f["contact_geom2"][:n]], axis=1)
-    for name, dtype, shape, _ in records.MjContact.FIELDS:
-      fields.setdefault(name, lambda n, dtype=dtype, shape=shape: np.zeros((n,) + shape, dtype))
-    return records.StructList(records.MjContact, fields, lambda: int(f["ncon"][0]))
+    return records.StructList(_ContactOfData, fields, lambda: int(f["ncon"][0]))
 
   @property
   def warning(self):
@@ -521,10 +598,29 @@ def allocate_data_arrays(m, nworld=None):
   return arrays
 
 
+# Contact fields MuJoCo 4 has and the engine does not compute: kept for the bindings' d.contact[i].H = ...
+_CONTACT_ROWS = (("contact_H", "float", ("nconmax", 36)), ("contact_adhesion", "float", ("nconmax",)),
+                 ("contact_surfacevel", "float", ("nconmax", 3)))
 # Data fields outside the compiled Data struct: written only by functions that take them as explicit arguments
-# (inverse dynamics), so that adding them recompiles nothing. Same (name, dtype, shape) rows as types.DATA_ROWS.
+# (inverse dynamics) or by Python, so that adding them recompiles nothing. Same (name, dtype, shape) rows as
+# types.DATA_ROWS.
 PYTHON_ONLY_DATA_ROWS = (("qfrc_inverse", "float", ("nv",)), ("timer_duration", "float", (types.NTIMER,)),
-                         ("timer_number", "int", (types.NTIMER,)))
+                         ("timer_number", "int", (types.NTIMER,))) + _CONTACT_ROWS
+
+
+class _ContactOfData(records.MjContact):
+  """``d.contact[i]``: an MjContact over the Data's rows, whose ``geom`` (made from geom1 and geom2) writes them."""
+
+  def __setattr__(self, name, value):
+    super().__setattr__(name, value)
+    arrays = self.__dict__["_arrays"]
+    if name == "geom":
+      arrays["geom1"][...], arrays["geom2"][...] = arrays["geom"]
+    elif name in ("geom1", "geom2"):
+      arrays["geom"][int(name[-1]) - 1] = arrays[name]
+
+
+_ContactOfData.__name__ = "MjContact"  # the bindings' name in reprs (its qualified name, for pickle, stays)
 
 
 def _object_count(fields, objtype):

@@ -19,7 +19,7 @@ class Struct:
   __hash__ = None  # mutable: equal structs may change
 
   def __init__(self):
-    object.__setattr__(self, "_arrays", {name: np.full(shape, default, dtype)
+    object.__setattr__(self, "_arrays", {name: filled(shape, default, dtype)
                                          for name, dtype, shape, default in self.FIELDS})
 
   @classmethod
@@ -73,6 +73,13 @@ class Struct:
     arrays = self.__dict__["_arrays"]
     lines = "".join(f"  {name}: {self.__getattr__(name)!r}\n" for name in sorted(arrays))
     return f"<{type(self).__name__}\n{lines}>"
+
+
+def filled(shape, default, dtype):
+  """An array of a field's shape holding its default (one value, or one per element in order)."""
+  if isinstance(default, list):
+    return np.array(default, dtype).reshape(shape)
+  return np.full(shape, default, dtype)
 
 
 def fields(spec):
@@ -219,6 +226,184 @@ class MjStatistic(Struct):
     extent float64 - 0
     center float64 3 0
   """)
+
+
+class _VisualGlobal(Struct):
+  """``m.vis.global_`` (``mjVisual.global``): the free camera (cameraid, orthographic, fovy degrees, ipd, azimuth,
+  elevation degrees), linewidth, glow, realtime, offscreen size (offwidth, offheight), ellipsoidinertia, bvactive."""
+
+  FIELDS = fields("""
+    cameraid int32 - -1
+    orthographic int32 - 0
+    fovy float32 - 45
+    ipd float32 - 0.068
+    azimuth float32 - 90
+    elevation float32 - -45
+    linewidth float32 - 1
+    glow float32 - 0.3
+    realtime float32 - 1
+    offwidth int32 - 640
+    offheight int32 - 480
+    ellipsoidinertia int32 - 0
+    bvactive int32 - 0
+  """)
+
+
+class _VisualQuality(Struct):
+  """``m.vis.quality``: shadowsize, offsamples, numslices, numstacks, numquads."""
+
+  FIELDS = fields("""
+    shadowsize int32 - 4096
+    offsamples int32 - 4
+    numslices int32 - 28
+    numstacks int32 - 16
+    numquads int32 - 4
+  """)
+
+
+class _VisualHeadlight(Struct):
+  """``m.vis.headlight``: ambient, diffuse, specular (3,) rgb, active."""
+
+  FIELDS = fields("""
+    ambient float32 3 0.1
+    diffuse float32 3 0.4
+    specular float32 3 0.5
+    active int32 - 1
+  """)
+
+
+class _VisualMap(Struct):
+  """``m.vis.map``: mouse perturbation (stiffness, stiffnessrot), force and torque scales, alpha, fog (fogstart,
+  fogend), clipping planes (znear, zfar), haze, shadowclip, shadowscale, actuatortendon (in units of extent)."""
+
+  FIELDS = fields("""
+    stiffness float32 - 100
+    stiffnessrot float32 - 500
+    force float32 - 0.005
+    torque float32 - 0.1
+    alpha float32 - 0.3
+    fogstart float32 - 3
+    fogend float32 - 10
+    znear float32 - 0.01
+    zfar float32 - 50
+    haze float32 - 0.3
+    shadowclip float32 - 1
+    shadowscale float32 - 0.6
+    actuatortendon float32 - 2
+  """)
+
+
+class _VisualScale(Struct):
+  """``m.vis.scale``: sizes of the decor the visualizer draws, in units of meansize."""
+
+  FIELDS = fields("""
+    forcewidth float32 - 0.1
+    contactwidth float32 - 0.3
+    contactheight float32 - 0.1
+    connect float32 - 0.2
+    com float32 - 0.4
+    camera float32 - 0.3
+    light float32 - 0.3
+    selectpoint float32 - 0.2
+    jointlength float32 - 1
+    jointwidth float32 - 0.1
+    actuatorlength float32 - 0.7
+    actuatorwidth float32 - 0.2
+    framelength float32 - 1
+    framewidth float32 - 0.1
+    constraint float32 - 0.1
+    slidercrank float32 - 0.2
+    frustum float32 - 10
+  """)
+
+
+class _VisualRgba(Struct):
+  """``m.vis.rgba``: colors (4,) of the visualizer's decor."""
+
+  FIELDS = fields("""
+    fog float32 4 0,0,0,1
+    haze float32 4 1,1,1,1
+    force float32 4 1,0.5,0.5,1
+    inertia float32 4 0.8,0.2,0.2,0.6
+    joint float32 4 0.2,0.6,0.8,1
+    actuator float32 4 0.2,0.25,0.2,1
+    actuatornegative float32 4 0.2,0.6,0.9,1
+    actuatorpositive float32 4 0.9,0.4,0.2,1
+    com float32 4 0.9,0.9,0.9,1
+    camera float32 4 0.6,0.9,0.6,1
+    light float32 4 0.6,0.6,0.9,1
+    selectpoint float32 4 0.9,0.9,0.1,1
+    connect float32 4 0.2,0.2,0.8,1
+    contactpoint float32 4 0.9,0.6,0.2,1
+    contactforce float32 4 0.7,0.9,0.9,1
+    contactfriction float32 4 0.9,0.8,0.4,1
+    contacttorque float32 4 0.9,0.7,0.9,1
+    contactgap float32 4 0.5,0.8,0.9,1
+    rangefinder float32 4 1,1,0.1,1
+    constraint float32 4 0.9,0,0,1
+    slidercrank float32 4 0.5,0.3,0.8,1
+    crankbroken float32 4 0.9,0,0,1
+    frustum float32 4 1,1,0,0.2
+    bv float32 4 0,1,0,0.5
+    bvactive float32 4 1,0,0,0.5
+  """)
+
+
+for _cls, _name in ((_VisualGlobal, "Global"), (_VisualQuality, "Quality"), (_VisualHeadlight, "Headlight"),
+                    (_VisualMap, "Map"), (_VisualScale, "Scale"), (_VisualRgba, "Rgba")):
+  _cls.__name__, _cls.__qualname__ = _name, f"MjVisual.{_name}"  # the bindings' names: MjVisual.Global, ...
+
+
+class MjVisual:
+  """Visualization settings (``mjVisual``): the sections ``global_``, ``quality``, ``headlight``, ``map``,
+  ``scale`` and ``rgba``, each a struct. Constructed bare it owns MuJoCo's defaults; ``m.vis`` is a view of the
+  model's. Assigning a section (``vis.headlight = h``) copies its values in, so views of it stay valid; equality
+  by every field; ``copy.copy`` gives an owned copy."""
+
+  SECTIONS = {"global_": _VisualGlobal, "quality": _VisualQuality, "headlight": _VisualHeadlight,
+              "map": _VisualMap, "scale": _VisualScale, "rgba": _VisualRgba}
+  Global, Quality, Headlight, Map, Scale, Rgba = SECTIONS.values()
+  __hash__ = None
+
+  def __init__(self):
+    for attr, section in self.SECTIONS.items():
+      object.__setattr__(self, attr, section())
+
+  @classmethod
+  def over(cls, sections):
+    """An MjVisual whose sections are the given structs ({attribute: struct})."""
+    vis = cls.__new__(cls)
+    for attr in cls.SECTIONS:
+      object.__setattr__(vis, attr, sections[attr])
+    return vis
+
+  def __setattr__(self, attr, value):
+    if attr not in self.SECTIONS:
+      raise AttributeError(f"'MjVisual' object has no attribute '{attr}'")
+    current = self.__dict__[attr]
+    if type(value) is not type(current):
+      raise TypeError(f"{attr} takes an MjVisual.{type(current).__name__}, got {type(value).__name__}")
+    for field, _, _, _ in current.FIELDS:
+      setattr(current, field, getattr(value, field))
+
+  def __eq__(self, other):
+    if not isinstance(other, MjVisual):
+      return NotImplemented
+    return all(getattr(self, attr) == getattr(other, attr) for attr in self.SECTIONS)
+
+  def __copy__(self):
+    return MjVisual.over({attr: getattr(self, attr).__copy__() for attr in self.SECTIONS})
+
+  def __deepcopy__(self, memo):
+    return self.__copy__()
+
+  def __reduce__(self):
+    return MjVisual.over, ({attr: getattr(self, attr).__copy__() for attr in self.SECTIONS},)
+
+  def __repr__(self):
+    parts = "".join(f"  {attr}: " + repr(getattr(self, attr)).replace("\n", "\n  ") + "\n"
+                    for attr in sorted(self.SECTIONS))
+    return f"<MjVisual\n{parts}>"
 
 
 class MjvPerturb(Struct):

@@ -81,22 +81,19 @@ def options(ctx, v):
 
 
 def visual(ctx, v):
-  """The <visual> settings the renderer uses, with MuJoCo's defaults (the rest stay accepted, unused)."""
+  """The <visual> settings, ``vis_<section>_<attribute>``: those the renderer uses with MuJoCo's defaults here,
+  the rest when given (``containers.VISUAL_ROWS`` holds their defaults)."""
   given = {}
   for node in ctx.root.all("visual"):
-    for section, (child, _) in _VISUAL_USED.items():
-      for sub in node.all(child):
-        given.update({f"{section}_{k}": val for k, val in sub.attrs.items()})
+    for sub in node.children:
+      given.update({f"{sub.tag}_{k}": val for k, val in sub.attrs.items()})
   for section, (_, defaults) in _VISUAL_USED.items():
     for key, default in defaults.items():
-      name = f"{section}_{key}"
-      if name not in given:
-        value = default
-      elif key == "active":
-        value = [int(given[name].strip() in ("true", "1"))]
-      else:
-        value = [given[name]] if not isinstance(given[name], list) else given[name]
-      v["vis_" + name] = value
+      given.setdefault(f"{section}_{key}", default)
+  for name, value in given.items():
+    if name.endswith(("_active", "_orthographic", "_ellipsoidinertia", "_bvactive")) and isinstance(value, str):
+      value = int(value.strip() in ("true", "1"))
+    v["vis_" + name] = value if isinstance(value, list) else [value]
 
 
 def check_sizes(ctx):
