@@ -36,7 +36,6 @@ _FUNCTION = "a bindings function mjgym.physics does not have yet"
 _DOCSTRING = "the bindings' generated (pybind11) docstrings"
 _LOG = "MuJoCo's logging and allocator hooks (MjLogConfig, mju_user_warning, mju_user_malloc) are not part of it"
 _RESOURCES = "reads the wheel's testdata through importlib.resources of `mujoco`, which is mjgym.physics here"
-_TIMER = "MuJoCo 4 times mj_step with a clock by default; here only mjcb_time gives the timers a duration"
 
 _BINDINGS_FAILURES = {
     _MJSPEC: "bind_sequence_assignment",
@@ -54,7 +53,6 @@ _BINDINGS_FAILURES = {
     _LOG: "mjtopic_time_cmp_logs_compile_time mju_user_warning_callback_receives_warnings "
           "set_mju_user_malloc_and_free_reset",
     _RESOURCES: "xml_dependencies",
-    _TIMER: "timer_installed_by_default mjcb_time_restore_default",
 }
 
 KNOWN_FAILURES = {
