@@ -488,7 +488,7 @@ class MjVectorEnv(VectorEnv):
     self._autoreset[mask] = False
     self._ended[mask] = False
     self._needs_reset = False
-    return core.observe(), masked_info(info, mask)
+    return core.env.unwrapped.present(core.observe()), masked_info(info, mask)
 
   def step(self, actions):
     """One step of every world, with the autoreset mode's handling of the worlds whose episode ended."""
@@ -517,7 +517,8 @@ class MjVectorEnv(VectorEnv):
       if done.any():
         final_info = _with_events(masked_info(info, done), events, done)
         final_obs = np.full(self.num_envs, None, dtype=object)
-        final_obs[done] = np.fromiter(obs[done], dtype=object, count=int(done.sum()))  # one row per object
+        final_obs[done] = np.fromiter(map(core.env.unwrapped.present, obs[done]), dtype=object,
+                                      count=int(done.sum()))  # one row per object
         infos = {"final_obs": final_obs, "_final_obs": done.copy(), "final_info": final_info,
                  "_final_info": done.copy()}
         infos = _with_events(masked_info(info, ~done, infos), events, ~done)
@@ -535,7 +536,7 @@ class MjVectorEnv(VectorEnv):
       self._ended = terminated | truncated
     else:
       raise ValueError(f"unexpected autoreset mode {mode}")
-    return obs, reward, terminated, truncated, infos
+    return core.env.unwrapped.present(obs), reward, terminated, truncated, infos
 
   def render(self, worlds=None):
     """A tuple of frames, one per world (or per index of ``worlds``), or None without a render_mode."""

@@ -1,0 +1,25 @@
+"""mjgym's suite assets compile field for field to dm_control's XML in MuJoCo, and equal in mjgym's engine."""
+
+import mujoco
+import pytest
+
+import oracle
+import dmc_oracle
+from mjgym import physics
+from mjgym.envs.base import asset_path
+
+DOMAINS = ["cartpole", "cheetah", "walker"]
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_asset_compiles_to_dm_controls_model(domain):
+  ours = mujoco.MjModel.from_xml_path(asset_path(f"dmc/{domain}.xml"))
+  assert dmc_oracle.model_field_differences(ours, dmc_oracle.suite_model(domain)) == []
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_mjgym_compiles_the_asset_as_mujoco(domain):
+  path = asset_path(f"dmc/{domain}.xml")
+  mjm, m = mujoco.MjModel.from_xml_path(path), physics.MjModel.from_xml_path(path)
+  assert oracle.model_differences(mjm, m, 1e-9) == []
+  assert oracle.name_differences(mjm, m) == []
