@@ -25,6 +25,7 @@ Python calls whatever the number of worlds. Their cache is keyed on their module
 (``mjgym.physics._cache``), so they may call kernels of any module they import.
 """
 
+import collections
 import inspect
 import os
 import pathlib
@@ -237,8 +238,10 @@ OBSERVATIONS = ("sensors", "v5")
 
 
 def dict_space(layout, dtype):
-  """``spaces.Dict`` of an observation made of named parts, ``layout`` ((key, shape), ...) in order."""
-  return spaces.Dict({key: spaces.Box(-np.inf, np.inf, shape, dtype) for key, shape in layout})
+  """``spaces.Dict`` of an observation made of named parts, ``layout`` ((key, shape), ...), in that order (an
+  OrderedDict: gymnasium sorts the keys of a plain dict)."""
+  return spaces.Dict(collections.OrderedDict((key, spaces.Box(-np.inf, np.inf, shape, dtype))
+                                             for key, shape in layout))
 
 
 def split_observation(layout, obs):

@@ -26,6 +26,7 @@ from gymnasium.vector.utils import batch_space
 
 from mjgym import physics
 from mjgym._cpus import usable_cpus
+from mjgym.envs import DMC_ENVS
 from mjgym.envs import ENVS
 from mjgym.envs import base
 from mjgym.envs import vector_entry_point
@@ -556,6 +557,6 @@ def _vector_class(name, entry_point):
 
 
 # One vector class per registered env (the ``vector_entry_point`` each registration names).
-for _, _entry, _ in ENVS:
+for _entry in dict.fromkeys([entry for _, entry, _ in ENVS] + [entry for _, entry, _, _ in DMC_ENVS]):
   _name = vector_entry_point(_entry).split(":")[1]
   globals()[_name] = _vector_class(_name, _entry)
