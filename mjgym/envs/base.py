@@ -162,6 +162,9 @@ class Task:
     reads and updates them);
   - ``reads_derived``: whether the reward reads fields derived from the state (xipos, xpos, cfrc_ext, ...),
     which must then be read as MuJoCo leaves them after mj_step, before the observation's forward pass;
+  - ``held_sensors``: sensordata entries (an index array) that reward and observation read as mj_step1 leaves
+    them after mj_step: acceleration-stage sensors (touch, ...) keep the values of the last physics step's
+    state before integration (the DeepMind Control Suite observes them so);
 
   and overrides ``post_step``, and where needed ``reset``, ``start``, ``reset_info``, ``observe_v5``.
   """
@@ -171,6 +174,7 @@ class Task:
   skipped_qpos = 0
   ncarry = 0
   reads_derived = False
+  held_sensors = None
 
   def __init__(self, params):
     self.p = params
@@ -464,7 +468,12 @@ def advance(b, task, observation, frame_skip, action, carry, mask=None):
   """One env step of the worlds of ``mask`` (ctrl already set): physics, then the task's (reward, terminated,
   info), then the forward pass the sensor observation needs. The one sequence both front doors run."""
   fused = observation != "v5" and not task.reads_derived
-  if fused:  # the reward reads only qpos/qvel: one call steps and observes
+  if fused and task.held_sensors is not None:  # the new state evaluated, the held sensors put back
+    b.step_derived(frame_skip, mask)
+    held = b.sensordata[:, task.held_sensors]
+    b.observe(mask)
+    b.sensordata[:, task.held_sensors] = held
+  elif fused:  # the reward reads the new state: one call steps and observes
     b.step_observe(frame_skip, mask)
   elif observation != "v5":  # the observe below ends with the step1 that the next step starts from
     b.step_derived(frame_skip, mask)
