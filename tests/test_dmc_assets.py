@@ -8,7 +8,7 @@ import dmc_oracle
 from mjgym import physics
 from mjgym.envs.base import asset_path
 
-DOMAINS = ["cartpole", "cheetah", "walker", "pendulum", "point_mass", "hopper"]
+DOMAINS = ["cartpole", "cheetah", "walker", "pendulum", "point_mass", "hopper", "reacher"]
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -43,6 +43,8 @@ DMC_ENVS = (
     ("MjDMC/hopper-hop-v0", "mjgym.envs.dmc.hopper:MjDMCHopperEnv", 1000, {"hop_speed": 2.0}),
     ("MjDMC/pendulum-swingup-v0", "mjgym.envs.dmc.pendulum:MjDMCPendulumEnv", 1000, {}),
     ("MjDMC/point_mass-easy-v0", "mjgym.envs.dmc.point_mass:MjDMCPointMassEnv", 1000, {}),
+    ("MjDMC/reacher-easy-v0", "mjgym.envs.dmc.reacher:MjDMCReacherEnv", 1000, {}),
+    ("MjDMC/reacher-hard-v0", "mjgym.envs.dmc.reacher:MjDMCReacherEnv", 1000, {"target_size": 0.015}),
 )
 
 # The dm_control (domain, task) each suite id is.

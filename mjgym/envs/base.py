@@ -202,6 +202,10 @@ class Task:
     b.qpos[worlds] = self.init_qpos + noise.uniform(-s, s, self.model.nq)
     b.qvel[worlds] = self.init_qvel + noise.uniform(-s, s, self.model.nv)
 
+  def draw_constants(self, worlds, noise, carry):
+    """Draws what stays fixed over an episode of ``worlds`` and no state holds (a target placed at reset)
+    into their ``carry``, after ``reset``; ``start`` and ``post_step`` keep it."""
+
   def start(self, b, worlds, carry):
     """Fills ``carry[worlds]`` from a state that forward dynamics just evaluated (reset or set_state)."""
 
@@ -403,7 +407,9 @@ class MjEnv(gym.Env, EzPickle):
     b.reset()
     self._warnings_seen[:] = 0
     self._elapsed[:] = 0
-    self.task.reset(b, self._world, Noise(episode_keys([self._world_seed], [self._episode])))
+    noise = Noise(episode_keys([self._world_seed], [self._episode]))
+    self.task.reset(b, self._world, noise)
+    self.task.draw_constants(self._world, noise, self._carry)
     for key, size in (("qpos", self.model.nq), ("qvel", self.model.nv)):
       if options and key in options:
         value = np.asarray(options[key], np.float64)
