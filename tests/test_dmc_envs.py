@@ -157,3 +157,43 @@ def test_reward_terms_are_in_info(env_id):
   terms = [k for k in info if k.startswith("reward_")]
   assert terms and all(0.0 <= info[k] <= 1.0 for k in terms)
   assert 0.0 <= reward <= 1.0
+
+
+class _FixedNoise:
+  """Noise whose uniform draws are given numbers in [0, 1), scaled to the range asked for."""
+
+  def __init__(self, unit):
+    self.unit = np.asarray(unit, np.float64)
+
+  def uniform(self, low, high, n):
+    assert n == self.unit.size
+    return low + (high - low) * self.unit.reshape(1, n)
+
+
+def test_cheetah_settles_its_pose_as_dm_control():
+  """dm_control's cheetah reset: mj_resetData and forward at qpos0, the limited joints set, 200 steps (the first
+  mj_step2 from qpos0's forward dynamics), the clock set to 0, forward. MuJoCo runs that sequence from the same
+  joint angles; mjgym's reset of a world must reach its state within 1e-9."""
+  import mujoco  # pylint: disable=import-outside-toplevel
+  env = gym.make("MjDMC/cheetah-run-v0").unwrapped
+  m = mujoco.MjModel.from_xml_path(env.fullpath)
+  d = mujoco.MjData(m)
+  unit = np.random.default_rng(3).uniform(size=int(m.jnt_limited.sum()))
+  limited = np.flatnonzero(m.jnt_limited)
+  low, high = m.jnt_range[limited].T
+  mujoco.mj_resetData(m, d)
+  mujoco.mj_forward(m, d)
+  d.qpos[m.jnt_qposadr[limited]] = low + (high - low) * unit
+  mujoco.mj_step2(m, d)
+  mujoco.mj_step(m, d, 199)
+  mujoco.mj_step1(m, d)
+  b = env._batch  # pylint: disable=protected-access
+  b.reset()
+  env.task.reset(b, np.array([0]), _FixedNoise(unit))
+  assert b.time[0] == 0.0
+  np.testing.assert_allclose(b.qpos[0], d.qpos, rtol=0, atol=1e-9)
+  np.testing.assert_allclose(b.qvel[0], d.qvel, rtol=0, atol=1e-9)
+  plain = mujoco.MjData(m)  # 200 ordinary steps from the pose end elsewhere: the first step's origin matters
+  plain.qpos[m.jnt_qposadr[limited]] = low + (high - low) * unit
+  mujoco.mj_step(m, plain, 200)
+  assert np.abs(plain.qpos - d.qpos).max() > 1e-6

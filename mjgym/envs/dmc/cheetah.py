@@ -12,10 +12,10 @@ from mjgym.envs.dmc import DmcTask
 from mjgym.envs.dmc import mask_of
 from mjgym.envs.rewards import tolerance_kernel
 
-# dm_control lets the randomized pose settle for 200 physics steps before the episode. Its first one is mj_step2
-# on freshly reset Data, whose derived fields are zero: no acceleration, and the state does not move (only the
-# clock, which is reset to 0 afterwards). The 199 steps after it are ordinary steps.
-_SETTLE_STEPS = 199
+# dm_control lets the randomized pose settle for 200 physics steps before the episode, the first one mj_step2
+# from the forward dynamics its reset evaluated at qpos0: that step's accelerations are those of qpos0 at rest,
+# integrated from the randomized qpos. The others are ordinary steps.
+_SETTLE_STEPS = 200
 
 
 class CheetahParams(NamedTuple):
@@ -41,8 +41,11 @@ class CheetahTask(DmcTask):
     low, high = self.model.jnt_range[self.limited].T
     qpos = b.qpos[worlds]
     qpos[:, self.model.jnt_qposadr[self.limited]] = low + (high - low) * noise.uniform(0.0, 1.0, len(low))
+    mask = mask_of(b, worlds)
+    b.observe(mask)  # at qpos0; writing qpos below leaves these stages for the first step to start from
     b.qpos[worlds] = qpos
-    b.step(_SETTLE_STEPS, mask_of(b, worlds))
+    b.step_derived(1, mask)
+    b.step(_SETTLE_STEPS - 1, mask)
     b.time[worlds] = 0.0
 
   def observe_sensors(self, b):
