@@ -45,6 +45,7 @@ DMC_ENVS = (
     ("MjDMC/point_mass-easy-v0", "mjgym.envs.dmc.point_mass:MjDMCPointMassEnv", 1000, {}),
     ("MjDMC/reacher-easy-v0", "mjgym.envs.dmc.reacher:MjDMCReacherEnv", 1000, {}),
     ("MjDMC/reacher-hard-v0", "mjgym.envs.dmc.reacher:MjDMCReacherEnv", 1000, {"target_size": 0.015}),
+    ("MjDMC/ball_in_cup-catch-v0", "mjgym.envs.dmc.ball_in_cup:MjDMCBallInCupEnv", 1000, {}),
 )
 
 # The dm_control (domain, task) each suite id is.

@@ -85,6 +85,24 @@ def randomize_limited_and_rotational_joints(model, qpos, noise):
       qpos[:, adr + 3:adr + 7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
 
 
+def until_contact_free(b, worlds, propose, max_attempts=1000):
+  """dm_control's rejection of initial states in contact: ``propose(qpos)`` fills candidate rows of ``worlds``
+  ((len(worlds), nq), from their current qpos) with draws; forward dynamics evaluate them, and each world keeps
+  its first candidate without contacts. Every attempt draws for all of ``worlds``, so that a world's numbers
+  never depend on the others'."""
+  pending = np.ones(len(worlds), np.bool_)
+  for _ in range(max_attempts):
+    candidates = b.qpos[worlds]
+    propose(candidates)
+    rows = worlds[pending]
+    b.qpos[rows] = candidates[pending]
+    b.forward(mask_of(b, rows))
+    pending[pending] = b.ncon[rows, 0] > 0
+    if not pending.any():
+      return
+  raise RuntimeError(f"no contact-free initial state in {max_attempts} attempts")
+
+
 class DmcEnv(MjEnv):
   """Base of the suite's env classes: ``observation`` is "flat" (default) or "dict" (see the module)."""
 
