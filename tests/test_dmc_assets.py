@@ -8,7 +8,7 @@ import dmc_oracle
 from mjgym import physics
 from mjgym.envs.base import asset_path
 
-DOMAINS = ["cartpole", "cheetah", "walker", "pendulum", "point_mass", "hopper", "reacher", "ball_in_cup"]
+DOMAINS = ["cartpole", "cheetah", "walker", "hopper", "pendulum", "point_mass", "reacher", "ball_in_cup", "finger"]
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -46,6 +46,10 @@ DMC_ENVS = (
     ("MjDMC/reacher-easy-v0", "mjgym.envs.dmc.reacher:MjDMCReacherEnv", 1000, {}),
     ("MjDMC/reacher-hard-v0", "mjgym.envs.dmc.reacher:MjDMCReacherEnv", 1000, {"target_size": 0.015}),
     ("MjDMC/ball_in_cup-catch-v0", "mjgym.envs.dmc.ball_in_cup:MjDMCBallInCupEnv", 1000, {}),
+    ("MjDMC/finger-spin-v0", "mjgym.envs.dmc.finger:MjDMCFingerEnv", 1000, {}),
+    ("MjDMC/finger-turn_easy-v0", "mjgym.envs.dmc.finger:MjDMCFingerEnv", 1000, {"turn": True}),
+    ("MjDMC/finger-turn_hard-v0", "mjgym.envs.dmc.finger:MjDMCFingerEnv", 1000,
+     {"turn": True, "target_radius": 0.03}),
 )
 
 # The dm_control (domain, task) each suite id is.
