@@ -3,6 +3,7 @@ to the single env, resets distributed as dm_control's, documented defaults equal
 
 import ast
 import inspect
+import pathlib
 import re
 
 import gymnasium as gym
@@ -201,3 +202,12 @@ def test_cheetah_settles_its_pose_as_dm_control():
   plain.qpos[m.jnt_qposadr[limited]] = low + (high - low) * unit
   mujoco.mj_step(m, plain, 200)
   assert np.abs(plain.qpos - d.qpos).max() > 1e-6
+
+
+def test_docs_observation_table_is_current():
+  """docs/dmc.md's table is what ``python -m mjgym.envs.dmc`` prints for the registered tasks."""
+  from mjgym.envs.dmc import observation_table  # pylint: disable=import-outside-toplevel
+  doc = (pathlib.Path(__file__).resolve().parent.parent / "docs" / "dmc.md").read_text()
+  current = doc.split("<!-- observation table -->\n")[1].split("<!-- end of observation table -->")[0]
+  assert current == observation_table({env_id: gym.make(env_id) for env_id in IDS}), \
+      "docs/dmc.md: regenerate its table with python -m mjgym.envs.dmc"

@@ -103,6 +103,24 @@ def until_contact_free(b, worlds, propose, max_attempts=1000):
   raise RuntimeError(f"no contact-free initial state in {max_attempts} attempts")
 
 
+def observation_table(envs):
+  """Markdown of each suite env's observation layout: id, then each key's shape and its flat indices.
+  ``envs``: {id: env}; docs/dmc.md holds this table for the registered tasks (tests keep it current)."""
+  lines = ["| Task | dt (s) | frame_skip | action | observation | key | shape | flat indices |",
+           "|------|--------|------------|--------|-------------|-----|-------|--------------|"]
+  for env_id, env in envs.items():
+    env = env.unwrapped
+    first, start = True, 0
+    for key, shape in env.task.layout:
+      size = int(np.prod(shape, dtype=np.int64))
+      head = (f"| {env_id} | {env.dt:g} | {env.frame_skip} | {env.action_space.shape[0]} | "
+              f"{env.observation_space.shape[0]} " if first else "| | | | | ")
+      lines.append(f"{head}| {key} | {shape} | {start}-{start + size - 1} |" if size > 1 else
+                   f"{head}| {key} | {shape} | {start} |")
+      first, start = False, start + size
+  return "\n".join(lines) + "\n"
+
+
 class DmcEnv(MjEnv):
   """Base of the suite's env classes: ``observation`` is "flat" (default) or "dict" (see the module)."""
 
