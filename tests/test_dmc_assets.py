@@ -8,7 +8,8 @@ import dmc_oracle
 from mjgym import physics
 from mjgym.envs.base import asset_path
 
-DOMAINS = ["cartpole", "cheetah", "walker", "hopper", "pendulum", "point_mass", "reacher", "ball_in_cup", "finger"]
+DOMAINS = ["cartpole", "cheetah", "walker", "hopper", "pendulum", "point_mass", "reacher", "ball_in_cup", "finger",
+           "acrobot"]
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

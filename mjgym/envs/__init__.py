@@ -39,6 +39,8 @@ DMC_ENVS = (
     ("MjDMC/walker-stand-v0", "mjgym.envs.dmc.walker:MjDMCWalkerEnv", 1000, {}),
     ("MjDMC/walker-walk-v0", "mjgym.envs.dmc.walker:MjDMCWalkerEnv", 1000, {"move_speed": 1.0}),
     ("MjDMC/walker-run-v0", "mjgym.envs.dmc.walker:MjDMCWalkerEnv", 1000, {"move_speed": 8.0}),
+    ("MjDMC/acrobot-swingup-v0", "mjgym.envs.dmc.acrobot:MjDMCAcrobotEnv", 1000, {}),
+    ("MjDMC/acrobot-swingup_sparse-v0", "mjgym.envs.dmc.acrobot:MjDMCAcrobotEnv", 1000, {"sparse": True}),
     ("MjDMC/hopper-stand-v0", "mjgym.envs.dmc.hopper:MjDMCHopperEnv", 1000, {}),
     ("MjDMC/hopper-hop-v0", "mjgym.envs.dmc.hopper:MjDMCHopperEnv", 1000, {"hop_speed": 2.0}),
     ("MjDMC/pendulum-swingup-v0", "mjgym.envs.dmc.pendulum:MjDMCPendulumEnv", 1000, {}),
