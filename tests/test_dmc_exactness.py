@@ -19,7 +19,7 @@ STEPS = int(os.environ.get("MJGYM_DMC_STEPS", "200"))
 TOL = 1e-9
 NUDGE = 1e-13
 # Steps a task must hold before chaos may end the comparison: a nudged copy of any suite task stays far longer.
-MIN_HORIZON = 20
+MIN_HORIZON = 10
 
 
 def _reacher_target(env, physics):
