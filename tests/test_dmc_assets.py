@@ -9,7 +9,7 @@ from mjgym import physics
 from mjgym.envs.base import asset_path
 
 DOMAINS = ["cartpole", "cheetah", "walker", "hopper", "pendulum", "point_mass", "reacher", "ball_in_cup", "finger",
-           "acrobot", "humanoid"]
+           "acrobot", "humanoid", "fish"]
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -31,8 +31,13 @@ def _finger_target(env, physics):
     env.unwrapped._carry[0] = physics.named.model.site_pos["target", ["x", "z"]]  # pylint: disable=protected-access
 
 
+def _fish_target(env, physics):
+  if env.unwrapped.task.p.swim:
+    env.unwrapped._carry[0] = physics.named.model.geom_pos["target"]  # pylint: disable=protected-access
+
+
 # What a task draws into the model every episode, copied into mjgym's env (after its reset, before set_state).
-EPISODE_FIELDS = {"reacher": _reacher_target, "finger": _finger_target}
+EPISODE_FIELDS = {"reacher": _reacher_target, "finger": _finger_target, "fish": _fish_target}
 
 
 def _error(obs, reward, terminated, truncated, ts):

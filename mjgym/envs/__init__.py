@@ -44,6 +44,8 @@ DMC_ENVS = (
     ("MjDMC/humanoid-stand-v0", "mjgym.envs.dmc.humanoid:MjDMCHumanoidEnv", 1000, {}),
     ("MjDMC/humanoid-walk-v0", "mjgym.envs.dmc.humanoid:MjDMCHumanoidEnv", 1000, {"move_speed": 1.0}),
     ("MjDMC/humanoid-run-v0", "mjgym.envs.dmc.humanoid:MjDMCHumanoidEnv", 1000, {"move_speed": 10.0}),
+    ("MjDMC/fish-upright-v0", "mjgym.envs.dmc.fish:MjDMCFishEnv", 1000, {}),
+    ("MjDMC/fish-swim-v0", "mjgym.envs.dmc.fish:MjDMCFishEnv", 1000, {"swim": True}),
     ("MjDMC/hopper-stand-v0", "mjgym.envs.dmc.hopper:MjDMCHopperEnv", 1000, {}),
     ("MjDMC/hopper-hop-v0", "mjgym.envs.dmc.hopper:MjDMCHopperEnv", 1000, {"hop_speed": 2.0}),
     ("MjDMC/pendulum-swingup-v0", "mjgym.envs.dmc.pendulum:MjDMCPendulumEnv", 1000, {}),
