@@ -34,10 +34,11 @@ def load(domain, task, seed):
   return suite.load(domain, task, task_kwargs={"random": seed})
 
 
-def suite_model(domain):
-  """MuJoCo's compile of dm_control's own XML of ``domain`` (with its common assets)."""
+def suite_model(domain, *args):
+  """MuJoCo's compile of dm_control's own XML of ``domain`` (with its common assets); ``args``: what the domain's
+  model takes (the swimmer's number of links)."""
   module = getattr(suite, domain)
-  xml, assets = module.get_model_and_assets()
+  xml, assets = module.get_model_and_assets(*args)
   return mujoco.MjModel.from_xml_string(xml, assets)
 
 

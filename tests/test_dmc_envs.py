@@ -100,7 +100,8 @@ def _ks(a, b):
                                     "MjDMC/pendulum-swingup-v0", "MjDMC/point_mass-easy-v0",
                                     "MjDMC/reacher-hard-v0", "MjDMC/ball_in_cup-catch-v0",
                                     "MjDMC/finger-turn_hard-v0", "MjDMC/acrobot-swingup-v0",
-                                    "MjDMC/humanoid-stand-v0", "MjDMC/fish-swim-v0"])
+                                    "MjDMC/humanoid-stand-v0", "MjDMC/fish-swim-v0",
+                                    "MjDMC/swimmer-swimmer6-v0"])
 def test_reset_states_are_distributed_as_dm_controls(env_id):
   """qpos, qvel and the observation after reset (targets too), 150 episodes of each: every coordinate's
   two-sample KS statistic below 0.25 (its 0.999 quantile for equal distributions is 0.225); coordinates

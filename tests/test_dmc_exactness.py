@@ -36,8 +36,13 @@ def _fish_target(env, physics):
     env.unwrapped._carry[0] = physics.named.model.geom_pos["target"]  # pylint: disable=protected-access
 
 
+def _swimmer_target(env, physics):
+  env.unwrapped._carry[0] = physics.named.model.geom_pos["target", :2]  # pylint: disable=protected-access
+
+
 # What a task draws into the model every episode, copied into mjgym's env (after its reset, before set_state).
-EPISODE_FIELDS = {"reacher": _reacher_target, "finger": _finger_target, "fish": _fish_target}
+EPISODE_FIELDS = {"reacher": _reacher_target, "finger": _finger_target, "fish": _fish_target,
+                  "swimmer": _swimmer_target}
 
 
 def _error(obs, reward, terminated, truncated, ts):

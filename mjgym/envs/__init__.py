@@ -36,6 +36,8 @@ DMC_ENVS = (
     ("MjDMC/cartpole-swingup_sparse-v0", "mjgym.envs.dmc.cartpole:MjDMCCartpoleEnv", 1000,
      {"swing_up": True, "sparse": True}),
     ("MjDMC/cheetah-run-v0", "mjgym.envs.dmc.cheetah:MjDMCCheetahEnv", 1000, {}),
+    ("MjDMC/swimmer-swimmer6-v0", "mjgym.envs.dmc.swimmer:MjDMCSwimmer6Env", 1000, {}),
+    ("MjDMC/swimmer-swimmer15-v0", "mjgym.envs.dmc.swimmer:MjDMCSwimmer15Env", 1000, {}),
     ("MjDMC/walker-stand-v0", "mjgym.envs.dmc.walker:MjDMCWalkerEnv", 1000, {}),
     ("MjDMC/walker-walk-v0", "mjgym.envs.dmc.walker:MjDMCWalkerEnv", 1000, {"move_speed": 1.0}),
     ("MjDMC/walker-run-v0", "mjgym.envs.dmc.walker:MjDMCWalkerEnv", 1000, {"move_speed": 8.0}),
