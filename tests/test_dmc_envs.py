@@ -196,7 +196,7 @@ def test_cheetah_settles_its_pose_as_dm_control():
   mujoco.mj_step1(m, d)
   b = env._batch  # pylint: disable=protected-access
   b.reset()
-  env.task.reset(b, np.array([0]), _FixedNoise(unit))
+  env.task.reset(b, np.array([0]), _FixedNoise(unit), env._carry)  # pylint: disable=protected-access
   assert b.time[0] == 0.0
   np.testing.assert_allclose(b.qpos[0], d.qpos, rtol=0, atol=1e-9)
   np.testing.assert_allclose(b.qvel[0], d.qvel, rtol=0, atol=1e-9)

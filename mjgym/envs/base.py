@@ -195,16 +195,13 @@ class Task:
     """Sensors (qpos entries) the observation leaves out."""
     return self.skipped_qpos if getattr(self.p, "exclude_current_positions_from_observation", False) else 0
 
-  def reset(self, b, worlds, noise):
-    """Sets the initial state of ``worlds`` (index array; their Data was just reset): init_qpos/init_qvel
-    plus uniform noise of ``reset_noise_scale`` on both."""
+  def reset(self, b, worlds, noise, carry):
+    """Sets the initial state of ``worlds`` (index array; their Data was just reset), and in their ``carry``
+    what stays fixed over the episode and no state holds (a target placed at reset; ``start`` and ``post_step``
+    keep it). The default: init_qpos/init_qvel plus uniform noise of ``reset_noise_scale`` on both."""
     s = self.p.reset_noise_scale
     b.qpos[worlds] = self.init_qpos + noise.uniform(-s, s, self.model.nq)
     b.qvel[worlds] = self.init_qvel + noise.uniform(-s, s, self.model.nv)
-
-  def draw_constants(self, worlds, noise, carry):
-    """Draws what stays fixed over an episode of ``worlds`` and no state holds (a target placed at reset)
-    into their ``carry``, after ``reset``; ``start`` and ``post_step`` keep it."""
 
   def start(self, b, worlds, carry):
     """Fills ``carry[worlds]`` from a state that forward dynamics just evaluated (reset or set_state)."""
@@ -407,9 +404,7 @@ class MjEnv(gym.Env, EzPickle):
     b.reset()
     self._warnings_seen[:] = 0
     self._elapsed[:] = 0
-    noise = Noise(episode_keys([self._world_seed], [self._episode]))
-    self.task.reset(b, self._world, noise)
-    self.task.draw_constants(self._world, noise, self._carry)
+    self.task.reset(b, self._world, Noise(episode_keys([self._world_seed], [self._episode])), self._carry)
     for key, size in (("qpos", self.model.nq), ("qvel", self.model.nv)):
       if options and key in options:
         value = np.asarray(options[key], np.float64)

@@ -224,9 +224,8 @@ class VectorCore:
     b = self.batch
     with self._threads(len(worlds), per_thread=MIN_RESET_WORLDS_PER_THREAD):
       b.reset(mask)
-      noise = base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds]))
-      self.task.reset(b, worlds, noise)
-      self.task.draw_constants(worlds, noise, self.carry)
+      self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])),
+                      self.carry)
       base.settle(b, self.task, self.observation, worlds, self.carry, mask)
     self.warnings_seen[worlds] = 0
     self.elapsed[worlds] = 0

@@ -47,7 +47,7 @@ class DmcTask(Task):
   def observation_structure(self, v5):
     return {key: int(np.prod(shape, dtype=np.int64)) for key, shape in self.layout}
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     raise NotImplementedError
 
 

@@ -37,7 +37,7 @@ class AcrobotTask(DmcTask):
   def observation_layout(self, model):
     return (("orientations", (4,)), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     b.qpos[worlds] = noise.uniform(-np.pi, np.pi, self.model.nq)
 
   def observe_sensors(self, b):

@@ -36,7 +36,7 @@ class BallInCupTask(DmcTask):
   def observation_layout(self, model):
     return (("position", (model.nq,)), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     def propose(qpos):
       qpos[:, self.ball_adr[0]] = noise.uniform(*self.p.ball_x_range, 1)[:, 0]
       qpos[:, self.ball_adr[1]] = noise.uniform(*self.p.ball_z_range, 1)[:, 0]

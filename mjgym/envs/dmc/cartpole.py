@@ -34,7 +34,7 @@ class CartpoleTask(DmcTask):
     npole = model.nbody - 2
     return (("position", (1 + 2 * npole,)), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     n = len(worlds)
     qpos = np.zeros((n, self.model.nq))
     if self.p.swing_up:

@@ -37,7 +37,7 @@ class CheetahTask(DmcTask):
   def observation_layout(self, model):
     return (("position", (model.nq - 1,)), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     low, high = self.model.jnt_range[self.limited].T
     qpos = b.qpos[worlds]
     qpos[:, self.model.jnt_qposadr[self.limited]] = low + (high - low) * noise.uniform(0.0, 1.0, len(low))

@@ -59,10 +59,8 @@ class FingerTask(DmcTask):
     layout = (("position", (4,)), ("velocity", (3,)), ("touch", (2,)))
     return layout + ((("target_position", (2,)), ("dist_to_target", ())) if self.p.turn else ())
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     until_contact_free(b, worlds, lambda qpos: randomize_limited_and_rotational_joints(self.model, qpos, noise))
-
-  def draw_constants(self, worlds, noise, carry):
     if self.p.turn:
       angle = noise.uniform(-np.pi, np.pi, 1)[:, 0]
       carry[worlds, 0] = self.hinge_anchor[0] + self.spinner_radius * np.sin(angle)

@@ -52,13 +52,11 @@ class FishTask(DmcTask):
     target = (("target", (3,)),) if self.p.swim else ()
     return (("joint_angles", (len(_JOINTS),)), ("upright", ())) + target + (("velocity", (model.nv,)),)
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     quat = noise.normal(1.0, 4)
     b.qpos[worlds, self.root + 3:self.root + 7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
     r = self.p.joint_range
     b.qpos[worlds[:, None], self.joints] = noise.uniform(-r, r, len(_JOINTS))
-
-  def draw_constants(self, worlds, noise, carry):
     if self.p.swim:
       low, high = np.array(self.p.target_low), np.array(self.p.target_high)
       carry[worlds] = low + (high - low) * noise.uniform(0.0, 1.0, 3)

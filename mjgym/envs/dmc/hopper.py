@@ -41,7 +41,7 @@ class HopperTask(DmcTask):
   def observation_layout(self, model):
     return (("position", (model.nq - 1,)), ("velocity", (model.nv,)), ("touch", (2,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     qpos = b.qpos[worlds]
     randomize_limited_and_rotational_joints(self.model, qpos, noise)
     b.qpos[worlds] = qpos

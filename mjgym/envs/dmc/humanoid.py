@@ -48,7 +48,7 @@ class HumanoidTask(DmcTask):
     return (("joint_angles", (model.nq - _ROOT_QPOS,)), ("head_height", ()), ("extremities", (12,)),
             ("torso_vertical", (3,)), ("com_velocity", (3,)), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     until_contact_free(b, worlds, lambda qpos: randomize_limited_and_rotational_joints(self.model, qpos, noise))
 
   def observe_sensors(self, b):

@@ -32,7 +32,7 @@ class PendulumTask(DmcTask):
   def observation_layout(self, model):
     return (("orientation", (2,)), ("velocity", (1,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     b.qpos[worlds, 0] = noise.uniform(-np.pi, np.pi, 1)[:, 0]
 
   def observe_sensors(self, b):

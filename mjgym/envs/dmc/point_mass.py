@@ -33,7 +33,7 @@ class PointMassTask(DmcTask):
   def observation_layout(self, model):
     return (("position", (model.nq,)), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     qpos = b.qpos[worlds]
     randomize_limited_and_rotational_joints(self.model, qpos, noise)
     b.qpos[worlds] = qpos

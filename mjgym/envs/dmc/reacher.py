@@ -39,12 +39,10 @@ class ReacherTask(DmcTask):
   def observation_layout(self, model):
     return (("position", (model.nq,)), ("to_target", (2,)), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     qpos = b.qpos[worlds]
     randomize_limited_and_rotational_joints(self.model, qpos, noise)
     b.qpos[worlds] = qpos
-
-  def draw_constants(self, worlds, noise, carry):
     angle = noise.uniform(0.0, 2.0 * np.pi, 1)[:, 0]
     radius = noise.uniform(*self.p.target_radius_range, 1)[:, 0]
     carry[worlds, 0] = radius * np.sin(angle)

@@ -47,12 +47,10 @@ class SwimmerTask(DmcTask):
     return (("joints", (model.nq - _ROOT_QPOS,)), ("to_target", (2,)),
             ("body_velocities", ((model.nsensordata - _BODY_SENSORS) // 2,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     qpos = b.qpos[worlds]
     randomize_limited_and_rotational_joints(self.model, qpos, noise)
     b.qpos[worlds] = qpos
-
-  def draw_constants(self, worlds, noise, carry):
     close = noise.uniform(0.0, 1.0, 1)[:, 0] < self.p.close_target_probability
     box = np.where(close, self.p.close_target_box, self.p.far_target_box)[:, None]
     carry[worlds] = box * noise.uniform(-1.0, 1.0, 2)

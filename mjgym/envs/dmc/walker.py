@@ -38,7 +38,7 @@ class WalkerTask(DmcTask):
   def observation_layout(self, model):
     return (("orientations", (2 * (model.nbody - 1),)), ("height", ()), ("velocity", (model.nv,)))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     qpos = b.qpos[worlds]
     randomize_limited_and_rotational_joints(self.model, qpos, noise)
     b.qpos[worlds] = qpos
