@@ -36,9 +36,9 @@ def load(domain, task, seed):
 
 def suite_model(domain, *args):
   """MuJoCo's compile of dm_control's own XML of ``domain`` (with its common assets); ``args``: what the domain's
-  model takes (the swimmer's number of links)."""
+  model takes (the swimmer's number of links, the manipulator's use_peg and insert)."""
   module = getattr(suite, domain)
-  xml, assets = module.get_model_and_assets(*args)
+  xml, assets = module.make_model(*args) if domain == "manipulator" else module.get_model_and_assets(*args)
   return mujoco.MjModel.from_xml_string(xml, assets)
 
 

@@ -13,10 +13,11 @@ DOMAINS = ["cartpole", "cheetah", "walker", "hopper", "pendulum", "point_mass", 
 
 
 # Assets dm_control builds in code from one XML: (asset, domain, what the domain's model takes).
-GENERATED = [("swimmer6", "swimmer", 6), ("swimmer15", "swimmer", 15)]
+GENERATED = [("swimmer6", "swimmer", (6,)), ("swimmer15", "swimmer", (15,)),
+             ("manipulator_bring_ball", "manipulator", (False, False))]
 
 
-@pytest.mark.parametrize("asset, domain, args", [(d, d, ()) for d in DOMAINS] + [(a, d, (n,)) for a, d, n in GENERATED],
+@pytest.mark.parametrize("asset, domain, args", [(d, d, ()) for d in DOMAINS] + GENERATED,
                          ids=lambda v: v if isinstance(v, str) else "")
 def test_asset_compiles_to_dm_controls_model(asset, domain, args):
   ours = mujoco.MjModel.from_xml_path(asset_path(f"dmc/{asset}.xml"))

@@ -71,6 +71,7 @@ def test_same_seed_same_episode(env_id):
     ("MjDMC/ball_in_cup-catch-v0", "flat", AutoresetMode.SAME_STEP),
     ("MjDMC/reacher-easy-v0", "flat", AutoresetMode.NEXT_STEP),
     ("MjDMC/finger-turn_easy-v0", "dict", AutoresetMode.DISABLED),
+    ("MjDMC/manipulator-bring_ball-v0", "flat", AutoresetMode.NEXT_STEP),
 ])
 def test_vector_env_equals_single_envs_bitwise(env_id, observation, mode):
   """World i of the batched vector env equals gym.make(env_id) seeded with seed + i, resets included."""
@@ -101,7 +102,7 @@ def _ks(a, b):
                                     "MjDMC/reacher-hard-v0", "MjDMC/ball_in_cup-catch-v0",
                                     "MjDMC/finger-turn_hard-v0", "MjDMC/acrobot-swingup-v0",
                                     "MjDMC/humanoid-stand-v0", "MjDMC/fish-swim-v0",
-                                    "MjDMC/swimmer-swimmer6-v0"])
+                                    "MjDMC/swimmer-swimmer6-v0", "MjDMC/manipulator-bring_ball-v0"])
 def test_reset_states_are_distributed_as_dm_controls(env_id):
   """qpos, qvel and the observation after reset (targets too), 150 episodes of each: every coordinate's
   two-sample KS statistic below 0.25 (its 0.999 quantile for equal distributions is 0.225); coordinates

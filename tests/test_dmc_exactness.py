@@ -40,9 +40,14 @@ def _swimmer_target(env, physics):
   env.unwrapped._carry[0] = physics.named.model.geom_pos["target", :2]  # pylint: disable=protected-access
 
 
+def _manipulator_target(env, physics):
+  pos, quat = physics.named.model.body_pos["target_ball"], physics.named.model.body_quat["target_ball"]
+  env.unwrapped._carry[0] = pos[0], pos[2], 2 * np.arctan2(quat[2], quat[0])  # pylint: disable=protected-access
+
+
 # What a task draws into the model every episode, copied into mjgym's env (after its reset, before set_state).
 EPISODE_FIELDS = {"reacher": _reacher_target, "finger": _finger_target, "fish": _fish_target,
-                  "swimmer": _swimmer_target}
+                  "swimmer": _swimmer_target, "manipulator": _manipulator_target}
 
 
 def _error(obs, reward, terminated, truncated, ts):

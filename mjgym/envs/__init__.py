@@ -50,6 +50,7 @@ DMC_ENVS = (
     ("MjDMC/humanoid-stand-v0", "mjgym.envs.dmc.humanoid:MjDMCHumanoidEnv", 1000, {}),
     ("MjDMC/humanoid-walk-v0", "mjgym.envs.dmc.humanoid:MjDMCHumanoidEnv", 1000, {"move_speed": 1.0}),
     ("MjDMC/humanoid-run-v0", "mjgym.envs.dmc.humanoid:MjDMCHumanoidEnv", 1000, {"move_speed": 10.0}),
+    ("MjDMC/manipulator-bring_ball-v0", "mjgym.envs.dmc.manipulator:MjDMCManipulatorEnv", 1000, {}),
     ("MjDMC/pendulum-swingup-v0", "mjgym.envs.dmc.pendulum:MjDMCPendulumEnv", 1000, {}),
     ("MjDMC/point_mass-easy-v0", "mjgym.envs.dmc.point_mass:MjDMCPointMassEnv", 1000, {}),
     ("MjDMC/reacher-easy-v0", "mjgym.envs.dmc.reacher:MjDMCReacherEnv", 1000, {}),
