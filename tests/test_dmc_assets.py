@@ -14,7 +14,8 @@ DOMAINS = ["cartpole", "cheetah", "walker", "hopper", "pendulum", "point_mass", 
 
 # Assets dm_control builds in code from one XML: (asset, domain, what the domain's model takes).
 GENERATED = [("swimmer6", "swimmer", (6,)), ("swimmer15", "swimmer", (15,)),
-             ("manipulator_bring_ball", "manipulator", (False, False))]
+             ("manipulator_bring_ball", "manipulator", (False, False)),
+             ("cartpole_two_poles", "cartpole", (2,)), ("cartpole_three_poles", "cartpole", (3,))]
 
 
 @pytest.mark.parametrize("asset, domain, args", [(d, d, ()) for d in DOMAINS] + GENERATED,

@@ -96,7 +96,7 @@ def _ks(a, b):
                        - np.searchsorted(np.sort(b), grid, "right") / len(b)))
 
 
-@pytest.mark.parametrize("env_id", ["MjDMC/cartpole-balance-v0", "MjDMC/cartpole-swingup-v0",
+@pytest.mark.parametrize("env_id", ["MjDMC/cartpole-balance-v0", "MjDMC/cartpole-three_poles-v0",
                                     "MjDMC/cheetah-run-v0", "MjDMC/walker-stand-v0", "MjDMC/hopper-stand-v0",
                                     "MjDMC/pendulum-swingup-v0", "MjDMC/point_mass-easy-v0",
                                     "MjDMC/reacher-hard-v0", "MjDMC/ball_in_cup-catch-v0",

@@ -168,3 +168,48 @@ class MjDMCCartpoleEnv(DmcEnv):
   xml = "dmc/cartpole.xml"
   default_frame_skip = 1
   default_camera = "fixed"
+
+
+class MjDMCCartpoleTwoPolesEnv(MjDMCCartpoleEnv):
+  """The DeepMind Control Suite's cart-pole with two poles in a chain (MjDMC/cartpole-two_poles-v0, registered
+  with ``swing_up=True``): ``MjDMCCartpoleEnv``'s task on ``mjgym/assets/dmc/cartpole_two_poles.xml``. The
+  observation is ``position`` (cart position, then each pole's (cosine, sine) of its angle from upright: 5) and
+  ``velocity`` (3); upright is the poles' mean and small_velocity the smallest over the poles' angular
+  velocities; swing-up draws the second pole's angle normal with deviation 0.1. See ``MjDMCCartpoleEnv`` for the
+  rest.
+
+  ## Arguments
+  | Argument | Default | Meaning |
+  |----------|---------|---------|
+  | swing_up | False | start with the poles down (the registered task: True) |
+  | sparse | False | the sparse reward |
+  | cart_range | (-0.25, 0.25) | sparse reward's cart bounds, m |
+  | angle_cosine_range | (0.995, 1.0) | sparse reward's bounds of the poles' angle cosines |
+  | observation | "flat" | "flat" (one Box) or "dict" (dm_control's keys) |
+  | frame_skip | 1 | physics steps per env step (dt = 0.01 s, dm_control's control timestep) |
+  | obs_dtype | float64 | observation dtype |
+  | camera | fixed | MJCF camera of render() |
+  """
+
+  xml = "dmc/cartpole_two_poles.xml"
+
+
+class MjDMCCartpoleThreePolesEnv(MjDMCCartpoleEnv):
+  """The DeepMind Control Suite's cart-pole with three poles in a chain (MjDMC/cartpole-three_poles-v0,
+  registered with ``swing_up=True``): as ``MjDMCCartpoleTwoPolesEnv`` with a third pole
+  (``mjgym/assets/dmc/cartpole_three_poles.xml``): ``position`` 7, ``velocity`` 4.
+
+  ## Arguments
+  | Argument | Default | Meaning |
+  |----------|---------|---------|
+  | swing_up | False | start with the poles down (the registered task: True) |
+  | sparse | False | the sparse reward |
+  | cart_range | (-0.25, 0.25) | sparse reward's cart bounds, m |
+  | angle_cosine_range | (0.995, 1.0) | sparse reward's bounds of the poles' angle cosines |
+  | observation | "flat" | "flat" (one Box) or "dict" (dm_control's keys) |
+  | frame_skip | 1 | physics steps per env step (dt = 0.01 s, dm_control's control timestep) |
+  | obs_dtype | float64 | observation dtype |
+  | camera | fixed | MJCF camera of render() |
+  """
+
+  xml = "dmc/cartpole_three_poles.xml"

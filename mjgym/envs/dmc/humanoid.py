@@ -22,11 +22,11 @@ _ROOT_QPOS = 7  # the free joint's position and quaternion
 class HumanoidParams(NamedTuple):
   move_speed: float = 0.0
   stand_height: float = 1.4
+  pure_state: bool = False
 
 
 class HumanoidTask(DmcTask):
-  """dm_control's ``humanoid.Humanoid`` (its feature observation, not ``pure_state``) for many worlds at
-  once."""
+  """dm_control's ``humanoid.Humanoid`` for many worlds at once."""
 
   Params = HumanoidParams
 
@@ -45,6 +45,8 @@ class HumanoidTask(DmcTask):
                                                             "torso_subtreelinvel")])
 
   def observation_layout(self, model):
+    if self.p.pure_state:
+      return (("position", (model.nq,)), ("velocity", (model.nv,)))
     return (("joint_angles", (model.nq - _ROOT_QPOS,)), ("head_height", ()), ("extremities", (12,)),
             ("torso_vertical", (3,)), ("com_velocity", (3,)), ("velocity", (model.nv,)))
 
@@ -52,6 +54,8 @@ class HumanoidTask(DmcTask):
     until_contact_free(b, worlds, lambda qpos: randomize_limited_and_rotational_joints(self.model, qpos, noise))
 
   def observe_sensors(self, b):
+    if self.p.pure_state:
+      return np.concatenate((b.qpos, b.qvel), axis=1)
     return _observe(b.qpos, b.qvel, b.xpos, b.xmat, b.sensordata, self.torso, self.head, self.limbs, self.com_adr)
 
   def post_step(self, b, action, carry):
@@ -122,13 +126,15 @@ class MjDMCHumanoidEnv(DmcEnv):
   | MjDMC/humanoid-stand-v0 | 0 |
   | MjDMC/humanoid-walk-v0 | 1 |
   | MjDMC/humanoid-run-v0 | 10 |
+  | MjDMC/humanoid-run_pure_state-v0 | 10, with ``pure_state=True`` |
 
   ## Action Space
   ``Box(-1, 1, (21,), float32)``: torques of the 21 hinges, in the model's actuator order (abdomen y, z, x;
   right hip x, z, y, knee, ankle x, y; the same on the left; right shoulder 1, 2, elbow; the same on the left).
 
   ## Observation Space
-  dm_control's dict in its order, flat ``Box(-inf, inf, (67,), obs_dtype)`` by default:
+  dm_control's dict in its order, flat ``Box(-inf, inf, (67,), obs_dtype)`` by default (with ``pure_state``,
+  ``position``, qpos (28), and ``velocity``, qvel (27): ``(55,)``):
 
   | Key | Num | Quantity | Unit |
   |-----|-----|----------|------|
@@ -161,6 +167,7 @@ class MjDMCHumanoidEnv(DmcEnv):
   |----------|---------|---------|
   | move_speed | 0.0 | speed of full move reward, m/s (0: the stand task) |
   | stand_height | 1.4 | head height of full standing reward, m |
+  | pure_state | False | observe qpos and qvel only |
   | observation | "flat" | "flat" (one Box) or "dict" (dm_control's keys) |
   | frame_skip | 5 | physics steps per env step (dt = 0.025 s, dm_control's control timestep) |
   | obs_dtype | float64 | observation dtype |
