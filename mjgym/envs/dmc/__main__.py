@@ -2,7 +2,7 @@
 
 import gymnasium as gym
 
-import mjgym
+from mjgym.envs import DMC_ENVS
 from mjgym.envs.dmc import observation_table
 
-print(observation_table({env_id: gym.make(env_id) for env_id, _, _, _ in mjgym.envs.DMC_ENVS}), end="")
+print(observation_table({env_id: gym.make(env_id) for env_id, _, _, _ in DMC_ENVS}), end="")
