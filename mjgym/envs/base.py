@@ -270,7 +270,8 @@ class MjEnv(gym.Env, EzPickle):
     xml_file: MJCF path (any model works that has what the task reads); default: the env's own asset.
     frame_skip: physics steps per env step; ``dt = timestep * frame_skip`` seconds.
     observation: "sensors" (default: the model's sensordata) or "v5" (Gymnasium v5's observation, computed
-      from Data as Gymnasium does).
+      from Data as Gymnasium does); an env class may offer others (``observations``: the DeepMind Control
+      Suite's envs take "flat", their default, or "dict").
     obs_dtype: dtype of observations (float64 default; float32 on request); always the space's dtype.
     render_mode: None, "rgb_array", "depth_array" or "human".
     width, height: rendered image size in pixels.
