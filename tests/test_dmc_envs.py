@@ -75,12 +75,29 @@ def test_same_seed_same_episode(env_id):
 ])
 def test_vector_env_equals_single_envs_bitwise(env_id, observation, mode):
   """World i of the batched vector env equals gym.make(env_id) seeded with seed + i, resets included."""
-  kwargs = {"observation": observation, "max_episode_steps": 8}
-  ours = gym.make_vec(env_id, num_envs=3, autoreset_mode=mode, **kwargs)
-  ref = SyncVectorEnv([lambda: gym.make(env_id, **kwargs) for _ in range(3)], autoreset_mode=mode)
+  _vector_equals_singles(env_id, observation, mode, worlds=3, limit=8, steps=20)
+
+
+@pytest.mark.parametrize("env_id, observation, mode", [
+    ("MjDMC/humanoid-walk-v0", "dict", AutoresetMode.NEXT_STEP),
+    ("MjDMC/fish-swim-v0", "flat", AutoresetMode.SAME_STEP),
+    ("MjDMC/swimmer-swimmer6-v0", "dict", AutoresetMode.DISABLED),
+    ("MjDMC/acrobot-swingup_sparse-v0", "flat", AutoresetMode.NEXT_STEP),
+    ("MjDMC/pendulum-swingup-v0", "dict", AutoresetMode.SAME_STEP),
+    ("MjDMC/point_mass-easy-v0", "flat", AutoresetMode.DISABLED),
+])
+def test_other_domains_vector_env_equals_single_envs_bitwise(env_id, observation, mode):
+  """The remaining domains, cheaply: two worlds through one reset each."""
+  _vector_equals_singles(env_id, observation, mode, worlds=2, limit=3, steps=5)
+
+
+def _vector_equals_singles(env_id, observation, mode, worlds, limit, steps):
+  kwargs = {"observation": observation, "max_episode_steps": limit}
+  ours = gym.make_vec(env_id, num_envs=worlds, autoreset_mode=mode, **kwargs)
+  ref = SyncVectorEnv([lambda: gym.make(env_id, **kwargs) for _ in range(worlds)], autoreset_mode=mode)
   assert_same(ours.reset(seed=11), ref.reset(seed=11), "reset")
   rng = np.random.default_rng(0)
-  for t in range(20):
+  for t in range(steps):
     actions = rng.uniform(-1, 1, ours.action_space.shape).astype(np.float32)
     out = ours.step(actions)
     assert_same(out, ref.step(actions), f"step {t}")
