@@ -178,9 +178,12 @@ def _callbacks(run_dir, env_id, eval_env, eval_every, eval_episodes, checkpoint_
       return True
 
     def evaluate(self):
-      if self.num_timesteps == self.evaluated_at:
+      # once per policy: an on-policy algorithm updates after its rollout's last step, so the final evaluation at
+      # the same step count as a periodic one in that rollout sees a new policy (SB3 counts updates in _n_updates)
+      policy = (self.num_timesteps, self.model._n_updates)  # pylint: disable=protected-access
+      if policy == self.evaluated_at:
         return
-      self.evaluated_at = self.num_timesteps
+      self.evaluated_at = policy
       if hasattr(self.training_env, "obs_rms"):  # evaluation sees the training statistics, frozen
         eval_env.obs_rms = self.training_env.obs_rms
       mean, std = evaluate_policy(self.model, eval_env, n_eval_episodes=eval_episodes, deterministic=True)
