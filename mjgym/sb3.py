@@ -4,7 +4,8 @@
 the worlds step in one parallel numba call (``mjgym.envs.vector.VectorCore``), and the step results follow
 DummyVecEnv's conventions exactly: an ended episode is reset within the step, its last observation in
 ``info["terminal_observation"]``, ``info["TimeLimit.truncated"]`` true when it ended by truncation only,
-float32 rewards, and the reset info in ``reset_infos``.
+float32 rewards, and the reset info in ``reset_infos``. Envs with dict observations (the DeepMind Control Suite's
+``observation="dict"``) give SB3's dict observations, for its ``MultiInputPolicy``.
 """
 
 import warnings
@@ -37,6 +38,8 @@ class MjVecEnv(VecEnv):
                env_kwargs=None):
     env = vector.load_env_class(env_class)(render_mode=render_mode, **(env_kwargs or {}))
     self._core = vector.VectorCore(env, n_envs, max_episode_steps, num_threads)
+    # the worlds step flat observations; the env's ``present`` splits them as its observation space says
+    self._present = env.present
     self._actions = None
     self._needs_reset = True
     self._closed = False
@@ -74,7 +77,7 @@ class MjVecEnv(VecEnv):
     self._reset_seeds()
     self._reset_options()
     self._needs_reset = False
-    return core.observe()
+    return self._present(core.observe())
 
   def step_async(self, actions):
     self._actions = actions
@@ -100,12 +103,12 @@ class MjVecEnv(VecEnv):
     if done.any():
       ended = np.flatnonzero(done)
       for w in ended:
-        infos[w]["terminal_observation"] = obs[w].copy()  # obs[w] is about to become the reset one
+        infos[w]["terminal_observation"] = self._present(obs[w].copy())  # obs[w] is about to become the reset one
       reset_info = _world_infos(core.reset(done), self.num_envs)
       for w in ended:
         self.reset_infos[w] = reset_info[w]
       obs[done] = core.observe()[done]
-    return obs, reward.astype(np.float32), done, infos
+    return self._present(obs), reward.astype(np.float32), done, infos
 
   def close(self):
     self._closed = True

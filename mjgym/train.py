@@ -178,9 +178,12 @@ def _callbacks(run_dir, env_id, eval_env, eval_every, eval_episodes, checkpoint_
       return True
 
     def evaluate(self):
-      if self.num_timesteps == self.evaluated_at:
+      # once per policy: an on-policy algorithm updates after its rollout's last step, so the final evaluation at
+      # the same step count as a periodic one in that rollout sees a new policy (SB3 counts updates in _n_updates)
+      policy = (self.num_timesteps, self.model._n_updates)  # pylint: disable=protected-access
+      if policy == self.evaluated_at:
         return
-      self.evaluated_at = self.num_timesteps
+      self.evaluated_at = policy
       if hasattr(self.training_env, "obs_rms"):  # evaluation sees the training statistics, frozen
         eval_env.obs_rms = self.training_env.obs_rms
       mean, std = evaluate_policy(self.model, eval_env, n_eval_episodes=eval_episodes, deterministic=True)
@@ -232,7 +235,9 @@ def train(args):
     entry = hyperparams.load(args.algo, args.env_id)
   except ValueError as e:
     usage.fail("mjgym train", f"{e}")
-  run_dir = _writable_dir(args.out or pathlib.Path("runs") / f"{args.env_id}_{args.algo}_{args.seed}")
+  # a suite id's "/" ("MjDMC/cheetah-run-v0") would nest the default directory: one folder per run instead
+  default = pathlib.Path("runs") / f"{args.env_id.replace('/', '-')}_{args.algo}_{args.seed}"
+  run_dir = _writable_dir(args.out or default)
   algo_kwargs, n_envs, n_timesteps, normalize, noise = sb3_arguments(entry, args.env_id)
   n_envs = args.n_envs or n_envs
   total = args.steps or n_timesteps
@@ -322,8 +327,9 @@ def evaluate(args):
   return 0
 
 
-def record_policy(run_dir, path, episodes=1, seed=0):
-  """Writes a video of a run's deterministic policy; returns the path."""
+def record_policy(run_dir, path, episodes=1, seed=0, steps=None):
+  """Writes a video of a run's deterministic policy (``steps`` env steps, or ``episodes`` whole episodes);
+  returns the path."""
   import gymnasium as gym  # pylint: disable=import-outside-toplevel
   from mjgym import video  # pylint: disable=import-outside-toplevel
   model, venv, config = load_run(run_dir, seed=seed, command="mjgym record")
@@ -334,7 +340,7 @@ def record_policy(run_dir, path, episodes=1, seed=0):
       obs = venv.normalize_obs(obs)
     return model.predict(obs, deterministic=True)[0]
 
-  video.record(env, policy, str(path), episodes=episodes, seed=seed)
+  video.record(env, policy, str(path), steps=steps, episodes=episodes, seed=seed)
   env.close()
   venv.close()
   return path
@@ -349,13 +355,13 @@ def record(args):
   if pathlib.Path(args.target).is_dir():
     if args.random:
       usage.fail("mjgym record", "--random takes an env id, not a run directory")
-    path = record_policy(args.target, out, episodes=args.episodes, seed=args.seed)
+    path = record_policy(args.target, out, episodes=args.episodes, seed=args.seed, steps=args.steps)
   else:
     args.target = usage.resolve_env(args.target, "mjgym record")
     if not args.random:
       usage.fail("mjgym record", f"{args.target} is an env id: pass --random, or give a run directory")
     env = gym.make(args.target, render_mode="rgb_array")
-    video.record(env, None, str(out), episodes=args.episodes, seed=args.seed)
+    video.record(env, None, str(out), steps=args.steps, episodes=args.episodes, seed=args.seed)
     env.close()
     path = out
   print(f"wrote {path}")
@@ -363,7 +369,8 @@ def record(args):
 
 
 def add_train_arguments(p):
-  p.add_argument("env_id", help="a registered mjgym env id, e.g. MjHopper-v0")
+  p.add_argument("env_id", help="a registered mjgym env id, e.g. MjHopper-v0 or MjDMC/cheetah-run-v0 (the DeepMind "
+                 "Control Suite's tasks), or a short name such as hopper or dmc/cheetah-run")
   p.add_argument("--algo", default="ppo", help=f"one of {', '.join(ALGOS)} (default ppo)")
   p.add_argument("--steps", type=int, default=None, help="env steps (default: the hyperparameters' n_timesteps)")
   p.add_argument("--n-envs", type=int, default=None, help="worlds (default: the hyperparameters' n_envs)")
@@ -386,9 +393,13 @@ def add_eval_arguments(p):
 
 
 def add_record_arguments(p):
-  p.add_argument("target", help="a run directory (its trained policy) or an env id (with --random)")
+  p.add_argument("target", help="a run directory (its trained policy) or an env id such as MjHopper-v0 or "
+                 "MjDMC/cheetah-run-v0 (with --random)")
   p.add_argument("--random", action="store_true", help="random actions (with an env id)")
   p.add_argument("--out", default="rollout.mp4", help="output file, .mp4 or .gif (default rollout.mp4)")
   p.add_argument("--episodes", type=int, default=1)
+  # the suite's episodes are 1000 steps whatever the policy does: a short clip needs a step count
+  p.add_argument("--steps", type=int, default=None, help="stop after this many env steps (default: --episodes "
+                 "whole episodes)")
   p.add_argument("--seed", type=int, default=0)
   p.set_defaults(func=record)

@@ -26,20 +26,28 @@ def fail(command, message):
 
 
 def _key(name):
-  """"MjHalfCheetah-v0", "HalfCheetah-v5", "half_cheetah", "halfcheetah" -> "halfcheetah"."""
+  """"MjHalfCheetah-v0", "HalfCheetah-v5", "half_cheetah", "halfcheetah" -> "halfcheetah";
+  "MjDMC/cheetah-run-v0", "dmc/cheetah-run", "dmc-cheetah-run" -> "dmccheetahrun" (a suite task's short name keeps
+  "dmc": without it "cartpole-swingup" would also be MjCartpoleSwingup-v0)."""
   key = re.sub(r"-v\d+$", "", name.strip().lower())
   key = re.sub(r"[^a-z0-9]", "", key)
   return key[2:] if key.startswith("mj") else key
 
 
 def resolve_env(name, command):
-  """mjgym's env id for an id of ours (``MjHopper-v0``), a Gymnasium v5 id (``Hopper-v5``) or a short name
-  (``hopper``, ``half_cheetah``); ``fail`` for anything else."""
-  from mjgym.envs import ENVS  # pylint: disable=import-outside-toplevel
-  ids = [env_id for env_id, _, _ in ENVS]
+  """mjgym's env id for an id of ours (``MjHopper-v0``, ``MjDMC/cheetah-run-v0``), a Gymnasium v5 id
+  (``Hopper-v5``) or a short name (``hopper``, ``half_cheetah``, ``dmc/cheetah-run``); ``fail`` for anything else."""
+  ids = known_envs()
   if name in ids:
     return name
   by_key = {_key(env_id): env_id for env_id in ids}
   if _key(name) in by_key:
     return by_key[_key(name)]
-  return fail(command, f"unknown env {name!r} (known: {', '.join(ids)}, or short names such as hopper)")
+  return fail(command, f"unknown env {name!r} (known: {', '.join(ids)}, or short names such as hopper or "
+              "dmc/cheetah-run)")
+
+
+def known_envs():
+  """Every env id the commands accept: mjgym's own tasks, then the DeepMind Control Suite's."""
+  from mjgym.envs import DMC_ENVS, ENVS  # pylint: disable=import-outside-toplevel
+  return [env_id for env_id, _, _ in ENVS] + [env_id for env_id, _, _, _ in DMC_ENVS]

@@ -109,3 +109,20 @@ def test_own_task_has_mjgym_rows_only(capsys):
       line for line in captured.out.splitlines()[2:] if line.startswith("| MjCartpole-v0 | mjgym ")]
   assert len(captured.out.splitlines()) == 4 and captured.out.count("| – |") == 2
   assert "no Gymnasium counterpart" in captured.err
+
+
+def test_dmc_names_resolve():
+  """Suite ids, and their short names: "dmc" stays in them, since "cartpole-swingup" is mjgym's own task."""
+  assert bench.resolve_env("MjDMC/cheetah-run-v0") == "MjDMC/cheetah-run-v0"
+  assert bench.resolve_env("dmc/cheetah-run") == "MjDMC/cheetah-run-v0"
+  assert bench.resolve_env("dmc-point_mass-easy") == "MjDMC/point_mass-easy-v0"
+  assert bench.resolve_env("cartpole-swingup") == "MjCartpoleSwingup-v0"
+
+
+def test_dmc_task_has_mjgym_rows(capsys):
+  assert bench.run(_args(["dmc/cheetah-run", "--worlds", "2", "--seconds", "0.05", "--threads", "1"])) == 0
+  captured = capsys.readouterr()
+  rows = captured.out.splitlines()[2:]
+  assert [r.split("|")[2].strip() for r in rows] == ["mjgym single env", "mjgym vector 1 thr"], captured.out
+  assert all(r.startswith("| MjDMC/cheetah-run-v0 | ") for r in rows)
+  assert "MjDMC/cheetah-run-v0: no Gymnasium counterpart" in captured.err

@@ -76,5 +76,23 @@ def test_example_trains_two_iterations(local_ray, capsys):  # pylint: disable=un
   assert int(lines[-1].split()[1].replace(",", "")) >= 1024  # env steps sampled over the two iterations
 
 
+def test_dmc_task_runs_on_batched_vector_envs(local_ray):  # pylint: disable=unused-argument,redefined-outer-name
+  """A suite id (its namespace "MjDMC/" behind the module prefix) reaches each runner as mjgym's vector env: one
+  training iteration of one runner x 4 worlds, shorter than the suite's 1000-step episodes."""
+  def _runner_env(runner):
+    env = runner.env.unwrapped
+    return type(env).__name__, env.num_envs, env.single_observation_space.shape
+
+  config = _example().build_config("mjgym:MjDMC/cheetah-run-v0", runners=1, envs_per_runner=4, batch_size=128,
+                                   minibatch_size=64, epochs=1, seed=0)
+  algo = config.build_algo()
+  try:
+    algo.train()
+    views = algo.env_runner_group.foreach_env_runner(_runner_env, local_env_runner=False)
+  finally:
+    algo.stop()
+  assert views == [("MjDMCCheetahVectorEnv", 4, (17,))], views
+
+
 if __name__ == "__main__":
   sys.exit(pytest.main([__file__, "-q"]))

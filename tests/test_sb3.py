@@ -138,3 +138,62 @@ def test_works_under_vec_video_recorder(tmp_path):
     rec.step(np.zeros((4, 1), np.float32))
   rec.close()
   assert list(tmp_path.glob("*.mp4"))
+
+
+# The DeepMind Control Suite: one task per domain class (a class's tasks differ only in arguments).
+DMC_IDS = list({entry: env_id for env_id, entry, _, _ in reversed(mjgym.envs.DMC_ENVS)}.values())
+
+
+def _step_both(ours, ref, steps, seed):
+  """Steps both VecEnvs under the same random actions; yields their (obs, reward, done, infos) pairs."""
+  ours.seed(seed)
+  ref.seed(seed)
+  yield ours.reset(), ref.reset()
+  space = ours.action_space
+  rng = np.random.default_rng(seed)
+  for _ in range(steps):
+    actions = rng.uniform(space.low, space.high, (ours.num_envs,) + space.shape).astype(np.float32)
+    yield ours.step(actions), ref.step(actions)
+
+
+@pytest.mark.parametrize("env_id", DMC_IDS)
+def test_dmc_task_matches_dummy_vec_env(env_id):
+  """Flat observations of a suite task: DummyVecEnv's of single envs, bitwise, across a truncation."""
+  n, limit = 2, 4
+  ours = sb3.make_vec_env(env_id, n_envs=n, monitor=False, max_episode_steps=limit)
+  ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=limit) for _ in range(n)])
+  for k, (a, b) in enumerate(_step_both(ours, ref, 5, seed=3)):
+    if k == 0:
+      assert np.array_equal(a, b)
+      continue
+    for x, y in zip(a[:3], b[:3]):
+      assert np.array_equal(x, y) and x.dtype == y.dtype, (env_id, k)
+    _assert_infos_equal(a[3], b[3])
+
+
+def test_dmc_dict_observations_match_dummy_vec_env_and_train():
+  """observation="dict": SB3's dict observations (terminal ones too) equal to DummyVecEnv's, and PPO's and SAC's
+  MultiInputPolicy learn on them."""
+  from stable_baselines3 import PPO, SAC  # pylint: disable=import-outside-toplevel
+  env_id, kwargs = "MjDMC/cheetah-run-v0", {"observation": "dict"}
+  ours = sb3.make_vec_env(env_id, n_envs=2, monitor=False, max_episode_steps=3, env_kwargs=kwargs)
+  ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=3, **kwargs) for _ in range(2)])
+  assert ours.observation_space == ref.observation_space and list(ours.observation_space) == ["position", "velocity"]
+  ended = 0
+  for k, (a, b) in enumerate(_step_both(ours, ref, 4, seed=0)):
+    obs_a, obs_b = (a, b) if k == 0 else (a[0], b[0])
+    assert obs_a.keys() == obs_b.keys()
+    for key in obs_b:
+      assert np.array_equal(obs_a[key], obs_b[key]) and obs_a[key].dtype == obs_b[key].dtype, (k, key)
+    if k:
+      for info_a, info_b in zip(a[3], b[3]):
+        if "terminal_observation" in info_b:
+          ended += 1
+          for key, value in info_b["terminal_observation"].items():
+            assert np.array_equal(info_a["terminal_observation"][key], value), (k, key)
+  assert ended == 2
+  for algo, algo_kwargs in ((PPO, {"n_steps": 16, "batch_size": 32}), (SAC, {"learning_starts": 8, "batch_size": 8})):
+    model = algo("MultiInputPolicy", sb3.make_vec_env(env_id, n_envs=2, env_kwargs=kwargs), seed=0,
+                 policy_kwargs={"net_arch": [16, 16]}, **algo_kwargs)
+    model.learn(64)  # two of PPO's rollouts of 16 steps of 2 worlds
+    assert model.num_timesteps == 64

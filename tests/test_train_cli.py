@@ -35,7 +35,9 @@ def test_train_writes_the_run(cartpole_run):
   assert config["env_id"] == "MjCartpole-v0" and config["algo"] == "ppo" and config["n_envs"] == 8
   assert config["hyperparams_file"].endswith("ppo.yml")
   evals = (run / "evaluations.csv").read_text().splitlines()
-  assert evals[0].startswith("timesteps,mean_return") and len(evals) >= 3  # two periodic + the final one
+  assert evals[0].startswith("timesteps,mean_return")
+  # two periodic ones, each before its rollout's update, and the final one after the last update
+  assert [row.split(",")[0] for row in evals[1:]] == ["1024", "2048", "2048"]
   curve = iio.imread(run / "curve.png")
   assert curve.ndim == 3 and curve.std() > 0
   assert len(list((run / "checkpoints").glob("model_*_steps.zip"))) >= 1
@@ -118,3 +120,58 @@ def test_other_algorithms_train_from_their_files(algo, tmp_path):
   config = json.loads((run / "config.json").read_text())
   assert config["algo"] == algo and config["hyperparams_file"].endswith(f"{algo}.yml")
   assert (run / "model.zip").exists()
+
+
+# The DeepMind Control Suite's tasks. Off-policy runs shorter than their hyperparameters' seed steps (5000 for SAC,
+# 25000 for TD3) exercise the whole command without minutes of gradient steps.
+
+
+@pytest.fixture(scope="module")
+def dmc_run(tmp_path_factory):
+  run = tmp_path_factory.mktemp("runs") / "dmc"
+  assert _run("train", "dmc/cartpole-swingup", "--algo", "sac", "--steps", 300, "--n-envs", 2, "--eval-every", 300,
+              "--eval-episodes", 1, "--out", run, "--no-video") == 0
+  return run
+
+
+def test_dmc_task_trains_with_the_suite_hyperparameters(dmc_run):
+  config = json.loads((dmc_run / "config.json").read_text())
+  assert config["env_id"] == "MjDMC/cartpole-swingup-v0" and config["algo"] == "sac"
+  assert config["hyperparams"]["batch_size"] == 1024 and config["hyperparams"]["ent_coef"] == "auto_0.1"
+  assert (dmc_run / "model.zip").exists()
+  evals = (dmc_run / "evaluations.csv").read_text().splitlines()
+  assert len(evals) == 2 and evals[1].split(",")[3] == "1"  # one evaluation of one episode
+  # every training episode of the suite lasts 1000 steps: none ended in 300 steps of 2 worlds
+  assert len((dmc_run / "monitor.csv").read_text().splitlines()) == 2
+
+
+def test_dmc_run_evaluates_and_records(dmc_run, tmp_path, capsys):
+  assert _run("eval", dmc_run, "--episodes", 1) == 0
+  out = capsys.readouterr().out
+  assert "SAC on MjDMC/cartpole-swingup-v0" in out and "length 1000" in out
+  clip = tmp_path / "policy.gif"
+  assert _run("record", dmc_run, "--steps", 20, "--out", clip) == 0
+  assert iio.imread(clip).shape[0] == 21  # the reset frame and one per step
+
+
+def test_dmc_default_run_directory_is_one_folder(tmp_path, monkeypatch):
+  """The id's "/" does not nest the default run directory; TD3's action noise is built for the suite task."""
+  monkeypatch.chdir(tmp_path)
+  assert _run("train", "MjDMC/cheetah-run-v0", "--algo", "td3", "--steps", 100, "--n-envs", 2, "--eval-every", 100,
+              "--eval-episodes", 1, "--no-video") == 0
+  assert [p.name for p in (tmp_path / "runs").iterdir()] == ["MjDMC-cheetah-run-v0_td3_0"]
+  config = json.loads((tmp_path / "runs" / "MjDMC-cheetah-run-v0_td3_0" / "config.json").read_text())
+  assert config["hyperparams"]["noise_type"] == "normal" and config["hyperparams"]["learning_starts"] == 25000
+
+
+def test_random_clip_of_a_dmc_task(tmp_path):
+  out = tmp_path / "random.gif"
+  assert _run("record", "MjDMC/cheetah-run-v0", "--random", "--steps", 10, "--out", out) == 0
+  assert iio.imread(out).shape[0] == 11
+
+
+def test_unknown_env_lists_the_suite(capsys):
+  with pytest.raises(SystemExit, match="unknown env 'MjDMC/cheetah-fly-v0'") as e:
+    _run("train", "MjDMC/cheetah-fly-v0")
+  assert "MjDMC/cheetah-run-v0" in str(e.value) and "MjDMC/walker-run-v0" in str(e.value)
+  assert capsys.readouterr().err == str(e.value) + "\n"

@@ -44,7 +44,7 @@ class AntTask(Task):
       raise ValueError(f"main_body {self.p.main_body!r} is not a body of the model")
     self.p = self.p._replace(main_body=int(body))
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     s = self.p.reset_noise_scale
     b.qpos[worlds] = self.init_qpos + noise.uniform(-s, s, self.model.nq)
     b.qvel[worlds] = self.init_qvel + noise.normal(s, self.model.nv)

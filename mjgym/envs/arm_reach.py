@@ -29,8 +29,8 @@ class ReachTask(Task):
     self.fingertip = model.site("fingertip").id
     self.target = model.site("target").id
 
-  def reset(self, b, worlds, noise):
-    super().reset(b, worlds, noise)
+  def reset(self, b, worlds, noise, carry):
+    super().reset(b, worlds, noise, carry)
     r = noise.uniform(*self.p.target_radius_range, 1)[:, 0]
     elevation = noise.uniform(*self.p.target_elevation_range, 1)[:, 0]
     azimuth = noise.uniform(-np.pi, np.pi, 1)[:, 0]

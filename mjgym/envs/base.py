@@ -25,6 +25,7 @@ Python calls whatever the number of worlds. Their cache is keyed on their module
 (``mjgym.physics._jit.cache``), so they may call kernels of any module they import.
 """
 
+import collections
 import inspect
 import os
 import pathlib
@@ -161,6 +162,9 @@ class Task:
     reads and updates them);
   - ``reads_derived``: whether the reward reads fields derived from the state (xipos, xpos, cfrc_ext, ...),
     which must then be read as MuJoCo leaves them after mj_step, before the observation's forward pass;
+  - ``held_sensors``: sensordata entries (an index array) that reward and observation read as mj_step1 leaves
+    them after mj_step: acceleration-stage sensors (touch, ...) keep the values of the last physics step's
+    state before integration (the DeepMind Control Suite observes them so);
 
   and overrides ``post_step``, and where needed ``reset``, ``start``, ``reset_info``, ``observe_v5``.
   """
@@ -170,6 +174,7 @@ class Task:
   skipped_qpos = 0
   ncarry = 0
   reads_derived = False
+  held_sensors = None
 
   def __init__(self, params):
     self.p = params
@@ -190,9 +195,10 @@ class Task:
     """Sensors (qpos entries) the observation leaves out."""
     return self.skipped_qpos if getattr(self.p, "exclude_current_positions_from_observation", False) else 0
 
-  def reset(self, b, worlds, noise):
-    """Sets the initial state of ``worlds`` (index array; their Data was just reset): init_qpos/init_qvel
-    plus uniform noise of ``reset_noise_scale`` on both."""
+  def reset(self, b, worlds, noise, carry):
+    """Sets the initial state of ``worlds`` (index array; their Data was just reset), and in their ``carry``
+    what stays fixed over the episode and no state holds (a target placed at reset; ``start`` and ``post_step``
+    keep it). The default: init_qpos/init_qvel plus uniform noise of ``reset_noise_scale`` on both."""
     s = self.p.reset_noise_scale
     b.qpos[worlds] = self.init_qpos + noise.uniform(-s, s, self.model.nq)
     b.qvel[worlds] = self.init_qvel + noise.uniform(-s, s, self.model.nv)
@@ -214,7 +220,8 @@ class Task:
     return {}
 
   def observe_sensors(self, b):
-    """The sensor observation of every world, (W, nsensordata - skip), a fresh array."""
+    """The observation of every world at its evaluated new state, (W, n), a fresh array: by default the
+    sensors, (W, nsensordata - skip)."""
     return b.sensordata[:, self.skip:].copy()
 
   def observe_v5(self, b):
@@ -235,6 +242,24 @@ class Task:
 OBSERVATIONS = ("sensors", "v5")
 
 
+def dict_space(layout, dtype):
+  """``spaces.Dict`` of an observation made of named parts, ``layout`` ((key, shape), ...), in that order (an
+  OrderedDict: gymnasium sorts the keys of a plain dict)."""
+  return spaces.Dict(collections.OrderedDict((key, spaces.Box(-np.inf, np.inf, shape, dtype))
+                                             for key, shape in layout))
+
+
+def split_observation(layout, obs):
+  """{key: part} of flat observations ``obs`` (..., n) laid out as ``layout`` ((key, shape), ...): views of
+  ``obs``, each (..., *shape)."""
+  parts, start = {}, 0
+  for key, shape in layout:
+    size = int(np.prod(shape, dtype=np.int64))
+    parts[key] = obs[..., start:start + size].reshape(obs.shape[:-1] + tuple(shape))
+    start += size
+  return parts
+
+
 class MjEnv(gym.Env, EzPickle):
   """A Gymnasium environment whose physics is ``mjgym.physics``, its task given by a ``Task`` subclass.
 
@@ -245,7 +270,8 @@ class MjEnv(gym.Env, EzPickle):
     xml_file: MJCF path (any model works that has what the task reads); default: the env's own asset.
     frame_skip: physics steps per env step; ``dt = timestep * frame_skip`` seconds.
     observation: "sensors" (default: the model's sensordata) or "v5" (Gymnasium v5's observation, computed
-      from Data as Gymnasium does).
+      from Data as Gymnasium does); an env class may offer others (``observations``: the DeepMind Control
+      Suite's envs take "flat", their default, or "dict").
     obs_dtype: dtype of observations (float64 default; float32 on request); always the space's dtype.
     render_mode: None, "rgb_array", "depth_array" or "human".
     width, height: rendered image size in pixels.
@@ -259,6 +285,9 @@ class MjEnv(gym.Env, EzPickle):
   """
 
   metadata = {"render_modes": ["human", "rgb_array", "depth_array"], "render_fps": None}
+  # The values of ``observation``, the default first; any but "v5" observes the state forward dynamics evaluated
+  # after the step, "dict" splits it into the Task's ``layout`` (a gymnasium.spaces.Dict).
+  observations = OBSERVATIONS
   task_class = Task
   xml = None
   default_frame_skip = 1
@@ -269,12 +298,13 @@ class MjEnv(gym.Env, EzPickle):
     params = cls.task_class.Params
     if params is None:
       return
-    fixed = [p for p in inspect.signature(MjEnv.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY]
+    fixed = [p.replace(default=cls.observations[0]) if p.name == "observation" else p
+             for p in inspect.signature(MjEnv.__init__).parameters.values() if p.kind is p.KEYWORD_ONLY]
     task = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=params._field_defaults[name])
             for name in params._fields]
     cls.__signature__ = inspect.Signature(fixed + task)
 
-  def __init__(self, *, xml_file=None, frame_skip=None, observation="sensors", obs_dtype=np.float64,
+  def __init__(self, *, xml_file=None, frame_skip=None, observation=None, obs_dtype=np.float64,
                render_mode=None, width=480, height=480, camera=None, camera_id=None, camera_name=None,
                default_camera_config=None, visual_options=None, max_geom=1000, **params):
     EzPickle.__init__(self, xml_file=xml_file, frame_skip=frame_skip, observation=observation,
@@ -282,12 +312,13 @@ class MjEnv(gym.Env, EzPickle):
                       camera_id=camera_id, camera_name=camera_name, default_camera_config=default_camera_config,
                       visual_options=visual_options, max_geom=max_geom, **params)
     frame_skip = self.default_frame_skip if frame_skip is None else frame_skip
+    observation = self.observations[0] if observation is None else observation
     if frame_skip < 1:
       raise ValueError(f"frame_skip must be >= 1, got {frame_skip}")
     if render_mode is not None and render_mode not in self.metadata["render_modes"]:
       raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-    if observation not in OBSERVATIONS:
-      raise ValueError(f"observation must be one of {OBSERVATIONS}, got {observation!r}")
+    if observation not in self.observations:
+      raise ValueError(f"observation must be one of {self.observations}, got {observation!r}")
     self.task = self.task_class(make_params(self.task_class.Params, params, type(self).__name__))
     self.fullpath = os.fspath(xml_file if xml_file is not None else asset_path(self.xml))
     self.model = physics.MjModel.from_xml_path(self.fullpath)
@@ -310,6 +341,8 @@ class MjEnv(gym.Env, EzPickle):
     settle(self._batch, self.task, observation, self._world, self._carry)
     nobs = observe(self._batch, self.task, observation).shape[1]
     self.observation_space = spaces.Box(-np.inf, np.inf, (nobs,), self._obs_dtype)
+    if observation == "dict":
+      self.observation_space = dict_space(self.task.layout, self._obs_dtype)
     self.observation_structure = self.task.observation_structure(observation == "v5")
     self.action_space = action_space(self.model)
     self._world_seed = None
@@ -372,7 +405,7 @@ class MjEnv(gym.Env, EzPickle):
     b.reset()
     self._warnings_seen[:] = 0
     self._elapsed[:] = 0
-    self.task.reset(b, self._world, Noise(episode_keys([self._world_seed], [self._episode])))
+    self.task.reset(b, self._world, Noise(episode_keys([self._world_seed], [self._episode])), self._carry)
     for key, size in (("qpos", self.model.nq), ("qvel", self.model.nv)):
       if options and key in options:
         value = np.asarray(options[key], np.float64)
@@ -383,7 +416,7 @@ class MjEnv(gym.Env, EzPickle):
     self._needs_reset = False
     obs = observe(b, self.task, self.observation)
     scrub(obs, np.zeros(1), self._stepped)  # a broken state is reported by the step that follows
-    return obs[0].astype(self._obs_dtype, copy=False), {k: v[0] for k, v in self.task.reset_info(b).items()}
+    return self.present(obs[0]), {k: v[0] for k, v in self.task.reset_info(b).items()}
 
   def step(self, action):
     if self._closed:
@@ -403,7 +436,13 @@ class MjEnv(gym.Env, EzPickle):
       if flag[0]:
         info[key] = True
     truncated = bool(diverged[0] or nonfinite[0])
-    return obs[0].astype(self._obs_dtype, copy=False), float(reward[0]), bool(terminated[0]), truncated, info
+    return self.present(obs[0]), float(reward[0]), bool(terminated[0]), truncated, info
+
+  def present(self, obs):
+    """Observations as the agent gets them from flat ones (..., n): in the observation dtype, split into the
+    Task's parts (``split_observation``) for ``observation="dict"``."""
+    obs = obs.astype(self._obs_dtype, copy=False)
+    return split_observation(self.task.layout, obs) if self.observation == "dict" else obs
 
   def render(self):
     if self.render_mode is None:
@@ -430,15 +469,20 @@ class MjEnv(gym.Env, EzPickle):
 def advance(b, task, observation, frame_skip, action, carry, mask=None):
   """One env step of the worlds of ``mask`` (ctrl already set): physics, then the task's (reward, terminated,
   info), then the forward pass the sensor observation needs. The one sequence both front doors run."""
-  fused = observation == "sensors" and not task.reads_derived
-  if fused:  # the reward reads only qpos/qvel: one call steps and observes
+  fused = observation != "v5" and not task.reads_derived
+  if fused and task.held_sensors is not None:  # the new state evaluated, the held sensors put back
+    b.step_derived(frame_skip, mask)
+    held = b.sensordata[:, task.held_sensors]
+    b.observe(mask)
+    b.sensordata[:, task.held_sensors] = held
+  elif fused:  # the reward reads the new state: one call steps and observes
     b.step_observe(frame_skip, mask)
-  elif observation == "sensors":  # the observe below ends with the step1 that the next step starts from
+  elif observation != "v5":  # the observe below ends with the step1 that the next step starts from
     b.step_derived(frame_skip, mask)
   else:
     b.step_rne(frame_skip, mask)
   result = task.post_step(b, action, carry)
-  if observation == "sensors" and not fused:
+  if observation != "v5" and not fused:
     b.observe(mask)
   return result
 
@@ -447,7 +491,7 @@ def settle(b, task, observation, worlds, carry, mask=None):
   """After the state of ``worlds`` (= where ``mask``) was set: forward dynamics (and mj_rnePostConstraint for
   the sensor observation), then the task's carry. The v5 observation stops at mj_forward, as Gymnasium's
   ``set_state`` does."""
-  if observation == "sensors":
+  if observation != "v5":
     b.observe(mask)
   else:
     b.forward(mask)
@@ -456,7 +500,7 @@ def settle(b, task, observation, worlds, carry, mask=None):
 
 def observe(b, task, observation):
   """(W, n) float64 observation of every world."""
-  return task.observe_sensors(b) if observation == "sensors" else task.observe_v5(b)
+  return task.observe_v5(b) if observation == "v5" else task.observe_sensors(b)
 
 
 def checked_actions(actions, shape, what):

@@ -25,7 +25,7 @@ class HalfCheetahTask(Task):
   skipped_qpos = 1
   ncarry = 1  # x before the step
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     s = self.p.reset_noise_scale
     b.qpos[worlds] = self.init_qpos + noise.uniform(-s, s, self.model.nq)
     b.qvel[worlds] = self.init_qvel + noise.normal(s, self.model.nv)

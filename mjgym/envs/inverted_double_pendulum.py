@@ -21,7 +21,7 @@ class InvertedDoublePendulumTask(Task):
   info_keys = ("reward_survive", "distance_penalty", "velocity_penalty")
   reads_derived = True
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     s = self.p.reset_noise_scale
     b.qpos[worlds] = self.init_qpos + noise.uniform(-s, s, self.model.nq)
     b.qvel[worlds] = self.init_qvel + noise.normal(s, self.model.nv)

@@ -27,7 +27,7 @@ class PusherTask(Task):
     super().bind(model, dt)
     self.bodies = np.array([model.body(name).id for name in ("tips_arm", "object", "goal")])
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     qpos = np.repeat(self.init_qpos[None], len(worlds), axis=0)
     qpos[:, -4:-2] = noise.uniform_until([-0.3, -0.2], [0.0, 0.2], lambda c: np.hypot(c[:, 0], c[:, 1]) > 0.17)
     qpos[:, -2:] = 0.0  # the goal

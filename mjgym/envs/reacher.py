@@ -26,7 +26,7 @@ class ReacherTask(Task):
     super().bind(model, dt)
     self.fingertip, self.target = model.body("fingertip").id, model.body("target").id
 
-  def reset(self, b, worlds, noise):
+  def reset(self, b, worlds, noise, carry):
     qpos = self.init_qpos + noise.uniform(-0.1, 0.1, self.model.nq)
     qpos[:, -2:] = noise.uniform_until([-0.2, -0.2], [0.2, 0.2], lambda g: np.hypot(g[:, 0], g[:, 1]) < 0.2)
     qvel = self.init_qvel + noise.uniform(-0.005, 0.005, self.model.nv)

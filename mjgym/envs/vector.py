@@ -26,6 +26,7 @@ from gymnasium.vector.utils import batch_space
 
 from mjgym import physics
 from mjgym._cpus import usable_cpus
+from mjgym.envs import DMC_ENVS
 from mjgym.envs import ENVS
 from mjgym.envs import base
 from mjgym.envs import vector_entry_point
@@ -223,7 +224,8 @@ class VectorCore:
     b = self.batch
     with self._threads(len(worlds), per_thread=MIN_RESET_WORLDS_PER_THREAD):
       b.reset(mask)
-      self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])))
+      self.task.reset(b, worlds, base.Noise(base.episode_keys(self.world_seed[worlds], self.episode[worlds])),
+                      self.carry)
       base.settle(b, self.task, self.observation, worlds, self.carry, mask)
     self.warnings_seen[worlds] = 0
     self.elapsed[worlds] = 0
@@ -488,7 +490,7 @@ class MjVectorEnv(VectorEnv):
     self._autoreset[mask] = False
     self._ended[mask] = False
     self._needs_reset = False
-    return core.observe(), masked_info(info, mask)
+    return core.env.unwrapped.present(core.observe()), masked_info(info, mask)
 
   def step(self, actions):
     """One step of every world, with the autoreset mode's handling of the worlds whose episode ended."""
@@ -517,7 +519,8 @@ class MjVectorEnv(VectorEnv):
       if done.any():
         final_info = _with_events(masked_info(info, done), events, done)
         final_obs = np.full(self.num_envs, None, dtype=object)
-        final_obs[done] = np.fromiter(obs[done], dtype=object, count=int(done.sum()))  # one row per object
+        final_obs[done] = np.fromiter(map(core.env.unwrapped.present, obs[done]), dtype=object,
+                                      count=int(done.sum()))  # one row per object
         infos = {"final_obs": final_obs, "_final_obs": done.copy(), "final_info": final_info,
                  "_final_info": done.copy()}
         infos = _with_events(masked_info(info, ~done, infos), events, ~done)
@@ -535,7 +538,7 @@ class MjVectorEnv(VectorEnv):
       self._ended = terminated | truncated
     else:
       raise ValueError(f"unexpected autoreset mode {mode}")
-    return obs, reward, terminated, truncated, infos
+    return core.env.unwrapped.present(obs), reward, terminated, truncated, infos
 
   def render(self, worlds=None):
     """A tuple of frames, one per world (or per index of ``worlds``), or None without a render_mode."""
@@ -555,6 +558,6 @@ def _vector_class(name, entry_point):
 
 
 # One vector class per registered env (the ``vector_entry_point`` each registration names).
-for _, _entry, _ in ENVS:
+for _entry in dict.fromkeys([entry for _, entry, _ in ENVS] + [entry for _, entry, _, _ in DMC_ENVS]):
   _name = vector_entry_point(_entry).split(":")[1]
   globals()[_name] = _vector_class(_name, _entry)
