@@ -90,7 +90,7 @@ print(json.dumps(out))
 def test_outside_the_range_runs_plain_with_one_line(tmp_path):
   """A numba outside the range (here: one that says it is 0.70.0) gets plain numba and one line that names the
   versions found and the range supported; no patch is tried."""
-  out, _ = _run(_MODE.format(prelude="import numba; numba.__version__ = '0.70.0'"), tmp_path)
+  out, _ = _run(_MODE.format(prelude="import numba; numba.__version__ = '0.70.0'"), tmp_path, MJGYM_PLAIN_NUMBA=None)
   assert out["mode"] == "plain"
   assert len(out["warnings"]) == 1 and "\n" not in out["warnings"][0]
   assert "numba 0.70.0" in out["warnings"][0] and _jit.supported_text() in out["warnings"][0]
@@ -100,7 +100,7 @@ def test_a_missing_internal_runs_plain_with_one_line(tmp_path):
   """An internal the patches need is gone (as a numba that renamed it would have it): plain numba, one line that
   names it, never an AttributeError."""
   prelude = "from numba.core import codegen; del codegen.CPUCodeLibrary._optimize_functions"
-  out, _ = _run(_MODE.format(prelude=prelude), tmp_path)
+  out, _ = _run(_MODE.format(prelude=prelude), tmp_path, MJGYM_PLAIN_NUMBA=None)
   assert out["mode"] == "plain"
   assert len(out["warnings"]) == 1
   assert "numba.core.codegen.CPUCodeLibrary._optimize_functions is missing" in out["warnings"][0]
@@ -359,8 +359,8 @@ def test_another_numba_or_llvmlite_uses_another_directory(monkeypatch):
 
 
 def test_plain_mode_clears_a_stale_numba_cache(tmp_path):
-  """In plain mode numba caches beside the sources and keys an entry on its own file only; a changed package (or
-  toolchain) removes those entries before any is loaded."""
+  """In plain mode numba caches beside the sources and keys an entry on its own file only; a changed package
+  removes those entries before any is loaded (another numba's entries numba itself never reads, and they stay)."""
   from mjgym.physics._jit import plain  # pylint: disable=import-outside-toplevel
   pkg = tmp_path / "pkg"
   (pkg / "__pycache__").mkdir(parents=True)

@@ -51,8 +51,7 @@ _FORMAT = 2  # version of how mjgym's entries are serialized (part of every key:
 # Modules that change how numba generates code for every kernel (they patch its code generator when imported):
 # part of every module's key, whether or not the module imports them.
 CODEGEN = ("physics/_jit/__init__.py", "physics/_jit/borrow.py", "physics/_jit/cache.py", "physics/_jit/index.py",
-           "physics/_jit/link.py", "physics/_jit/marks.py", "physics/_jit/plain.py",
-           "physics/_jit/supported.py")
+           "physics/_jit/link.py", "physics/_jit/marks.py", "physics/_jit/supported.py")
 # MJGYM_CHECK_INDEX=1: kernels trap negative run-time indices (physics/_index.py); a build of its own
 CHECK_INDEX = os.environ.get("MJGYM_CHECK_INDEX", "") not in ("", "0")
 

@@ -2,15 +2,15 @@
 
 In plain mode numba caches mjgym's kernels by its own rules, beside each module (``__pycache__``), and keys an
 entry on its own file's time stamp only: a kernel in ``forward.py`` that inlined an older ``smooth.py`` would load
-as it was. So the whole package's sources, with the numba, llvmlite and Python versions, are hashed at start-up;
-when the hash differs from the one stamped beside the cache, mjgym's numba cache files are removed first.
+as it was. So the whole package's sources are hashed at start-up; when the hash differs from the one stamped beside
+the cache, mjgym's numba cache files are removed first. (Entries of another numba or Python numba never reads: its
+index is versioned and named per Python; the hash leaves the versions out, so that processes of two numbas sharing a
+tree do not clear each other's entries.)
 """
 
 import hashlib
 import pathlib
-import sys
 
-import llvmlite
 import numba
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parents[2]  # .../mjgym
@@ -24,8 +24,8 @@ def borrow(arr):
 
 
 def engine_hash(package_dir=PACKAGE_DIR):
-  """Hash of every source file of the package and of the numba, llvmlite and Python versions."""
-  h = hashlib.sha256(f"{numba.__version__}:{llvmlite.__version__}:{sys.version_info[:2]}".encode())
+  """Hash of every source file of the package."""
+  h = hashlib.sha256()
   for path in sorted(package_dir.rglob("*.py")):
     h.update(str(path.relative_to(package_dir)).encode())
     h.update(path.read_bytes())
@@ -33,8 +33,8 @@ def engine_hash(package_dir=PACKAGE_DIR):
 
 
 def clear_stale_cache(package_dir=PACKAGE_DIR):
-  """Removes the package's numba cache files (``__pycache__/*.nbi``, ``*.nbc``) when its sources or the
-  toolchain changed since they were written; returns how many were removed. Nothing where it cannot write."""
+  """Removes the package's numba cache files (``__pycache__/*.nbi``, ``*.nbc``) when its sources changed since
+  they were written; returns how many were removed. Nothing where it cannot write."""
   stamp = package_dir / "__pycache__" / _STAMP
   key = engine_hash(package_dir)
   try:
