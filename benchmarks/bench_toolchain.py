@@ -57,7 +57,8 @@ def main():
   parser.add_argument("--repeats", type=int, default=5)
   parser.add_argument("--rounds", type=int, default=2)
   parser.add_argument("--plain-cache", help="NUMBA_CACHE_DIR for plain mode (default: a new temporary one); "
-                      "bench_compile.py --modes plain --cache DIR leaves one at DIR/plain")
+                      "bench_compile.py --modes plain --cache DIR leaves one at DIR/plain; 'in-tree': numba's own "
+                      "place beside the sources, as a plain-mode run without NUMBA_CACHE_DIR leaves it")
   parser.add_argument("--worker", choices=["patched", "plain", "mujoco"], help=argparse.SUPPRESS)
   args = parser.parse_args()
   if args.worker:
@@ -68,6 +69,8 @@ def main():
     envs = {"patched": dict(os.environ, MJGYM_COMPILE_PROGRESS="0"),
             "plain": dict(os.environ, MJGYM_PLAIN_NUMBA="1", NUMBA_CACHE_DIR=plain_cache, MJGYM_COMPILE_PROGRESS="0"),
             "mujoco": dict(os.environ)}
+    if plain_cache == "in-tree":
+      envs["plain"].pop("NUMBA_CACHE_DIR")
     best = {engine: {} for engine in envs}
     for rnd in range(args.rounds + 1):  # round 0 compiles (untimed)
       for engine, env in envs.items():
