@@ -210,9 +210,10 @@ print(json.dumps(out))
 
 def _normalized(ir):
   """LLVM IR without the parts that name a process: addresses, and the function counter numba puts in mangled
-  names (``B2v7B`` in one process is ``B4v436B`` in another)."""
+  names (``B2v7B`` in one process is ``B4v436B`` in another, and the length of a string holding the name with it)."""
   import re  # pylint: disable=import-outside-toplevel
   ir = re.sub(r"B\d+v\d+B", "BvB", ir)
+  ir = re.sub(r"\[\d+ x i8\]", "[n x i8]", ir)
   ir = re.sub(r"\b\d{9,}\b", "N", ir)
   return re.sub(r"0x[0-9a-f]+", "A", ir)
 

@@ -19,8 +19,6 @@ private parts of numba and llvmlite, which change between their releases. So:
 The decorators below are what the engine uses in either mode.
 """
 
-import importlib
-import inspect
 import os
 import types
 import warnings
